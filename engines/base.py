@@ -1,0 +1,279 @@
+"""The engine contract every game implements.
+
+Engines are pure: a game state is a plain JSON object (``dict``), randomness
+comes only from the seeded generator stored inside the state (see
+:mod:`engines.rng`), and no method does I/O or reads a clock.  The server,
+the mail pipeline, the web pages, bots and the conformance suite all drive a
+game through this one interface, so a new game needs nothing else.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+State = dict[str, Any]
+#: A path into a state: keys and list indices, e.g. ``["seats", "Suns", "sealed"]``.
+Path = tuple[str | int, ...]
+#: Placeholder for a free-text part in an enumerated legal order.
+TEXT = "<text>"
+
+
+class OrderError(ValueError):
+    """A text order that cannot be applied now; the message is shown to the player.
+
+    ``word`` is the offending word (if one can be named) and ``legal`` a short
+    description of what would have been accepted instead.
+    """
+
+    def __init__(self, message: str, *, word: str | None = None, legal: str | None = None):
+        super().__init__(message)
+        self.word = word
+        self.legal = legal
+
+    def __str__(self) -> str:
+        text = self.args[0]
+        if self.legal:
+            text = f"{text} {self.legal}"
+        return text
+
+
+class NotYourTurn(OrderError):
+    """The seat is not asked to act now."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option chosen at creation; ``choices`` empty means any value of ``default``'s type."""
+
+    name: str
+    default: Any
+    description: str = ""
+    choices: tuple[Any, ...] = ()
+
+    def coerce(self, value: Any) -> Any:
+        """Convert a value given on a form or CLI to the option's type, or raise ValueError."""
+        kind = type(self.default)
+        if kind is bool and isinstance(value, str):
+            if value.lower() in ("1", "true", "yes", "on"):
+                value = True
+            elif value.lower() in ("0", "false", "no", "off"):
+                value = False
+            else:
+                raise ValueError(f"option {self.name!r} must be yes or no, not {value!r}")
+        try:
+            value = kind(value) if not isinstance(value, kind) else value
+        except (TypeError, ValueError):
+            raise ValueError(f"option {self.name!r} must be a {kind.__name__}, not {value!r}") from None
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
+        return value
+
+
+@dataclass
+class Step:
+    """What applying something did.
+
+    ``events`` are public lines for everyone (history, emails); ``receipt`` is a
+    private line for the seat that acted, saying what its order means;
+    ``announce`` asks the server to tell every seat at once even though the turn
+    did not change (e.g. an excuse played in an open phase).
+    """
+
+    state: State
+    events: list[str] = field(default_factory=list)
+    receipt: str = ""
+    announce: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: ``ranking`` lists seats best first, ties share a group."""
+
+    ranking: tuple[tuple[str, ...], ...]
+    scores: dict[str, int | float]
+    summary: str
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return self.ranking[0] if self.ranking else ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "winners": list(self.winners),
+            "ranking": [list(group) for group in self.ranking],
+            "scores": dict(self.scores),
+            "summary": self.summary,
+        }
+
+
+class Engine(ABC):
+    """A game definition.  Subclasses are stateless; every method takes the state."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    variants: ClassVar[tuple[Variant, ...]]
+    options: ClassVar[tuple[Option, ...]] = ()
+    #: Variant names that may be combined with ``+`` (e.g. ``overload+sprawlgami``).
+    combinable_variants: ClassVar[bool] = False
+
+    # -- set-up -----------------------------------------------------------------
+
+    @property
+    def default_variant(self) -> str:
+        return self.variants[0].name
+
+    def variant_names(self) -> list[str]:
+        """Every playable variant name (combinations included where the engine allows them)."""
+        return [v.name for v in self.variants]
+
+    def normalise_variant(self, variant: str | None) -> str:
+        """Return the canonical variant name, or raise ValueError naming the legal ones."""
+        if not variant:
+            return self.default_variant
+        known = {v.name for v in self.variants}
+        parts = [p.strip().lower() for p in variant.split("+") if p.strip()]
+        if (
+            not parts
+            or any(p not in known for p in parts)
+            or (len(parts) > 1 and not self.combinable_variants)
+        ):
+            raise ValueError(
+                f"unknown variant {variant!r} for {self.name}; choose one of: " + ", ".join(sorted(known))
+            )
+        ordered = [v.name for v in self.variants if v.name in parts]
+        return "+".join(ordered)
+
+    def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
+        """Fill defaults and check every given option, raising ValueError for unknown or bad ones."""
+        given = dict(given or {})
+        result = {}
+        for option in self.options:
+            result[option.name] = (
+                option.coerce(given.pop(option.name)) if option.name in given else option.default
+            )
+        if given:
+            names = ", ".join(sorted(given))
+            known = ", ".join(o.name for o in self.options) or "none"
+            raise ValueError(f"unknown option(s) {names} for {self.name}; known options: {known}")
+        return result
+
+    def check_players(self, count: int) -> None:
+        if not self.min_players <= count <= self.max_players:
+            raise ValueError(
+                f"{self.title} takes {self.min_players} to {self.max_players} players, not {count}"
+            )
+
+    @abstractmethod
+    def seat_names(self, players: int, variant: str) -> list[str]:
+        """The seats of a game with this many players, in seat order."""
+
+    @abstractmethod
+    def new_game(self, players: list[str], seed: int, variant: str, options: dict[str, Any]) -> Step:
+        """Set up a game; ``players`` are display names in seat order, options already resolved."""
+
+    # -- whose turn, and what may they do --------------------------------------
+
+    @abstractmethod
+    def to_act(self, state: State) -> frozenset[str]:
+        """Seats that must act now; empty once the game is over."""
+
+    def may_act(self, state: State, seat: str) -> bool:
+        """Seats that may act without being required to (e.g. replace a sealed order)."""
+        return seat in self.to_act(state)
+
+    @abstractmethod
+    def legal_orders(self, state: State, seat: str) -> list[str]:
+        """Every legal order of ``seat`` now, in canonical text; a free-text part is ``<text>``."""
+
+    @abstractmethod
+    def parse_order(self, state: State, seat: str, text: str) -> Any:
+        """Parse one line; raise :class:`OrderError` naming the bad word and what is legal."""
+
+    @abstractmethod
+    def format_order(self, order: Any) -> str:
+        """The canonical text of a parsed order (parses back to an equal order)."""
+
+    @abstractmethod
+    def apply_order(self, state: State, seat: str, order: Any) -> Step:
+        """Apply a parsed, legal order; must not mutate ``state``."""
+
+    @abstractmethod
+    def apply_timeout(self, state: State) -> Step:
+        """The deadline passed: apply the game's defaults for every seat still to act."""
+
+    def missing_seats(self, state: State) -> frozenset[str]:
+        """Seats whose orders are missing when a deadline passes now."""
+        return self.to_act(state)
+
+    # -- what people see ---------------------------------------------------------
+
+    @abstractmethod
+    def private_view(self, state: State, seat: str) -> dict[str, Any]:
+        """Everything ``seat`` may know, as JSON."""
+
+    @abstractmethod
+    def public_view(self, state: State) -> dict[str, Any]:
+        """Everything anyone may know, as JSON; ``"seats"`` lists the seats in order."""
+
+    @abstractmethod
+    def prompt(self, state: State, seat: str) -> str:
+        """What ``seat`` is asked to do now, in a sentence or two (empty if nothing)."""
+
+    @abstractmethod
+    def phase(self, state: State) -> str:
+        """The phase and turn in words, e.g. "Day 2, Activity 4: coins"."""
+
+    @abstractmethod
+    def turn(self, state: State) -> int:
+        """A counter that increases whenever a new decision starts for the table.
+
+        The server resets the deadline and sends every seat its new view when it
+        changes.
+        """
+
+    @abstractmethod
+    def outcome(self, state: State) -> Outcome | None:
+        """The result once the game is over, else None."""
+
+    @abstractmethod
+    def render_text(self, view: dict[str, Any]) -> str:
+        """A view (private or public) as fixed-width text of at most 72 columns."""
+
+    def render_svg(self, view: dict[str, Any]) -> str | None:
+        """A view's board as SVG for the web, if the game has a board."""
+        return None
+
+    @abstractmethod
+    def help_text(self) -> str:
+        """The order syntax with examples, for ``help``."""
+
+    # -- for the conformance suite and the server -------------------------------
+
+    @abstractmethod
+    def secret_paths(self, state: State) -> dict[str, list[Path]]:
+        """For each seat, the paths in ``state`` of the values only it may know.
+
+        Values nobody may know (a face-down deck) are listed under the key ``""``.
+        The conformance suite replaces each with a marker and checks that no
+        other seat's view and no public view changes.
+        """
+
+    def illegal_examples(self, state: State, seat: str) -> list[str]:
+        """Engine-specific orders that look plausible but are illegal now (for tests)."""
+        return []
+
+    def clone(self, state: State) -> State:
+        return copy.deepcopy(state)

@@ -1,0 +1,107 @@
+"""Random legal playouts and log replay, shared by the CLI, bots, benchmarks and tests.
+
+A game's history is its set-up plus a log of entries ``{"kind": "order",
+"seat": S, "text": T}`` or ``{"kind": "timeout"}``; replaying them through the
+engine must give the stored state exactly (principle 3 of the design).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.base import TEXT, Engine, State, Step
+from engines.rng import Rng
+
+LogEntry = dict[str, Any]
+
+
+def canonical_json(state: State) -> str:
+    """The byte-stable form used to compare states."""
+    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fill_text(order: str, rng: Rng, serial: int) -> str:
+    """Replace a ``<text>`` placeholder with a fresh, unique phrase."""
+    if TEXT not in order:
+        return order
+    return order.replace(TEXT, f"because reason {serial} {rng.below(1_000_000)}")
+
+
+def choose_order(engine: Engine, state: State, seat: str, rng: Rng, serial: int = 0) -> str:
+    """A uniformly random legal order of ``seat``, free text filled in."""
+    legal = engine.legal_orders(state, seat)
+    if not legal:
+        raise RuntimeError(f"{engine.name}: seat {seat} must act but has no legal order")
+    return fill_text(rng.choice(legal), rng, serial)
+
+
+def apply_entry(engine: Engine, state: State, entry: LogEntry) -> Step:
+    """Apply one log entry to ``state``."""
+    if entry["kind"] == "timeout":
+        return engine.apply_timeout(state)
+    if entry["kind"] == "order":
+        order = engine.parse_order(state, entry["seat"], entry["text"])
+        return engine.apply_order(state, entry["seat"], order)
+    raise ValueError(f"unknown log entry kind {entry['kind']!r}")
+
+
+def replay(engine: Engine, setup: dict[str, Any], log: list[LogEntry]) -> Iterator[State]:
+    """Yield the state after set-up and after each log entry."""
+    state = engine.new_game(setup["players"], setup["seed"], setup["variant"], setup["options"]).state
+    yield state
+    for entry in log:
+        state = apply_entry(engine, state, entry).state
+        yield state
+
+
+@dataclass
+class Playout:
+    setup: dict[str, Any]
+    state: State
+    log: list[LogEntry] = field(default_factory=list)
+    orders_applied: int = 0
+    timeouts: int = 0
+
+
+def random_playout(
+    engine: Engine,
+    players: int,
+    seed: int,
+    variant: str | None = None,
+    options: dict[str, Any] | None = None,
+    timeout_rate: float = 0.03,
+    max_steps: int = 50_000,
+) -> Playout:
+    """Play random legal orders (and the odd timeout) until the game ends."""
+    variant = engine.normalise_variant(variant)
+    setup = {
+        "players": [f"Player {i + 1}" for i in range(players)],
+        "seed": seed,
+        "variant": variant,
+        "options": engine.resolve_options(options),
+    }
+    state = engine.new_game(setup["players"], seed, variant, setup["options"]).state
+    playout = Playout(setup=setup, state=state)
+    rng = Rng(seed ^ 0x5EED_0F_BA11)
+    for serial in range(max_steps):
+        if engine.outcome(playout.state) is not None:
+            return playout
+        to_act = sorted(engine.to_act(playout.state))
+        if not to_act:
+            raise RuntimeError(
+                f"{engine.name}: no outcome but nobody to act at {engine.phase(playout.state)}"
+            )
+        if rng.random() < timeout_rate:
+            entry: LogEntry = {"kind": "timeout"}
+            playout.timeouts += 1
+        else:
+            seat = rng.choice(to_act)
+            text = choose_order(engine, playout.state, seat, rng, serial)
+            entry = {"kind": "order", "seat": seat, "text": text}
+            playout.orders_applied += 1
+        playout.state = apply_entry(engine, playout.state, entry).state
+        playout.log.append(entry)
+    raise RuntimeError(f"{engine.name}: game not finished after {max_steps} steps (seed {seed})")

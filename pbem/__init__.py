@@ -1,0 +1,1 @@
+"""pbem: a play-by-email turn server."""

@@ -1,0 +1,97 @@
+"""The ``pbem`` command line."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from engines import get_engine, registry
+from engines.playout import random_playout
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """pbem: a play-by-email turn server."""
+
+
+@main.command("engines")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def engines_command(as_json: bool) -> None:
+    """List the games, their variants and player counts."""
+    rows = [
+        {
+            "name": engine.name,
+            "title": engine.title,
+            "variants": [v.name for v in engine.variants],
+            "default_variant": engine.default_variant,
+            "min_players": engine.min_players,
+            "max_players": engine.max_players,
+            "options": {o.name: o.default for o in engine.options},
+        }
+        for engine in registry().values()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        players = f"{row['min_players']}-{row['max_players']} players"
+        click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {', '.join(row['variants'])}")
+
+
+def engine_argument(name: str):
+    try:
+        return get_engine(name)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--engine") from None
+
+
+@main.command()
+@click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
+@click.option("--variant", default=None, help="Variant (default: the engine's default).")
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--players", type=int, default=None, help="Players per game (default: cycle through all).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def selfplay(
+    engine_name: str, variant: str | None, games: int, seed: int, players: int | None, as_json: bool
+):
+    """Play random legal games to the end (for testing and benchmarks)."""
+    engine = engine_argument(engine_name)
+    try:
+        variant = engine.normalise_variant(variant)
+        if players is not None:
+            engine.check_players(players)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    counts = range(engine.min_players, engine.max_players + 1)
+    started = time.perf_counter()
+    orders = timeouts = 0
+    wins: dict[str, int] = {}
+    for index in range(games):
+        count = players or counts[index % len(counts)]
+        playout = random_playout(engine, count, seed + index, variant)
+        orders += playout.orders_applied
+        timeouts += playout.timeouts
+        for seat in engine.outcome(playout.state).winners:
+            wins[seat] = wins.get(seat, 0) + 1
+    seconds = time.perf_counter() - started
+    summary = {
+        "engine": engine.name,
+        "variant": variant,
+        "games_finished": games,
+        "orders_applied": orders,
+        "timeouts_applied": timeouts,
+        "seconds": round(seconds, 3),
+        "games_per_second": round(games / seconds, 1) if seconds else None,
+        "orders_per_second": round(orders / seconds, 1) if seconds else None,
+        "wins_by_seat": wins,
+    }
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(
+            f"{games} {engine.title} ({variant}) games finished: {orders} orders, "
+            f"{timeouts} timeouts in {seconds:.2f}s"
+        )

@@ -1,0 +1,118 @@
+"""Checks every engine must pass, shared by the conformance tests and golden files."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from engines.base import Engine, OrderError, State
+from engines.playout import canonical_json, fill_text
+from engines.rng import Rng
+
+GARBAGE = ["xyzzy", "!!!", "12345", "please do the thing", "play", "move move move", "\u00e9t\u00e9 \u2603"]
+MARKER = "\u27e6SECRET-{owner}-{index}\u27e7"
+
+
+def cases(engine: Engine) -> list[tuple[str, int]]:
+    """(variant, players) pairs covering every variant and every player count."""
+    counts = list(range(engine.min_players, engine.max_players + 1))
+    return [(variant, counts[i % len(counts)]) for i, variant in enumerate(engine.variant_names())]
+
+
+def set_path(state: State, path: tuple, value: Any) -> None:
+    target = state
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+def views_of(engine: Engine, state: State, seats: list[str]) -> dict[str, str]:
+    out = {seat: canonical_json(engine.private_view(state, seat)) for seat in seats}
+    out[""] = canonical_json(engine.public_view(state))
+    return out
+
+
+def check_no_leaks(engine: Engine, state: State) -> None:
+    """Replacing a seat's secrets by markers changes nothing anyone else sees."""
+    seats = state_seats(engine, state)
+    before = views_of(engine, state, seats)
+    for owner, paths in engine.secret_paths(state).items():
+        if not paths:
+            continue
+        mutated = copy.deepcopy(state)
+        markers = []
+        for index, path in enumerate(paths):
+            marker = MARKER.format(owner=owner or "nobody", index=index)
+            markers.append(marker)
+            set_path(mutated, tuple(path), marker)
+        others = [seat for seat in seats if seat != owner]
+        after = views_of(engine, mutated, others)
+        for seat, text in after.items():
+            who = f"seat {seat}" if seat else "the public view"
+            assert not any(m in text for m in markers), f"{who} shows a secret of {owner or 'nobody'}"
+            assert text == before[seat], f"{who} depends on a secret of {owner or 'nobody'}"
+            rendered = engine.render_text(json.loads(text))
+            assert not any(m in rendered for m in markers)
+
+
+def state_seats(engine: Engine, state: State) -> list[str]:
+    return list(engine.public_view(state)["seats"])
+
+
+def check_orders(engine: Engine, state: State, rng: Rng, serial: int, sample: int = 40) -> None:
+    """Legal orders round-trip and are accepted; illegal ones are refused with a message."""
+    frozen = canonical_json(state)
+    to_act = engine.to_act(state)
+    for seat in sorted(to_act):
+        legal = engine.legal_orders(state, seat)
+        assert legal, f"{seat} must act but has no legal order"
+        picks = legal if len(legal) <= sample else [rng.choice(legal) for _ in range(sample)]
+        for template in picks:
+            text = fill_text(template, rng, serial)
+            order = engine.parse_order(state, seat, text)
+            canonical = engine.format_order(order)
+            assert engine.parse_order(state, seat, canonical) == order, f"{text!r} does not round-trip"
+            if "<text>" not in template:
+                assert engine.parse_order(state, seat, canonical.upper()) == order, (
+                    "orders are case-sensitive"
+                )
+            engine.apply_order(state, seat, order)
+        for bad in GARBAGE + engine.illegal_examples(state, seat):
+            try:
+                engine.parse_order(state, seat, bad)
+            except OrderError as error:
+                assert str(error).strip(), f"empty error for {bad!r}"
+            else:
+                raise AssertionError(f"{engine.name}: {bad!r} accepted from {seat} at {engine.phase(state)}")
+    assert canonical_json(state) == frozen, "checking orders mutated the state"
+
+
+def check_idle_seats_refused(engine: Engine, state: State, rng: Rng, serial: int) -> None:
+    """A seat not asked to act has its orders refused with a message."""
+    to_act = engine.to_act(state)
+    idle = [s for s in state_seats(engine, state) if s not in to_act and not engine.may_act(state, s)]
+    if not idle or not to_act:
+        return
+    actor = sorted(to_act)[0]
+    text = fill_text(rng.choice(engine.legal_orders(state, actor)), rng, serial)
+    for seat in idle:
+        try:
+            engine.apply_order(state, seat, engine.parse_order(state, seat, text))
+        except OrderError as error:
+            assert str(error).strip()
+        else:
+            raise AssertionError(f"{seat} may not act at {engine.phase(state)} but {text!r} was accepted")
+
+
+def check_views(engine: Engine, state: State) -> None:
+    public = engine.public_view(state)
+    json.dumps(public)
+    assert isinstance(engine.phase(state), str) and engine.phase(state)
+    for seat in public["seats"]:
+        view = engine.private_view(state, seat)
+        json.dumps(view)
+        assert isinstance(engine.prompt(state, seat), str)
+        for text in (engine.render_text(view), engine.render_text(public)):
+            too_wide = [line for line in text.splitlines() if len(line) > 72]
+            assert not too_wide, f"text view wider than 72 columns: {too_wide[0]!r}"
