@@ -244,6 +244,16 @@ class Engine(ABC):
         changes.
         """
 
+    def phase_key(self, state: State) -> str:
+        """A short name for the kind of phase (``coins``, ``excuses``...); deadline
+        policies may set a different duration per kind."""
+        return "turn"
+
+    def phase_deadline(self, state: State) -> int | None:
+        """Seconds the current phase allows whatever the game's deadline policy
+        (e.g. a last-call window); ``None`` means the policy decides."""
+        return None
+
     @abstractmethod
     def outcome(self, state: State) -> Outcome | None:
         """The result once the game is over, else None."""
