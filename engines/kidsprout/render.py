@@ -1,0 +1,162 @@
+"""Fixed-width text for emails (at most 72 columns) and the order help.
+
+Rendering works from a view only, never from the state, so it can show no more
+than the view allows.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+WIDTH = 72
+RULE = "-" * WIDTH
+
+HELP = """\
+KidSprout Jumboree orders (one per line, case does not matter):
+
+  play <coin>          seal one Sprout for this Activity; coin is null
+                       (or 0), ace (or a, 1), 2, 3, 4 or 5. Until the
+                       last coin arrives you may send another play to
+                       replace it.
+  excuse <1|2> <+|-> <seat> <excuse text>
+                       play your Excuse tile 1 or 2 on a Sprout, adding
+                       or subtracting its value, with a verbal excuse
+                       never used before in this game.
+  pass                 no more excuses from you (unless someone else
+                       plays one: that clears every pass).
+  gone                 Leaping Buck only: "going... going..." opens a
+                       short last call; then the excuses close.
+  choose <seat>        Leaping Buck only, when Sprouts tie for oldest:
+                       who leads the Activity.
+
+A seat is named by suit (Suns, Moons, Crowns, Arms), troop (Sun Beam,
+Night Owl, Royal Fir, Blue Arrowhead), player name, or a prefix of any
+of them that fits only one seat.
+
+Examples:
+  play ace
+  excuse 2 - moons Their Sprout was helping the cook all morning
+  excuse 1 + night owl He told me he loves knots
+  pass
+  choose crowns
+
+Missed deadlines: your lowest coin is played; you pass on excuses; a
+tie the Buck did not break is broken at random.
+"""
+
+
+def cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def wrap(text: str, indent: str = "", first: str = "") -> list[str]:
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=first or indent,
+        subsequent_indent=indent,
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
+def sprout_cell(view: dict[str, Any], seat: str) -> str:
+    sprout = view["table"]["sprouts"].get(seat)
+    if sprout is not None:
+        coin = sprout["coin"]
+        base = {"null": 0, "ace": 1}.get(coin)
+        value = base if base is not None else int(coin)
+        return coin if value == sprout["age"] else f"{coin}>{sprout['age']}"
+    if view["phase"] == "coins":
+        return "sealed" if view["submitted"].get(seat) else "-"
+    return ""
+
+
+def seat_table(view: dict[str, Any]) -> list[str]:
+    head = f"{'Seat':<6} {'Player':<10} {'Hand':<16} {'Ex':<3} {'Sprout':<9} {'Pawn':<10} Points"
+    lines = [head, RULE]
+    for seat in view["seats"]:
+        marks = ("*" if seat == view["buck"] else "") + ("!" if seat in view["to_act"] else "")
+        today = view["schedules"][seat]["today"]
+        points = f"{view['scores'][seat]}" + (f"+{today}" if today else "")
+        excuses = "".join(str(v) for v in view["excuses_left"][seat]) or "-"
+        lines.append(
+            f"{seat:<6} {cut(view['players'][seat], 10):<10} {' '.join(view['hands'][seat]) or '-':<16} "
+            f"{excuses:<3} {sprout_cell(view, seat):<9} {view['schedules'][seat]['pawn']:<10} "
+            f"{points}{marks}"
+        )
+    lines.append("* Leaping Buck   ! to act   Ex: excuses left   Sprout: coin>age")
+    return lines
+
+
+def schedule_lines(view: dict[str, Any]) -> list[str]:
+    lines = ["Schedules (today):"]
+    for seat in view["seats"]:
+        stacks = [
+            f"{entry['at']} {entry['hours']}h x {entry['sum']}"
+            + (" x2 Overnight" if entry["overnight"] else "")
+            + f" = {entry['points']}"
+            for entry in view["schedules"][seat]["led"]
+        ]
+        lines += wrap("; ".join(stacks) or "nothing led yet", indent=" " * 9, first=f"  {seat:<6} ")
+    return lines
+
+
+def excuse_lines(title: str, excuses: list[dict[str, Any]]) -> list[str]:
+    lines = [title]
+    for item in excuses:
+        said = f'{item["by"]} {item["sign"]}{item["value"]} on {item["target"]}: "{item["text"]}"'
+        lines += wrap(said, indent="    ", first="  ")
+    return lines
+
+
+def render(view: dict[str, Any]) -> str:
+    lines = [cut(f"KidSprout Jumboree {view['variant']} - {view['phase_text']}", WIDTH)]
+    activity = view["activity"]
+    if activity:
+        plural = "hour" if activity["hours"] == 1 else "hours"
+        lines += wrap(f"Activity: {activity['name']} (roll {activity['roll']}, {activity['hours']} {plural})")
+    lines.append(f"Leaping Buck: {view['buck']} ({cut(view['players'][view['buck']], 40)})")
+    lines.append(RULE)
+    lines += seat_table(view)
+    lines.append(RULE)
+    lines += schedule_lines(view)
+    if view["table"]["excuses"]:
+        lines += excuse_lines("Excuses on the table:", view["table"]["excuses"])
+    if view["stressed_out"]:
+        lines += wrap(f"Stressed out (may not lead this Activity): {', '.join(view['stressed_out'])}")
+    if view["tied"]:
+        lines.append(f"Tied for oldest: {', '.join(view['tied'])}")
+    if view["phase"] == "excuses" and view["passed"]:
+        lines.append(f"Passed since the last excuse: {', '.join(view['passed'])}")
+    last = view["last"]
+    if last and view["phase"] in ("coins", "over"):
+        sprouts = ", ".join(f"{seat} {item['coin']}" for seat, item in last["sprouts"].items())
+        night = ", Overnight" if last["overnight"] else ""
+        lines.append(RULE)
+        lines += wrap(
+            f"Last Activity (day {last['day']}, {last['round']}): {last['activity']}: {last['leader']} "
+            f"led ({sprouts}; {last['points']} points{night})."
+        )
+    if view["day_scores"]:
+        days = "; ".join(
+            f"day {i + 1}: " + ", ".join(f"{s} {p}" for s, p in day.items())
+            for i, day in enumerate(view["day_scores"])
+        )
+        lines += wrap(f"Stress Points by day: {days}")
+    if view.get("result"):
+        lines.append(RULE)
+        lines += wrap(view["result"]["summary"])
+    you = view.get("you")
+    if you:
+        lines.append(RULE)
+        lines += wrap(f"You are {view['seat']} ({you['troop']}), {you['player']}.")
+        if you["sealed"]:
+            times = f", replaced {you['replaced']} time(s)" if you["replaced"] else ""
+            lines.append(f"Your sealed Sprout: {you['sealed']}{times}.")
+        if view.get("prompt"):
+            lines += wrap(view["prompt"])
+    elif view["to_act"]:
+        lines += wrap(f"Waiting for: {', '.join(view['to_act'])}")
+    return "\n".join(lines) + "\n"
