@@ -40,6 +40,27 @@ def engines_command(as_json: bool) -> None:
         click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {', '.join(row['variants'])}")
 
 
+def _attach_commands() -> None:
+    """Command groups live in pbem.commands; optional ones are skipped if absent."""
+    import importlib
+
+    for module_name, names in (
+        ("pbem.commands.db", ("db_group", "admin_group")),
+        ("pbem.commands.game", ("game_group",)),
+        ("pbem.commands.serve", ("serve", "web")),
+        ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
+    ):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            continue
+        for name in names:
+            if hasattr(module, name):
+                main.add_command(getattr(module, name))
+
+
 def engine_argument(name: str):
     try:
         return get_engine(name)
@@ -54,9 +75,7 @@ def engine_argument(name: str):
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--players", type=int, default=None, help="Players per game (default: cycle through all).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
-def selfplay(
-    engine_name: str, variant: str | None, games: int, seed: int, players: int | None, as_json: bool
-):
+def selfplay(engine_name: str, variant: str | None, games: int, seed: int, players: int | None, as_json: bool):
     """Play random legal games to the end (for testing and benchmarks)."""
     engine = engine_argument(engine_name)
     try:
@@ -92,6 +111,11 @@ def selfplay(
         click.echo(json.dumps(summary, indent=2))
     else:
         click.echo(
-            f"{games} {engine.title} ({variant}) games finished: {orders} orders, "
-            f"{timeouts} timeouts in {seconds:.2f}s"
+            f"{games} {engine.title} ({variant}) games finished: {orders} orders, {timeouts} timeouts in {seconds:.2f}s"
         )
+
+
+_attach_commands()
+
+if __name__ == "__main__":
+    main()

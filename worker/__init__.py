@@ -1,0 +1,90 @@
+"""The Celery app: the only place it is built.  Run ``celery -A worker worker`` and
+``celery -A worker beat``; ``pbem serve`` starts both on the embedded broker.
+
+Tasks are thin (see :mod:`worker.tasks`): they take ids and call ``pbem``
+services.  The broker is only a nudge; the beat-driven sweep finds anything a
+lost message would have done.  The app is configured lazily from the process's
+runtime, so importing this module has no side effects.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from celery import Celery
+from celery.signals import worker_init, worker_process_init
+
+from pbem import db
+from pbem.config import Settings
+from pbem.runtime import get_runtime, make_runtime, set_runtime
+
+SWEEP_SECONDS = 2.0
+TASKS = {
+    "deliver_outbox": "worker.tasks.deliver_outbox",
+    "process_inbound": "worker.tasks.process_inbound",
+    "fire_deadline": "worker.tasks.fire_deadline",
+    "send_reminders": "worker.tasks.send_reminders",
+}
+
+
+def broker_options(settings: Settings) -> dict[str, Any]:
+    """The embedded broker keeps its queue as files in the instance folder."""
+    if not settings.embedded_broker:
+        return {"visibility_timeout": 600}
+    folder = Path(settings.instance) / "broker"
+    (folder / "queue").mkdir(parents=True, exist_ok=True)
+    (folder / "processed").mkdir(parents=True, exist_ok=True)
+    return {
+        "data_folder_in": str(folder / "queue"),
+        "data_folder_out": str(folder / "queue"),
+        "processed_folder": str(folder / "processed"),
+        "store_processed": False,
+    }
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    return {
+        "broker_url": settings.broker_url,
+        "broker_transport_options": broker_options(settings),
+        "broker_connection_retry_on_startup": True,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_ignore_result": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_enable_remote_control": not settings.embedded_broker,
+        "worker_hijack_root_logger": False,
+        "beat_schedule": {"sweep": {"task": "worker.tasks.sweep", "schedule": SWEEP_SECONDS}},
+        "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
+        "timezone": "UTC",
+    }
+
+
+app = Celery("pbem", include=["worker.tasks"])
+
+
+@app.on_configure.connect
+def _configure(sender: Celery, **_: Any) -> None:
+    sender.conf.update(celery_config(get_runtime().settings))
+
+
+def send(task: str, args: tuple[Any, ...]) -> None:
+    """The nudger: services name a task, this sends it through the broker."""
+    app.send_task(TASKS[task], args=list(args))
+
+
+def _install() -> None:
+    runtime = get_runtime()
+    runtime.nudger = send
+
+
+@worker_init.connect
+def _on_worker_start(**_: Any) -> None:
+    _install()
+
+
+@worker_process_init.connect
+def _fresh_connections(**_: Any) -> None:
+    """Each forked worker process opens its own database connections."""
+    db.dispose_all()
+    set_runtime(make_runtime(get_runtime().settings, nudger=send))

@@ -1,0 +1,51 @@
+"""``pbem db upgrade`` and ``pbem admin create``."""
+
+from __future__ import annotations
+
+import click
+from sqlalchemy import select
+from werkzeug.security import generate_password_hash
+
+from pbem.commands import fail, runtime
+from pbem.migrations import upgrade
+from pbem.models import AdminUser
+
+
+@click.group("db")
+def db_group() -> None:
+    """Database schema."""
+
+
+@db_group.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration."""
+    url = runtime().settings.database_url
+    upgrade(url)
+    click.echo("database is up to date")
+
+
+@click.group("admin")
+def admin_group() -> None:
+    """Admin users of the web console."""
+
+
+@admin_group.command("create")
+@click.argument("username")
+@click.password_option("--password", envvar="PBEM_ADMIN_PASSWORD", help="Prompted for if not given.")
+def admin_create(username: str, password: str) -> None:
+    """Create an admin user (or set a new password for an existing one)."""
+    username = username.strip()
+    if not username or len(username) > 100:
+        fail("the username must be 1 to 100 characters")
+    if len(password) < 8:
+        fail("the password must have at least 8 characters")
+    rt = runtime()
+    upgrade(rt.settings.database_url)
+    with rt.db.write() as session:
+        user = session.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
+        if user is None:
+            session.add(AdminUser(username=username, password_hash=generate_password_hash(password)))
+            click.echo(f"admin user {username} created")
+        else:
+            user.password_hash = generate_password_hash(password)
+            click.echo(f"password of admin user {username} changed")

@@ -1,0 +1,218 @@
+"""``pbem game ...``: start, inspect, verify and steer games."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from pbem.clock import DurationError, parse_duration
+from pbem.commands import fail, runtime
+from pbem.services import ServiceError, games
+from pbem.services.queries import game_summary, list_games, load_game
+from pbem.services.verify import verify
+from pbem.tokens import reply_address
+
+
+@click.group("game")
+def game_group() -> None:
+    """Start and manage games."""
+
+
+def duration(value: str | None, flag: str) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except DurationError as error:
+        raise click.BadParameter(str(error), param_hint=flag) from None
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def seat_rows(game_id: int) -> list[dict[str, str]]:
+    rt = runtime()
+    settings = rt.settings
+    with rt.db.read() as session:
+        game = load_game(session, game_id)
+        return [
+            {
+                "seat": seat.seat,
+                "name": seat.account.display,
+                "email": seat.account.email,
+                "play_url": f"{settings.base_url}/play/{seat.web_token}",
+                "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.mail_domain),
+            }
+            for seat in game.seats
+        ]
+
+
+@game_group.command("create")
+@click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
+@click.option("--variant", default=None)
+@click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option("--name", default=None, help="A name for the game.")
+@click.option("--deadline", default=None, help="Time per turn, like 90s, 12h or 2d (default: none).")
+@click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION per phase kind.")
+@click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
+@click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
+@click.option("--seed", type=int, default=None, help="Fix the random seed (for tests and replays).")
+@click.option("--json", "as_json", is_flag=True)
+def game_create(engine_name, variant, players, name, deadline, phase_deadlines, reminders, options, seed, as_json):
+    """Start a game; every player gets their first email."""
+    per_phase = {}
+    for pair in phase_deadlines:
+        kind, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KIND=DURATION", param_hint="--phase-deadline")
+        per_phase[kind.strip()] = duration(value, "--phase-deadline")
+    reminder_list = None
+    if reminders is not None:
+        reminder_list = (
+            []
+            if reminders.strip().lower() == "none"
+            else [duration(part.strip(), "--reminders") for part in reminders.split(",") if part.strip()]
+        )
+    request = games.NewGame(
+        engine=engine_name,
+        players=list(players),
+        variant=variant,
+        name=name,
+        options=parse_options(options),
+        deadline_seconds=duration(deadline, "--deadline"),
+        per_phase=per_phase or None,
+        reminders=reminder_list,
+        seed=seed,
+    )
+    rt = runtime()
+    from pbem.migrations import upgrade
+
+    upgrade(rt.settings.database_url)
+    try:
+        game_id = games.create_game(rt, request)
+    except ServiceError as error:
+        fail(str(error))
+    if as_json:
+        summary = game_summary(rt, game_id)
+        click.echo(
+            json.dumps(
+                {
+                    "id": game_id,
+                    "name": summary["name"],
+                    "engine": summary["engine"],
+                    "variant": summary["variant"],
+                    "status": summary["status"],
+                    "status_url": f"{rt.settings.base_url}/games/{game_id}",
+                    "deadline": summary["deadline"],
+                    "seats": seat_rows(game_id),
+                },
+                indent=2,
+            )
+        )
+    else:
+        click.echo(game_id)
+
+
+@game_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def game_list(as_json: bool) -> None:
+    """List games, newest first."""
+    rows = list_games(runtime())
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['id']:>5}  {row['status']:<9} {row['engine']:<10} {row['name']}  ({row['phase']})")
+
+
+@game_group.command("show")
+@click.argument("game_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+def game_show(game_id: int, as_json: bool) -> None:
+    """Show a game's status (and, to the admin at the console, its seats' addresses)."""
+    try:
+        summary = game_summary(runtime(), game_id)
+    except ServiceError as error:
+        fail(str(error))
+    summary["seats_admin"] = seat_rows(game_id)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    click.echo(f"Game {summary['id']}: {summary['name']} ({summary['engine']} {summary['variant']})")
+    click.echo(f"Status: {summary['status']}; {summary['phase']}; deadline {summary['deadline'] or 'none'}")
+    for seat in summary["seats"]:
+        mark = "submitted" if seat["submitted"] else "to act"
+        click.echo(f"  {seat['name']:<12} {seat['player']:<20} {mark}")
+    if summary["result"]:
+        click.echo(f"Result: {summary['result']['summary']}")
+
+
+@game_group.command("verify")
+@click.argument("game_id", type=int)
+def game_verify(game_id: int) -> None:
+    """Replay the game's log from its seed and compare with the stored state."""
+    try:
+        result = verify(runtime(), game_id)
+    except ServiceError as error:
+        fail(str(error))
+    click.echo(result.message)
+    if not result.ok:
+        raise SystemExit(1)
+
+
+def _admin(action, *args) -> None:
+    try:
+        action(runtime(), *args)
+    except ServiceError as error:
+        fail(str(error))
+
+
+@game_group.command("pause")
+@click.argument("game_id", type=int)
+@click.option("--reason", default="")
+def game_pause(game_id: int, reason: str) -> None:
+    """Stop the clock of a game."""
+    _admin(games.pause, game_id, reason)
+    click.echo(f"game {game_id} paused")
+
+
+@game_group.command("resume")
+@click.argument("game_id", type=int)
+def game_resume(game_id: int) -> None:
+    _admin(games.resume, game_id)
+    click.echo(f"game {game_id} resumed")
+
+
+@game_group.command("cancel")
+@click.argument("game_id", type=int)
+@click.option("--reason", default="")
+def game_cancel(game_id: int, reason: str) -> None:
+    _admin(games.cancel, game_id, reason)
+    click.echo(f"game {game_id} cancelled")
+
+
+@game_group.command("extend")
+@click.argument("game_id", type=int)
+@click.argument("by")
+def game_extend(game_id: int, by: str) -> None:
+    """Push the deadline back by a duration (e.g. 1d)."""
+    _admin(games.extend_deadline, game_id, duration(by, "BY"))
+    click.echo(f"game {game_id} deadline extended by {by}")
+
+
+@game_group.command("replace")
+@click.argument("game_id", type=int)
+@click.argument("seat")
+@click.argument("player")
+def game_replace(game_id: int, seat: str, player: str) -> None:
+    """Give SEAT to PLAYER (EMAIL or 'Name <EMAIL>'); the seat's secret links change."""
+    _admin(games.replace_player, game_id, seat, player)
+    click.echo(f"game {game_id}: {seat} now played by {player}")

@@ -1,0 +1,82 @@
+"""Configuration from the environment (``PBEM_*``), with embedded-mode defaults.
+
+Everything the design's "Configuration" section names is read here and nowhere
+else, so the web app, the worker and the CLI always agree.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+
+def instance_path() -> Path:
+    """The instance folder: SQLite file, embedded broker, generated secret."""
+    path = Path(os.environ.get("PBEM_INSTANCE", Path.cwd() / "instance")).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _secret_key(instance: Path) -> str:
+    """PBEM_SECRET_KEY, or one generated once and kept in the instance folder."""
+    if os.environ.get("PBEM_SECRET_KEY"):
+        return os.environ["PBEM_SECRET_KEY"]
+    path = instance / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+@dataclass(frozen=True)
+class Settings:
+    instance: Path
+    database_url: str
+    broker_url: str
+    smtp_url: str | None
+    mail_domain: str
+    secret_key: str
+    base_url: str
+    imap_url: str | None = None
+    inbound_secret: str | None = None
+    server_address: str = ""
+    max_message_bytes: int = 2_000_000
+    reminder_offsets: tuple[int, ...] = (24 * 3600, 3600)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedded_broker(self) -> bool:
+        return self.broker_url.startswith("filesystem://")
+
+    @property
+    def embedded(self) -> bool:
+        """Embedded mode: SQLite and the file-system broker (the dev mailbox is on)."""
+        return self.database_url.startswith("sqlite") and self.embedded_broker
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the environment once; keyword overrides win (tests use them)."""
+    instance = Path(overrides.pop("instance", None) or instance_path())
+    instance.mkdir(parents=True, exist_ok=True)
+    env = os.environ.get
+    domain = env("PBEM_MAIL_DOMAIN", "pbem.localhost")
+    settings = Settings(
+        instance=instance,
+        database_url=env("PBEM_DATABASE_URL") or f"sqlite:///{instance / 'pbem.sqlite3'}",
+        broker_url=env("PBEM_BROKER_URL") or "filesystem://",
+        smtp_url=env("PBEM_SMTP_URL") or None,
+        mail_domain=domain,
+        secret_key=_secret_key(instance),
+        base_url=(env("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        imap_url=env("PBEM_IMAP_URL") or None,
+        inbound_secret=env("PBEM_INBOUND_SECRET") or None,
+        server_address=env("PBEM_SERVER_ADDRESS") or f"pbem@{domain}",
+        max_message_bytes=int(env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
+    )
+    return settings.with_(**overrides) if overrides else settings

@@ -1,0 +1,89 @@
+"""Database engine and sessions, the same for SQLite (embedded) and PostgreSQL.
+
+SQLite serialises writers; to avoid "database is locked" upgrades mid-transaction
+every write transaction starts with ``BEGIN IMMEDIATE``.  PostgreSQL uses row
+locks (``SELECT ... FOR UPDATE``) on the game being resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+_engines: dict[str, Engine] = {}
+
+
+def normalise_url(url: str) -> str:
+    """Use psycopg 3 for ``postgresql://`` URLs."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection, _record):  # pragma: no cover - driver callback
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection):  # pragma: no cover - driver callback
+        immediate = connection.get_execution_options().get("sqlite_immediate", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def get_engine(url: str) -> Engine:
+    """One engine per URL per process (call :func:`dispose_all` after a fork)."""
+    url = normalise_url(url)
+    if url not in _engines:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            _sqlite_setup(engine)
+        else:
+            engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        _engines[url] = engine
+    return _engines[url]
+
+
+def dispose_all() -> None:
+    """Drop pooled connections inherited across a fork (each process opens its own)."""
+    for engine in _engines.values():
+        engine.dispose(close=False)
+    _engines.clear()
+
+
+class Database:
+    """Session factory bound to one URL."""
+
+    def __init__(self, url: str):
+        self.url = normalise_url(url)
+        self.engine = get_engine(self.url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        self._factory = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session for reading; nothing is committed."""
+        with self._factory() as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on any error."""
+        with self._factory() as session:
+            if self.is_sqlite:
+                session.connection(execution_options={"sqlite_immediate": True})
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise

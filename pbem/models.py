@@ -1,0 +1,166 @@
+"""The database: the single source of truth (design principle 2).
+
+Every inbound message, applied order, state change and outgoing email is a row
+written in the same transaction as the change it belongs to.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from pbem.clock import utcnow
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Account(Base):
+    """A player, known by email address."""
+
+    __tablename__ = "accounts"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    notify: Mapped[str] = mapped_column(String(20), default="every")
+    bounces: Mapped[int] = mapped_column(Integer, default=0)
+    last_bounce: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    @property
+    def display(self) -> str:
+        return self.name or self.email.split("@")[0]
+
+
+class AdminUser(Base):
+    __tablename__ = "admin_users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(100), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "games"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    engine: Mapped[str] = mapped_column(String(50))
+    variant: Mapped[str] = mapped_column(String(200))
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    #: Display names in seat order, as given to the engine at set-up.
+    players: Mapped[list[Any]] = mapped_column(default=list)
+    status: Mapped[str] = mapped_column(String(20), default="active", index=True)
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    turn: Mapped[int] = mapped_column(Integer, default=0)
+    phase: Mapped[str] = mapped_column(String(200), default="")
+    #: {"default": seconds, "per_phase": {kind: seconds}, "reminders": [seconds before]}
+    deadline_policy: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    deadline: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
+    next_reminder: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
+    reminders_sent: Mapped[list[Any]] = mapped_column(default=list)
+    paused_remaining: Mapped[int | None] = mapped_column(Integer)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    thread_id: Mapped[str] = mapped_column(String(300), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+    seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    seat: Mapped[str] = mapped_column(String(50))
+    position: Mapped[int] = mapped_column(Integer)
+    reply_token: Mapped[str] = mapped_column(String(64), unique=True)
+    web_token: Mapped[str] = mapped_column(String(64), unique=True)
+    #: Message-ID of the last email sent to this seat, for In-Reply-To threading.
+    last_message_id: Mapped[str | None] = mapped_column(String(300))
+    missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    account: Mapped[Account] = relationship()
+
+
+class LogEntry(Base):
+    """The append-only game log: replaying it from the seed gives the stored state."""
+
+    __tablename__ = "game_log"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    #: order | timeout | admin
+    kind: Mapped[str] = mapped_column(String(20))
+    seat: Mapped[str | None] = mapped_column(String(50))
+    text: Mapped[str] = mapped_column(Text, default="")
+    #: email | web | admin | deadline | cli
+    source: Mapped[str] = mapped_column(String(20))
+    turn: Mapped[int] = mapped_column(Integer, default=0)
+    events: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class InboundMessage(Base):
+    """Raw bytes first, processed afterwards; Message-ID makes redelivery harmless."""
+
+    __tablename__ = "inbound_messages"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(500), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    transport: Mapped[str] = mapped_column(String(20), default="smtp")
+    envelope_from: Mapped[str | None] = mapped_column(String(320))
+    envelope_to: Mapped[str | None] = mapped_column(String(320))
+    #: pending | done | dropped | rejected | failed
+    status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    verdict: Mapped[str] = mapped_column(Text, default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    sender: Mapped[str | None] = mapped_column(String(320))
+    received_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    processed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+
+class OutboxMessage(Base):
+    """An email to send; status moves pending -> sending -> sent | failed."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_due", "status", "next_try_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    recipient: Mapped[str] = mapped_column(String(320), index=True)
+    subject: Mapped[str] = mapped_column(String(500))
+    body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str] = mapped_column(Text, default="")
+    headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    message_id: Mapped[str] = mapped_column(String(300), unique=True)
+    kind: Mapped[str] = mapped_column(String(40), default="")
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_try_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(DateTime)

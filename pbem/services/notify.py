@@ -1,0 +1,141 @@
+"""Queue emails in the outbox, in the caller's transaction (the outbox pattern)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from engines import get_engine
+from pbem.mail.compose import render
+from pbem.models import Game, OutboxMessage, Seat
+from pbem.runtime import Runtime
+from pbem.tokens import reply_address
+
+
+def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
+    """The Message-ID of a seat's first email; every later one refers to it."""
+    return f"<game-{game.id}-seat-{seat.id}-start@{runtime.settings.mail_domain}>"
+
+
+def new_message_id(runtime: Runtime, label: str = "m") -> str:
+    return f"<{label}-{secrets.token_hex(10)}@{runtime.settings.mail_domain}>"
+
+
+def links(runtime: Runtime, game: Game, seat: Seat | None = None) -> dict[str, str]:
+    base = runtime.settings.base_url
+    out = {"status_url": f"{base}/games/{game.id}"}
+    if seat is not None:
+        out["play_url"] = f"{base}/play/{seat.web_token}"
+    return out
+
+
+def format_deadline(game: Game) -> str | None:
+    return game.deadline.strftime("%Y-%m-%d %H:%M") if game.deadline else None
+
+
+def subject_for(game: Game, what: str) -> str:
+    return f"[{game.name}] Turn {game.turn}: {what}"
+
+
+def queue(
+    runtime: Runtime,
+    session: Session,
+    *,
+    game: Game | None,
+    seat: Seat | None,
+    recipient: str,
+    template: str,
+    subject: str,
+    kind: str,
+    in_reply_to: str | None = None,
+    auto_reply: bool = False,
+    message_id: str | None = None,
+    **context: Any,
+) -> OutboxMessage:
+    """Render ``template`` and add one outbox row (sent after commit)."""
+    settings = runtime.settings
+    if game is not None:
+        context.update(links(runtime, game, seat))
+    text, html = render(template, subject=subject, game=game, seat=seat, **context)
+    headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>"}
+    if seat is not None:
+        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+        root = thread_root(runtime, game, seat)
+        message_id = message_id or new_message_id(runtime, f"game-{game.id}")
+        if message_id != root:
+            headers["In-Reply-To"] = in_reply_to or root
+            headers["References"] = root if not in_reply_to else f"{root} {in_reply_to}"
+    elif in_reply_to:
+        headers["In-Reply-To"] = in_reply_to
+        headers["References"] = in_reply_to
+    if auto_reply:
+        headers["Auto-Submitted"] = "auto-replied"
+    else:
+        headers["Auto-Submitted"] = "auto-generated"
+    row = OutboxMessage(
+        recipient=recipient,
+        subject=subject,
+        body_text=text,
+        body_html=html,
+        headers=headers,
+        message_id=message_id or new_message_id(runtime),
+        kind=kind,
+        game_id=game.id if game else None,
+        seat_id=seat.id if seat else None,
+    )
+    session.add(row)
+    session.flush()
+    runtime.nudge_after_commit(session, "deliver_outbox", row.id)
+    return row
+
+
+def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
+    """The private view of ``seat``, rendered, for a template."""
+    engine = get_engine(game.engine)
+    view = engine.private_view(game.state, seat.seat)
+    prompt = engine.prompt(game.state, seat.seat) if game.status == "active" else ""
+    return {
+        "view_text": engine.render_text(view),
+        "prompt": prompt,
+        "deadline": format_deadline(game) if game.status == "active" else None,
+        "phase": engine.phase(game.state),
+    }
+
+
+def send_views(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    *,
+    headline: str,
+    what: str,
+    kind: str,
+    events: Iterable[str] = (),
+    missed: Iterable[str] = (),
+    first: bool = False,
+) -> list[OutboxMessage]:
+    """Every seat gets its own private view (design: "their own private view")."""
+    rows = []
+    for seat in game.seats:
+        context = seat_view_context(game, seat)
+        rows.append(
+            queue(
+                runtime,
+                session,
+                game=game,
+                seat=seat,
+                recipient=seat.account.email,
+                template="turn",
+                subject=subject_for(game, what),
+                kind=kind,
+                message_id=thread_root(runtime, game, seat) if first else None,
+                headline=headline,
+                events=list(events),
+                missed=list(missed),
+                **context,
+            )
+        )
+    return rows

@@ -1,0 +1,149 @@
+"""What happens after the game state changes: deadlines, endings, notifications."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from engines import get_engine
+from engines.base import Engine
+from pbem.clock import utcnow
+from pbem.models import Game, LogEntry
+from pbem.runtime import Runtime
+from pbem.services import notify
+
+DEFAULT_REMINDERS = (24 * 3600, 3600)
+
+
+def next_seq(session: Session, game: Game) -> int:
+    from sqlalchemy import func, select
+
+    current = session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id))
+    return (current or 0) + 1
+
+
+def append_log(
+    session: Session,
+    game: Game,
+    *,
+    kind: str,
+    source: str,
+    seat: str | None = None,
+    text: str = "",
+    events: list[str] | None = None,
+) -> LogEntry:
+    entry = LogEntry(
+        game_id=game.id,
+        seq=next_seq(session, game),
+        kind=kind,
+        seat=seat,
+        text=text,
+        source=source,
+        turn=game.turn,
+        events=events or [],
+    )
+    session.add(entry)
+    session.flush()
+    return entry
+
+
+def turn_seconds(engine: Engine, game: Game) -> int | None:
+    """How long the current phase allows, by the engine or the game's policy."""
+    forced = engine.phase_deadline(game.state)
+    if forced:
+        return forced
+    policy: dict[str, Any] = game.deadline_policy or {}
+    per_phase = policy.get("per_phase") or {}
+    return per_phase.get(engine.phase_key(game.state)) or policy.get("default")
+
+
+def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None) -> None:
+    """Set the deadline and the first reminder for the turn that just started."""
+    now = now or utcnow()
+    seconds = turn_seconds(engine, game)
+    game.deadline = now + dt.timedelta(seconds=seconds) if seconds else None
+    game.reminders_sent = []
+    game.next_reminder = next_reminder(game, now)
+
+
+def reminder_offsets(game: Game) -> list[int]:
+    policy = game.deadline_policy or {}
+    return sorted(policy.get("reminders", DEFAULT_REMINDERS), reverse=True)
+
+
+def next_reminder(game: Game, now: dt.datetime) -> dt.datetime | None:
+    """The earliest reminder not yet sent whose time is still ahead of the deadline's start."""
+    if game.deadline is None:
+        return None
+    total = (game.deadline - now).total_seconds()
+    for offset in reminder_offsets(game):
+        if offset in game.reminders_sent or offset >= total:
+            continue
+        return game.deadline - dt.timedelta(seconds=offset)
+    return None
+
+
+def sync_summary(engine: Engine, game: Game) -> None:
+    game.turn = engine.turn(game.state)
+    game.phase = engine.phase(game.state)
+    game.version += 1
+
+
+def after_change(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    engine: Engine,
+    *,
+    old_turn: int,
+    events: list[str],
+    announce: bool,
+    missed: list[str] | None = None,
+) -> None:
+    """Finish the game, start a new turn, or announce, and queue the emails for it."""
+    sync_summary(engine, game)
+    outcome = engine.outcome(game.state)
+    if outcome is not None:
+        game.status = "finished"
+        game.result = outcome.to_json()
+        game.finished_at = utcnow()
+        game.deadline = game.next_reminder = None
+        notify.send_views(
+            runtime,
+            session,
+            game,
+            headline=f"Game over. {outcome.summary}",
+            what="game over",
+            kind="game_over",
+            events=events,
+            missed=missed or [],
+        )
+        return
+    if game.turn != old_turn or missed:
+        schedule_deadline(engine, game)
+        notify.send_views(
+            runtime,
+            session,
+            game,
+            headline=f"{game.phase}.",
+            what=game.phase,
+            kind="turn",
+            events=events,
+            missed=missed or [],
+        )
+    elif announce:
+        notify.send_views(
+            runtime,
+            session,
+            game,
+            headline="News from the table.",
+            what=game.phase,
+            kind="announce",
+            events=events,
+        )
+
+
+def engine_for(game: Game) -> Engine:
+    return get_engine(game.engine)

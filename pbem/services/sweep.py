@@ -1,0 +1,57 @@
+"""The sweep: find every piece of pending work in the database and nudge it.
+
+Run by beat every few seconds, it is why nothing depends on a task message
+surviving: a lost broker message or a dead worker only delays work.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from pbem.clock import utcnow
+from pbem.models import InboundMessage
+from pbem.runtime import Runtime
+from pbem.services import deadlines, outbox
+
+#: Inbound mail younger than this is left to the task sent when it was stored.
+INBOUND_GRACE = dt.timedelta(seconds=5)
+
+
+@dataclass
+class SweepResult:
+    deadlines: list[int] = field(default_factory=list)
+    reminders: list[int] = field(default_factory=list)
+    inbound: list[int] = field(default_factory=list)
+    outbox: list[int] = field(default_factory=list)
+
+
+def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
+    cutoff = utcnow() - INBOUND_GRACE
+    with runtime.db.read() as session:
+        query = (
+            select(InboundMessage.id)
+            .where(InboundMessage.status == "pending", InboundMessage.received_at <= cutoff)
+            .order_by(InboundMessage.id)
+            .limit(limit)
+        )
+        return list(session.scalars(query))
+
+
+def sweep(runtime: Runtime) -> SweepResult:
+    """Nudge every due deadline, reminder, unprocessed message and unsent email."""
+    result = SweepResult()
+    result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
+    result.inbound = pending_inbound_ids(runtime)
+    result.outbox = outbox.due_ids(runtime)
+    for game_id in result.deadlines:
+        runtime.nudge("fire_deadline", game_id)
+    for game_id in result.reminders:
+        runtime.nudge("send_reminders", game_id)
+    for message_id in result.inbound:
+        runtime.nudge("process_inbound", message_id)
+    for outbox_id in result.outbox:
+        runtime.nudge("deliver_outbox", outbox_id)
+    return result

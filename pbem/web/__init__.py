@@ -1,0 +1,1 @@
+"""Web blueprints: public pages, player pages, admin console, dev mailbox."""

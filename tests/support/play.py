@@ -1,0 +1,57 @@
+"""Drive games through the service the way players would (engine-agnostic)."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from engines import get_engine
+from engines.playout import fill_text
+from engines.rng import Rng
+from pbem.models import Game, OutboxMessage, Seat
+from pbem.services import games, orders
+
+PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
+
+
+def start(runtime, engine="kidsprout", players=PLAYERS, **kwargs) -> int:
+    return games.create_game(runtime, games.NewGame(engine=engine, players=list(players), seed=7, **kwargs))
+
+
+def game_row(runtime, game_id) -> Game:
+    with runtime.db.read() as session:
+        game = session.get(Game, game_id)
+        game.seats  # noqa: B018 - load while the session is open
+        for seat in game.seats:
+            seat.account  # noqa: B018
+        return game
+
+
+def seat_ids(runtime, game_id) -> dict[str, int]:
+    with runtime.db.read() as session:
+        return {s.seat: s.id for s in session.scalars(select(Seat).where(Seat.game_id == game_id))}
+
+
+def legal_move(runtime, game_id, seat: str, rng: Rng, serial: int = 0) -> str:
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    return fill_text(rng.choice(engine.legal_orders(game.state, seat)), rng, serial)
+
+
+def play_one(runtime, game_id, rng: Rng, serial: int = 0, source: str = "web") -> orders.Submission | None:
+    """One random legal order from one seat that must act; None when the game is over."""
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    to_act = sorted(engine.to_act(game.state))
+    if game.status != "active" or not to_act:
+        return None
+    seat = rng.choice(to_act)
+    text = legal_move(runtime, game_id, seat, rng, serial)
+    return orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [text], source=source)
+
+
+def outbox_count(runtime, **filters) -> int:
+    with runtime.db.read() as session:
+        query = select(func.count(OutboxMessage.id))
+        for name, value in filters.items():
+            query = query.where(getattr(OutboxMessage, name) == value)
+        return session.scalar(query)

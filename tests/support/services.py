@@ -1,0 +1,73 @@
+"""Real services for tests: PostgreSQL schemas, Redis databases, an SMTP sink.
+
+Locally a missing PostgreSQL or Redis skips the tests that need it; in CI
+(``PBEM_REQUIRE_SERVICES=1``) it fails them instead.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import urlparse
+
+import pytest
+
+POSTGRES_URL = os.environ.get("PBEM_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("PBEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def required() -> bool:
+    return os.environ.get("PBEM_REQUIRE_SERVICES", "") not in ("", "0")
+
+
+def reachable(url: str) -> bool:
+    parts = urlparse(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def need(url: str, what: str) -> None:
+    if reachable(url):
+        return
+    if required():
+        pytest.fail(f"{what} at {url} is required (PBEM_REQUIRE_SERVICES=1) but unreachable")
+    pytest.skip(f"{what} not reachable at {url}")
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema in the test database; yields a URL whose search_path is that schema."""
+    need(POSTGRES_URL, "PostgreSQL")
+    import sqlalchemy as sa
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    separator = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        from pbem.db import dispose_all
+
+        dispose_all()
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def redis_url() -> str:
+    need(REDIS_URL, "Redis")
+    return REDIS_URL
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,41 @@
+"""Celery tasks: thin, idempotent, taking ids, calling pbem services."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from pbem.runtime import get_runtime
+from pbem.services import deadlines, outbox
+from pbem.services import sweep as sweeping
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name="worker.tasks.deliver_outbox", acks_late=True)
+def deliver_outbox(outbox_id: int) -> str:
+    return outbox.deliver(get_runtime(), outbox_id)
+
+
+@shared_task(name="worker.tasks.process_inbound", acks_late=True)
+def process_inbound(message_id: int) -> str:
+    from pbem.mail.inbound import process
+
+    return process(get_runtime(), message_id)
+
+
+@shared_task(name="worker.tasks.fire_deadline", acks_late=True)
+def fire_deadline(game_id: int) -> bool:
+    return deadlines.apply_deadline(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.send_reminders", acks_late=True)
+def send_reminders(game_id: int) -> int:
+    return deadlines.send_due_reminders(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.sweep", acks_late=True)
+def sweep() -> dict[str, int]:
+    result = sweeping.sweep(get_runtime())
+    return {name: len(ids) for name, ids in vars(result).items()}
