@@ -15,11 +15,15 @@ def chain_text(chain: tuple[int, ...] | list[int]) -> str:
 def play(state: State, seat: str, order: Order) -> Step:
     """Apply a parsed, legal order of the seat to play to ``state`` (already a copy)."""
     who = f"{seat} ({state['players'][seat]})"
+    before = state["pawns"][seat]
     if order.cell is not None:
         state["pawns"][seat] = order.cell
     cell = state["pawns"][seat]
     name = CELL_NAMES[cell]
-    where = f"moves to {name}" if order.cell is not None else f"stays on {name}"
+    if before is None:
+        where = f"puts the pawn on {name}"
+    else:
+        where = f"moves to {name}" if order.cell is not None else f"stays on {name}"
     place = state["grid"][cell]
     hand = state["hands"][seat]
     progress = order.action in ("flip", "place", "draw")
