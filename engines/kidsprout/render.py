@@ -63,6 +63,8 @@ def wrap(text: str, indent: str = "", first: str = "") -> list[str]:
 
 def sprout_cell(view: dict[str, Any], seat: str) -> str:
     sprout = view["table"]["sprouts"].get(seat)
+    if view["phase"] == "over":
+        return ""
     if sprout is not None:
         coin = sprout["coin"]
         base = {"null": 0, "ace": 1}.get(coin)
@@ -79,19 +81,20 @@ def seat_table(view: dict[str, Any]) -> list[str]:
     for seat in view["seats"]:
         marks = ("*" if seat == view["buck"] else "") + ("!" if seat in view["to_act"] else "")
         today = view["schedules"][seat]["today"]
-        points = f"{view['scores'][seat]}" + (f"+{today}" if today else "")
-        excuses = "".join(str(v) for v in view["excuses_left"][seat]) or "-"
+        pending = today and view["phase"] != "over"
+        points = f"{view['scores'][seat]}" + (f"+{today}" if pending else "")
+        excuses = " ".join(str(v) for v in view["excuses_left"][seat]) or "-"
         lines.append(
             f"{seat:<6} {cut(view['players'][seat], 10):<10} {' '.join(view['hands'][seat]) or '-':<16} "
             f"{excuses:<3} {sprout_cell(view, seat):<9} {view['schedules'][seat]['pawn']:<10} "
             f"{points}{marks}"
         )
-    lines.append("* Leaping Buck   ! to act   Ex: excuses left   Sprout: coin>age")
+    lines.append("* Buck  ! to act  Ex: excuses left  Sprout: coin>age  Points: +today")
     return lines
 
 
 def schedule_lines(view: dict[str, Any]) -> list[str]:
-    lines = ["Schedules (today):"]
+    lines = [f"Schedules (day {view['day']}):"]
     for seat in view["seats"]:
         stacks = [
             f"{entry['at']} {entry['hours']}h x {entry['sum']}"
@@ -136,7 +139,7 @@ def render(view: dict[str, Any]) -> str:
         night = ", Overnight" if last["overnight"] else ""
         lines.append(RULE)
         lines += wrap(
-            f"Last Activity (day {last['day']}, {last['round']}): {last['activity']}: {last['leader']} "
+            f"Last: day {last['day']}, Activity {last['round']}, {last['activity']}: {last['leader']} "
             f"led ({sprouts}; {last['points']} points{night})."
         )
     if view["day_scores"]:
