@@ -71,9 +71,9 @@ _ALIASES.update(
 
 
 def card_name(card: str) -> str:
-    """A card in words, e.g. ``7 (Life)``, ``wild B``, ``X``, ``blank``."""
+    """A card in words, e.g. ``Life (7)``, ``wild B``, ``X``, ``blank``."""
     if card in RANK_NAMES:
-        return f"{card} ({RANK_NAMES[card]})"
+        return f"{RANK_NAMES[card]} ({card})"
     if card in WILDS:
         return f"wild {card}"
     return card

@@ -78,7 +78,7 @@ class RankChainEngine(Engine):
         self.check_players(len(players))
         variant = self.normalise_variant(variant)
         state = setup(players, seed, variant, self.resolve_options(options))
-        return Step(state, events=list(state["last"]))
+        return Step(state, events=list(state["last"][0]))
 
     def clone(self, state: State) -> State:
         """A fast copy that knows the state's shape (deep enough for every change a turn makes)."""
@@ -87,7 +87,7 @@ class RankChainEngine(Engine):
         copied["deck"] = list(state["deck"])
         copied["hands"] = {seat: list(hand) for seat, hand in state["hands"].items()}
         copied["pawns"] = dict(state["pawns"])
-        copied["last"] = list(state["last"])
+        copied["last"] = [list(lines) for lines in state["last"]]
         copied["options"] = dict(state["options"])
         copied["players"] = dict(state["players"])
         copied["seats"] = list(state["seats"])
@@ -115,8 +115,8 @@ class RankChainEngine(Engine):
         if current_seat(state) != seat:
             raise NotYourTurn(f"It is not your turn: {current_seat(state) or 'nobody'} is to play.")
         # Re-check against the current state: an order parsed earlier may no longer fit.
-        orders.parse_order(state, seat, orders.format_order(order))
-        return rules.play(self.clone(state), seat, order)
+        checked = orders.parse_order(state, seat, orders.format_order(order))
+        return rules.play(self.clone(state), seat, checked)
 
     def apply_timeout(self, state: State) -> Step:
         if current_seat(state) is None:

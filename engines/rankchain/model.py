@@ -9,7 +9,7 @@ State (plain JSON)::
     pawns     seat -> cell index, or None before the first turn
     first, current      seat indexes: who started, who is to play
     turn, turns_taken, quiet    counters (quiet: turns in a row without progress)
-    last      public lines of the last turn
+    last      public lines of each of the last turns (one round at most), oldest first
     result    None, or {"kind": "win"|"draw", "winner", "double", "chains", "reason"}
 """
 
@@ -78,7 +78,7 @@ def setup(players: list[str], seed: int, variant: str, options: dict[str, Any]) 
             "turn": 1,
             "turns_taken": 0,
             "quiet": 0,
-            "last": [f"{seats[first]} ({players[first]}) was drawn to play first."],
+            "last": [[f"{seats[first]} ({players[first]}) was drawn to play first."]],
             "result": None,
         }
     )

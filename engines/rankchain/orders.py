@@ -12,9 +12,10 @@ Grammar (case-insensitive, extra spaces ignored)::
 from __future__ import annotations
 
 from engines.base import NotYourTurn, OrderError, State
-from engines.rankchain.cards import CELL_NAMES, card_name, parse_card, parse_cell
-from engines.rankchain.model import DOWN, UP, Order, actions_at, current_seat, free_cells, pawn_at
+from engines.rankchain.cards import CELL_NAMES, card_name, parse_card, parse_cell, sort_cards
+from engines.rankchain.model import DOWN, EMPTY, UP, Order, actions_at, current_seat, free_cells, pawn_at
 
+_MOVE = tuple(f"move {name}" for name in CELL_NAMES)
 ACTIONS = ("flip", "take", "pass", "place", "draw")
 GRAMMAR = (
     "Orders: move <cell> <action>, or stay <action>; the action is flip (face-down card), "
@@ -34,12 +35,13 @@ def legal_orders(state: State, seat: str) -> list[str]:
         return []
     own = state["pawns"][seat]
     heads = [] if own is None else [(own, "stay")]
-    heads += [(cell, f"move {CELL_NAMES[cell]}") for cell in free_cells(state, seat)]
-    out = []
-    for cell, head in heads:
-        for action, card in actions_at(state, seat, cell):
-            out.append(f"{head} place {card}" if card else f"{head} {action}")
-    return out
+    heads += [(cell, _MOVE[cell]) for cell in free_cells(state, seat)]
+    # The endings per kind of cell are the same everywhere: work them out once.
+    empty = [f" place {card}" for card in sort_cards(list(set(state["hands"][seat])))]
+    empty.append(" draw" if state["deck"] else " pass")
+    endings = {DOWN: (" flip",), UP: (" take", " pass"), EMPTY: empty}
+    grid = state["grid"]
+    return [head + ending for cell, head in heads for ending in endings[grid[cell]["face"]]]
 
 
 def _describe(state: State, cell: int) -> str:

@@ -10,12 +10,11 @@ from engines.rankchain.cards import COLUMNS, RANK_NAMES, SHORT, WILDS, X, card_n
 
 WIDTH = 72
 CELL = 7
-LEGEND = textwrap.wrap(
-    "Cards: "
-    + ", ".join(f"{rank} {name}" for rank, name in RANK_NAMES.items())
-    + "; B, S, A wild; X bad; blank; ##### face down; . empty cell.",
-    WIDTH,
-)
+LEGEND = [
+    "Ranks: 1 Webelos, 2 Scout, 3 Tenderfoot, 4 Second Class, 5 First Class,",
+    "6 Star, 7 Life, 8 Eagle.  Also B, S, A (wild), X (bad) and blank cards.",
+    "##### is a face-down card, . an empty cell.",
+]
 PAWN_COLOURS = {
     "Red": "#d62728",
     "Blue": "#1f77b4",
@@ -74,9 +73,9 @@ def render_text(view: dict[str, Any]) -> str:
     lines += LEGEND
     lines.append("")
     lines += _players_lines(view)
-    if view["last"]:
-        lines += ["", "Last turn:"]
-        for event in view["last"]:
+    if view["recent"]:
+        lines += ["", "Recent turns:"]
+        for event in view["recent"]:
             lines += _wrap("  " + event, "    ")
     result = view["result"]
     if result is not None:

@@ -12,9 +12,9 @@ def chain_text(chain: tuple[int, ...] | list[int]) -> str:
     return "-".join(CELL_NAMES[cell] for cell in chain)
 
 
-def play(state: State, seat: str, order: Order) -> Step:
+def play(state: State, seat: str, order: Order, prefix: str = "") -> Step:
     """Apply a parsed, legal order of the seat to play to ``state`` (already a copy)."""
-    who = f"{seat} ({state['players'][seat]})"
+    who = f"{prefix}{seat} ({state['players'][seat]})"
     before = state["pawns"][seat]
     if order.cell is not None:
         state["pawns"][seat] = order.cell
@@ -105,8 +105,9 @@ def _advance(state: State, progress: bool, events: list[str]) -> None:
 
 
 def _finish(state: State, events: list[str], receipt: str) -> Step:
+    """Count the decision and keep the public lines of the last round of turns for the views."""
     state["turn"] += 1
-    state["last"] = list(events)
+    state["last"] = [*state["last"], list(events)][-len(state["seats"]) :]
     return Step(state, events=events, receipt=receipt.strip())
 
 
@@ -129,10 +130,7 @@ def timeout(state: State) -> Step:
     seat = current_seat(state)
     order = default_order(state)
     if order is not None:
-        step = play(state, seat, order)
-        step.events[0] = f"{seat} missed the deadline. " + step.events[0]
-        step.state["last"] = list(step.events)
-        return step
+        return play(state, seat, order, prefix=f"{seat} missed the deadline. ")
     events = [f"{seat} missed the deadline and, with no pawn on the array yet, loses the turn."]
     _advance(state, False, events)
     return _finish(state, events, "")

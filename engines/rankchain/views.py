@@ -74,7 +74,7 @@ def public_view(state: State) -> dict[str, Any]:
         "quiet_turns": state["quiet"],
         "quiet_limit": options["quiet_rounds"] * len(seats),
         "max_rounds": options["max_rounds"],
-        "last": list(state["last"]),
+        "recent": [line for lines in state["last"] for line in lines],
         "result": shown_result,
     }
 
@@ -91,12 +91,12 @@ def prompt(state: State, seat: str) -> str:
     place = state["grid"][own]
     here = {
         "down": "a face-down card",
-        "up": f"a face-up {card_name(place['card'])}",
+        "up": f"{card_name(place['card'])}, face up",
         "empty": "an empty cell",
     }[place["face"]]
     moves = len(free_cells(state, seat))
     return (
-        f"Your turn: your pawn is on {CELL_NAMES[own]} ({here}). Stay, or move to one of the "
+        f"Your turn: your pawn is on {CELL_NAMES[own]}: {here}. Stay, or move to one of the "
         f"{moves} cells without a pawn, then flip a face-down card, take (or pass) a face-up one, "
         f"or on an empty cell place a card or draw."
     )

@@ -122,7 +122,7 @@ def test_flip_turns_the_card_up_and_passes_the_turn():
     assert step.state["grid"][cell("C3")] == {"face": UP, "card": "5"}
     assert step.state["pawns"]["Red"] == cell("C3")
     assert step.state["current"] == 1 and step.state["turn"] == state["turn"] + 1
-    assert "turns up 5 (First Class)" in step.events[0]
+    assert "turns up First Class (5)" in step.events[0]
 
 
 def test_take_puts_the_face_up_card_in_hand_and_empties_the_cell():
