@@ -155,9 +155,8 @@ def render(view: dict[str, Any]) -> str:
     if you:
         lines.append(RULE)
         lines += wrap(f"You are {view['seat']} ({you['troop']}), {you['player']}.")
-        if you["sealed"]:
-            times = f", replaced {you['replaced']} time(s)" if you["replaced"] else ""
-            lines.append(f"Your sealed Sprout: {you['sealed']}{times}.")
+        if you["sealed"] and you["replaced"]:
+            lines.append(f"You have replaced your sealed Sprout {you['replaced']} time(s).")
         if view.get("prompt"):
             lines += wrap(view["prompt"])
     elif view["to_act"]:

@@ -8,6 +8,7 @@ reveal, excuses, leader (or the Buck's choice), Schedule, end of day.
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 from engines.base import State
@@ -291,9 +292,9 @@ def appoint(state: State, leader: str, events: Events) -> None:
         "round": state["round"],
         "activity": state["activity"]["name"],
         "hours": state["activity"]["hours"],
-        "table": coins,
+        "table": dict(coins),
         "ages": ages(state),
-        "played": state["played"],
+        "played": [dict(item) for item in state["played"]],
         "leader": leader,
         "overnight": overnight,
         "points": points,
@@ -352,13 +353,6 @@ def end_of_day(state: State, events: Events) -> None:
 
 
 def clone(state: State) -> State:
-    """A deep copy specialised to this state's shape (plain JSON), much faster than ``copy.deepcopy``."""
-    return _copy(state)
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
+    """A deep copy of a plain-JSON state; ``marshal`` does it in C, several times faster than
+    ``copy.deepcopy``, and the state never shares sub-objects, so nothing is aliased."""
+    return marshal.loads(marshal.dumps(state))

@@ -252,3 +252,20 @@ def test_render_text_fits_72_columns_with_long_names_and_excuses():
         assert "Schedules (day 1):" in text and "Suns" in text
     assert ENGINE.render_svg(ENGINE.public_view(state)) is None
     assert "excuse <1|2> <+|-> <seat> <excuse text>" in ENGINE.help_text()
+
+
+def test_states_share_no_sub_objects_so_copies_are_independent():
+    from engines.playout import random_playout
+
+    def containers(value, seen):
+        if isinstance(value, dict | list):
+            assert id(value) not in seen, "a dict or list appears twice in the state"
+            seen.add(id(value))
+            for item in value.values() if isinstance(value, dict) else value:
+                containers(item, seen)
+
+    for seed in range(5):
+        playout = random_playout(ENGINE, 3 + seed % 2, seed, "v0.1" if seed % 2 else "v0.2")
+        containers(playout.state, set())
+        copy = ENGINE.clone(playout.state)
+        assert copy == playout.state and copy is not playout.state
