@@ -144,9 +144,7 @@ def parse(state: State, seat: str, text: str) -> Order:
         raise OrderError("The order is empty.", legal=legal_summary(state, seat))
     verb = words[0].casefold()
     if verb not in VERBS:
-        raise OrderError(
-            f"'{words[0]}' is not an order here.", word=words[0], legal=legal_summary(state, seat)
-        )
+        raise OrderError(f"'{words[0]}' is not an order here.", word=words[0], legal=legal_summary(state, seat))
     if not may_act(state, seat):
         raise NotYourTurn(f"'{words[0]}' refused: {seat} is not asked to act now.", word=words[0])
     args = words[1:]
@@ -156,9 +154,7 @@ def parse(state: State, seat: str, text: str) -> Order:
         order = parse_excuse(state, seat, args)
     elif verb in ("pass", "gone"):
         if args:
-            raise OrderError(
-                f"'{args[0]}' is unexpected after '{verb}'.", word=args[0], legal=f"Send '{verb}'."
-            )
+            raise OrderError(f"'{args[0]}' is unexpected after '{verb}'.", word=args[0], legal=f"Send '{verb}'.")
         order = Pass() if verb == "pass" else Gone()
     else:
         if not args:
@@ -178,9 +174,7 @@ def parse_coin(state: State, seat: str, args: list[str]) -> int:
         raise OrderError(f"'{args[1]}' is unexpected after the coin.", word=args[1], legal="Send one coin.")
     coin = COIN_WORDS.get(args[0].casefold())
     if coin is None:
-        raise OrderError(
-            f"'{args[0]}' is not a coin.", word=args[0], legal="Coins: null (0), ace (a, 1), 2, 3, 4, 5."
-        )
+        raise OrderError(f"'{args[0]}' is not a coin.", word=args[0], legal="Coins: null (0), ace (a, 1), 2, 3, 4, 5.")
     return coin
 
 
@@ -216,15 +210,11 @@ def check(state: State, seat: str, order: Order) -> None:
     wanted = {Play: "coins", Excuse: "excuses", Pass: "excuses", Gone: "excuses", Choose: "choose"}
     verb = type(order).__name__.lower()
     if wanted[type(order)] != phase:
-        raise OrderError(
-            f"'{verb}' is not possible in the {phase} phase.", word=verb, legal=legal_summary(state, seat)
-        )
+        raise OrderError(f"'{verb}' is not possible in the {phase} phase.", word=verb, legal=legal_summary(state, seat))
     if isinstance(order, Play):
         if order.coin not in state["hands"][seat]:
             name = coin_name(order.coin)
-            raise OrderError(
-                f"'{name}': that coin is not in your hand.", word=name, legal=legal_summary(state, seat)
-            )
+            raise OrderError(f"'{name}': that coin is not in your hand.", word=name, legal=legal_summary(state, seat))
     elif isinstance(order, Excuse):
         check_excuse(state, seat, order)
     elif isinstance(order, Pass):
@@ -247,9 +237,7 @@ def check(state: State, seat: str, order: Order) -> None:
             raise OrderError("'gone': the last call is already running.", word="gone")
     elif isinstance(order, Choose):
         if seat != state["buck"]:
-            raise NotYourTurn(
-                f"'choose': only the Leaping Buck ({state['buck']}) breaks ties.", word="choose"
-            )
+            raise NotYourTurn(f"'choose': only the Leaping Buck ({state['buck']}) breaks ties.", word="choose")
         if order.target not in state["tied"]:
             raise OrderError(
                 f"'{order.target}' is not tied for oldest.",

@@ -144,8 +144,7 @@ def render(view: dict[str, Any]) -> str:
         )
     if view["day_scores"]:
         days = "; ".join(
-            f"day {i + 1}: " + ", ".join(f"{s} {p}" for s, p in day.items())
-            for i, day in enumerate(view["day_scores"])
+            f"day {i + 1}: " + ", ".join(f"{s} {p}" for s, p in day.items()) for i, day in enumerate(view["day_scores"])
         )
         lines += wrap(f"Stress Points by day: {days}")
     if view.get("result"):

@@ -325,9 +325,7 @@ def activity_points(entry: dict[str, Any]) -> int:
 
 def end_of_day(state: State, events: Events) -> None:
     """Score every Schedule, then (after days 1 and 2) hand everything back for Reveille."""
-    today = {
-        seat: sum(activity_points(e) for e in state["schedules"][seat]["led"]) for seat in state["seats"]
-    }
+    today = {seat: sum(activity_points(e) for e in state["schedules"][seat]["led"]) for seat in state["seats"]}
     for seat, points in today.items():
         state["scores"][seat] += points
     state["day_scores"].append(today)
@@ -346,9 +344,7 @@ def end_of_day(state: State, events: Events) -> None:
         state["hands"][seat] = list(COINS)
         state["excuses"][seat] = list(EXCUSES)
         state["schedules"][seat] = {"pawn": REVEILLE, "led": []}
-    events.append(
-        f"Reveille for day {state['day']}: coins and excuses return; {state['buck']} keeps the Buck."
-    )
+    events.append(f"Reveille for day {state['day']}: coins and excuses return; {state['buck']} keeps the Buck.")
     start_activity(state, events)
 
 

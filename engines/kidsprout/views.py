@@ -179,9 +179,7 @@ def outcome(state: State) -> Outcome | None:
     ranking = tuple(tuple(seat for seat in state["seats"] if scores[seat] == level) for level in levels)
     winners = ranking[0]
     if len(winners) == 1:
-        summary = (
-            f"{winners[0]} ({state['players'][winners[0]]}) wins with {scores[winners[0]]} Stress Points."
-        )
+        summary = f"{winners[0]} ({state['players'][winners[0]]}) wins with {scores[winners[0]]} Stress Points."
     else:
         summary = f"{' and '.join(winners)} share the win with {scores[winners[0]]} Stress Points each."
     return Outcome(ranking=ranking, scores=scores, summary=summary)

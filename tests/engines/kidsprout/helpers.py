@@ -11,9 +11,7 @@ from engines.kidsprout.model import ACTIVITIES
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 
 
-def new(
-    players: int = 4, variant: str = "v0.2", seed: int = 1, names: list[str] | None = None, **options: Any
-):
+def new(players: int = 4, variant: str = "v0.2", seed: int = 1, names: list[str] | None = None, **options: Any):
     """A fresh game in its first coin phase."""
     names = names or NAMES[:players]
     return ENGINE.new_game(names, seed, variant, ENGINE.resolve_options(options)).state

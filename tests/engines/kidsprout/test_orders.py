@@ -31,9 +31,7 @@ def test_orders_are_case_insensitive_and_tolerate_spaces():
     order = ENGINE.parse_order(state, "Moons", "Excuse 2  MINUS  crowns   he   was sick")
     assert order == Excuse(2, "-", "Crowns", "he was sick")
     assert ENGINE.format_order(order) == "excuse 2 - Crowns he was sick"
-    assert ENGINE.parse_order(state, "Moons", "excuse +1 suns glued sign") == Excuse(
-        1, "+", "Suns", "glued sign"
-    )
+    assert ENGINE.parse_order(state, "Moons", "excuse +1 suns glued sign") == Excuse(1, "+", "Suns", "glued sign")
     assert ENGINE.parse_order(state, "Moons", 'excuse 1 + suns "quoted"') == Excuse(1, "+", "Suns", "quoted")
     assert ENGINE.parse_order(state, "Suns", "GONE") == Gone()
     assert ENGINE.parse_order(state, "Suns", "pass") == Pass()

@@ -103,6 +103,4 @@ def test_before_the_last_activity_no_one_leads_an_overnight_in_random_play():
             last = state["last"]
             if last and last != before["last"] and last["overnight"] and last["round"] < 6:
                 # Only the all-stressed-out exception may do this.
-                assert all(
-                    before["schedules"][s]["pawn"] + before["activity"]["hours"] > 18 for s in before["seats"]
-                )
+                assert all(before["schedules"][s]["pawn"] + before["activity"]["hours"] > 18 for s in before["seats"])
