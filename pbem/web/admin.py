@@ -1,0 +1,331 @@
+"""The admin console: log-in, a dashboard of what needs attention, game creation
+and the per-game actions, all through :mod:`pbem.services.games`.
+
+Admins are :class:`pbem.models.AdminUser` rows created with ``pbem admin
+create``; the session keeps only the admin's id, checked on every request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from sqlalchemy import select
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from engines import registry
+from pbem.clock import DurationError, parse_duration
+from pbem.models import AdminUser
+from pbem.services import NotFound, ServiceError, games
+from pbem.services.queries import load_game, public_summary
+from pbem.services.webviews import dashboard as dashboard_data
+from pbem.services.webviews import game_inbound, game_log, resend_latest
+from pbem.web import common
+from pbem.web.ratelimit import limiter
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+OPEN_ENDPOINTS = {"admin.login", "admin.login_submit"}
+
+
+@cache
+def _dummy_hash() -> str:
+    """Checked against when the username is unknown, so timing does not reveal which names exist."""
+    return generate_password_hash("not-a-password")
+
+
+@bp.before_request
+def require_admin():
+    if request.endpoint in OPEN_ENDPOINTS:
+        return None
+    admin_id = session.get("admin_id")
+    if admin_id:
+        with common.runtime().db.read() as db:
+            if db.get(AdminUser, admin_id) is not None:
+                return None
+        session.clear()
+    if request.method == "GET":
+        return redirect(url_for("admin.login", next=request.path))
+    return common.error_response(403, "Log in first", "Only a logged-in admin can do this.")
+
+
+def _safe_next(target: str | None) -> str:
+    if target and target.startswith("/admin") and not target.startswith("//"):
+        return target
+    return url_for("admin.dashboard")
+
+
+@bp.get("/login")
+def login():
+    return render_template("admin/login.html", username="", error=None, next=request.args.get("next", ""))
+
+
+@bp.post("/login")
+def login_submit():
+    username = (request.form.get("username") or "").strip()[:100]
+    password = request.form.get("password") or ""
+    target = request.form.get("next") or ""
+
+    def refuse(message: str, status: int):
+        page = render_template("admin/login.html", username=username, error=message, next=target)
+        return page, status
+
+    if not common.csrf_ok():
+        return refuse("The log-in form had expired; please try again.", 400)
+    ip = request.remote_addr or "?"
+    wait = limiter.retry_after(ip, username)
+    if wait:
+        minutes = max(1, (wait + 59) // 60)
+        return refuse(f"Too many failed log-ins. Try again in {minutes} minute(s).", 429)
+    if not username or not password:
+        return refuse("Enter your username and password.", 400)
+    with common.runtime().db.read() as db:
+        user = db.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
+        stored = user.password_hash if user else _dummy_hash()
+        user_id = user.id if user else None
+    if not check_password_hash(stored, password) or user_id is None:
+        limiter.failed(ip, username)
+        return refuse("Wrong username or password.", 401)
+    limiter.succeeded(username)
+    session.clear()  # a fresh session (and CSRF token) after log-in
+    session["admin_id"] = user_id
+    session["admin_name"] = username
+    return redirect(_safe_next(target))
+
+
+@bp.post("/logout")
+def logout():
+    if not common.csrf_ok():
+        return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
+    session.clear()
+    flash("You are logged out.")
+    return redirect(url_for("admin.login"))
+
+
+@bp.get("/")
+def dashboard():
+    return render_template("admin/dashboard.html", data=dashboard_data(common.runtime()))
+
+
+# -- creating a game -----------------------------------------------------------------
+
+
+@dataclass
+class GameForm:
+    """The create-a-game form: raw values (kept on error) and the errors per field."""
+
+    values: dict[str, str]
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    FIELDS = ("name", "engine", "variant", "options", "players", "deadline", "phase_deadlines", "reminders")
+
+    @classmethod
+    def from_request(cls) -> GameForm:
+        return cls({name: request.form.get(name, "") for name in cls.FIELDS})
+
+    def error(self, name: str, message: str) -> None:
+        self.errors.setdefault(name, []).append(message)
+
+    def pairs(self, name: str, what: str) -> list[tuple[str, str]]:
+        out = []
+        for line in self.values[name].splitlines():
+            if not line.strip():
+                continue
+            key, sep, value = line.partition("=")
+            if not sep or not key.strip():
+                self.error(name, f"{line.strip()!r} is not {what}")
+                continue
+            out.append((key.strip(), value.strip()))
+        return out
+
+    def duration(self, name: str, text: str) -> int | None:
+        try:
+            return parse_duration(text)
+        except DurationError as error:
+            self.error(name, str(error))
+            return None
+
+    def to_request(self) -> games.NewGame | None:
+        """The service request, or None with every problem recorded."""
+        v = self.values
+        if v["engine"] not in registry():
+            self.error("engine", "choose a game from the list")
+        players = [line.strip() for line in v["players"].splitlines() if line.strip()]
+        if not players:
+            self.error("players", "list the players, one per line")
+        options = dict(self.pairs("options", "NAME=VALUE"))
+        per_phase: dict[str, int] = {}
+        for kind, text in self.pairs("phase_deadlines", "KIND=DURATION"):
+            seconds = self.duration("phase_deadlines", text)
+            if seconds:
+                per_phase[kind] = seconds
+        deadline = self.duration("deadline", v["deadline"]) if v["deadline"].strip() else None
+        reminders = None
+        if v["reminders"].strip():
+            reminders = [s for s in (self.duration("reminders", t.strip()) for t in v["reminders"].split(",")) if s]
+        if self.errors:
+            return None
+        return games.NewGame(
+            engine=v["engine"],
+            players=players,
+            variant=v["variant"].strip() or None,
+            name=v["name"].strip() or None,
+            options=options,
+            deadline_seconds=deadline,
+            per_phase=per_phase or None,
+            reminders=reminders,
+        )
+
+
+def _engines() -> list[Any]:
+    return list(registry().values())
+
+
+@bp.get("/games/new")
+def new_game():
+    form = GameForm({name: "" for name in GameForm.FIELDS} | {"engine": next(iter(registry()), "")})
+    return render_template("admin/new_game.html", form=form, engines=_engines(), general=None)
+
+
+@bp.post("/games/new")
+def create_game():
+    form = GameForm.from_request()
+    if not common.csrf_ok():
+        general = "The form had expired; nothing was created. Check the values and send again."
+        return render_template("admin/new_game.html", form=form, engines=_engines(), general=general), 400
+    request_ = form.to_request()
+    general = None
+    if request_ is not None:
+        try:
+            game_id = games.create_game(common.runtime(), request_)
+        except ServiceError as error:
+            general = str(error)
+        else:
+            flash(f"Game {game_id} started; every player has been sent their first email.")
+            return redirect(url_for("admin.game", game_id=game_id))
+    return render_template("admin/new_game.html", form=form, engines=_engines(), general=general), 400
+
+
+# -- one game ------------------------------------------------------------------------
+
+
+def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str] | None = None, status: int = 200):
+    rt = common.runtime()
+    with rt.db.read() as db:
+        try:
+            game = load_game(db, game_id)
+        except NotFound:
+            abort(404)
+        summary = public_summary(game)
+        seats = [
+            {
+                "seat": s.seat,
+                "player": s.account.display,
+                "email": s.account.email,
+                "missed": s.missed_deadlines,
+                "submitted": next(x["submitted"] for x in summary["seats"] if x["name"] == s.seat),
+            }
+            for s in game.seats
+        ]
+        deadline, paused_remaining = game.deadline, game.paused_remaining
+    page = render_template(
+        "admin/game.html",
+        game=summary,
+        seats=seats,
+        deadline=deadline,
+        paused_remaining=paused_remaining,
+        log=game_log(rt, game_id),
+        inbound=game_inbound(rt, game_id),
+        error=error,
+        values=values or {},
+    )
+    return page, status
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int):
+    return _game_page(game_id)
+
+
+def _extend(rt, game_id: int) -> str:
+    text = (request.form.get("by") or "").strip()
+    try:
+        seconds = parse_duration(text)
+    except DurationError as error:
+        raise ServiceError(str(error)) from None
+    deadline: dt.datetime = games.extend_deadline(rt, game_id, seconds)
+    return f"The deadline is now {deadline:%Y-%m-%d %H:%M} UTC."
+
+
+def _replace(rt, game_id: int) -> str:
+    seat, player = request.form.get("seat", ""), request.form.get("player", "")
+    if not player.strip():
+        raise ServiceError("give the new player as EMAIL or 'Name <EMAIL>'")
+    games.replace_player(rt, game_id, seat, player)
+    return f"{seat} now belongs to {player.strip()}; the seat's secret links were replaced."
+
+
+def _resend(rt, game_id: int) -> str:
+    seat = request.form.get("seat", "")
+    resend_latest(rt, game_id, seat)
+    return f"The latest email to {seat} is queued again."
+
+
+def _rotate(rt, game_id: int) -> str:
+    seat = request.form.get("seat", "")
+    games.rotate_tokens(rt, game_id, seat)
+    return f"{seat} has a new reply address and web link; the old ones no longer work."
+
+
+def _reason() -> str:
+    return " ".join((request.form.get("reason") or "").split())[:300]
+
+
+def _pause(rt, game_id: int) -> str:
+    games.pause(rt, game_id, _reason())
+    return "The game is paused; every player has been told."
+
+
+def _resume(rt, game_id: int) -> str:
+    games.resume(rt, game_id)
+    return "The game is resumed; every player has been told."
+
+
+def _cancel(rt, game_id: int) -> str:
+    games.cancel(rt, game_id, _reason())
+    return "The game is cancelled; every player has been told."
+
+
+ACTIONS = {
+    "pause": _pause,
+    "resume": _resume,
+    "cancel": _cancel,
+    "extend": _extend,
+    "replace": _replace,
+    "resend": _resend,
+    "rotate": _rotate,
+}
+
+
+@bp.post("/games/<int:game_id>/<action>")
+def game_action(game_id: int, action: str):
+    handler = ACTIONS.get(action)
+    if handler is None:
+        abort(404)
+    values = {f"{action}.{k}": v for k, v in request.form.items() if k != common.CSRF_FIELD}
+    if not common.csrf_ok():
+        error = "The form had expired; nothing was done. Try again."
+        return _game_page(game_id, error=error, values=values, status=400)
+    try:
+        message = handler(common.runtime(), game_id)
+    except NotFound as error:
+        if "there is no game" in str(error):
+            abort(404)
+        return _game_page(game_id, error=str(error), values=values, status=400)
+    except ServiceError as error:
+        return _game_page(game_id, error=str(error), values=values, status=400)
+    flash(message)
+    return redirect(url_for("admin.game", game_id=game_id))

@@ -1,0 +1,95 @@
+"""The public board of a game for the status page, rendered once per game version.
+
+An engine's SVG is embedded inline only after it parses as one ``<svg>``
+document with no script, no event handler, no foreign object and no link: an
+engine that put an unescaped player name into its SVG falls back to text
+instead of becoming a script injection.
+"""
+
+from __future__ import annotations
+
+import threading
+import xml.etree.ElementTree as ET
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from engines import get_engine
+
+_SVG_NS = "{http://www.w3.org/2000/svg}"
+_FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
+
+
+def safe_svg(svg: str | None) -> Markup | None:
+    """``svg`` as markup if it is a plain, script-free SVG drawing, else None."""
+    if not svg or not svg.lstrip().startswith("<svg"):
+        return None
+    if "<!" in svg or "<?" in svg:  # no DOCTYPE/entities/processing instructions
+        return None
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError:
+        return None
+    if root.tag not in ("svg", f"{_SVG_NS}svg"):
+        return None
+    for element in root.iter():
+        tag = str(element.tag).split("}")[-1].lower()
+        if tag in _FORBIDDEN_TAGS:
+            return None
+        for name, value in element.attrib.items():
+            local = name.split("}")[-1].lower()
+            if local.startswith("on") or local in ("href", "style") or "javascript:" in value.lower():
+                return None
+    return Markup(svg)
+
+
+@dataclass(frozen=True)
+class Board:
+    svg: Markup | None
+    text: str
+
+
+class _BoardCache:
+    """A small LRU of rendered boards keyed by (game id, version, status)."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], Board] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> Board | None:
+        with self._lock:
+            board = self._items.get(key)
+            if board is not None:
+                self._items.move_to_end(key)
+            return board
+
+    def put(self, key: tuple[Any, ...], board: Board) -> None:
+        with self._lock:
+            self._items[key] = board
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_cache = _BoardCache()
+
+
+def render_view(engine_name: str, view: dict[str, Any]) -> Board:
+    """SVG (when the engine draws one and it is safe) and the fixed-width text of ``view``."""
+    engine = get_engine(engine_name)
+    return Board(svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view))
+
+
+def public_board(
+    scope: str, game_id: int, version: int, status: str, engine_name: str, view: dict[str, Any]
+) -> Board:
+    """The public board, cached per database and game version (the state only changes with the version)."""
+    key = (scope, game_id, version, status, engine_name)
+    board = _cache.get(key)
+    if board is None:
+        board = render_view(engine_name, view)
+        _cache.put(key, board)
+    return board

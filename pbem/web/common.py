@@ -1,0 +1,100 @@
+"""What every page shares: the runtime, security headers, error pages, CSRF.
+
+Installed once, app-wide, from the public blueprint (``install``), so the
+headers and error pages cover every blueprint, including ones added later.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, session
+from werkzeug.exceptions import HTTPException
+
+from pbem.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+#: No inline script, no third-party anything; the dev mailbox relaxes styles for email HTML only.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+CSRF_FIELD = "csrf_token"
+
+
+def runtime() -> Runtime:
+    """The app's runtime (settings, database, nudger)."""
+    return current_app.extensions["pbem"]
+
+
+def csrf_token() -> str:
+    """The session's CSRF token, created on first use (bound to the signed session cookie)."""
+    token = session.get("_csrf")
+    if not token:
+        token = secrets.token_urlsafe(32)
+        session["_csrf"] = token
+    return token
+
+
+def csrf_ok() -> bool:
+    """True if the submitted form carries this session's token."""
+    expected = session.get("_csrf")
+    given = request.form.get(CSRF_FIELD, "")
+    return bool(expected) and hmac.compare_digest(str(expected), given)
+
+
+def wants_json() -> bool:
+    return request.path.endswith(".json") or request.mimetype == "application/json"
+
+
+def error_response(status: int, title: str, message: str) -> tuple[Any, int]:
+    """A clean page (or JSON for API paths) saying what went wrong, never a traceback."""
+    if wants_json():
+        return jsonify(error=message, status=status), status
+    return render_template("error.html", status=status, title=title, message=message), status
+
+
+def _security_headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["X-Frame-Options"] = "DENY"
+    headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    if request.path.startswith(("/play/", "/admin", "/dev/")):
+        headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _http_error(error: HTTPException):
+    titles = {404: "Not found", 405: "Method not allowed", 413: "Too large", 400: "Bad request"}
+    messages = {
+        404: "There is nothing here. If you followed a link from an email, it may have been replaced by a newer one.",
+        405: "This address does not accept that kind of request.",
+        413: "What you sent is too large.",
+    }
+    status = error.code or 500
+    return error_response(status, titles.get(status, error.name), messages.get(status, error.description or ""))
+
+
+def _server_error(error: Exception):
+    log.exception("unhandled error on %s", request.path)
+    return error_response(500, "Something went wrong", "The server could not answer; nothing was changed. Try again.")
+
+
+def install(bp: Blueprint) -> None:
+    """Register the app-wide hooks on ``bp`` (they apply to every blueprint)."""
+    bp.after_app_request(_security_headers)
+    bp.app_errorhandler(HTTPException)(_http_error)
+    bp.app_errorhandler(Exception)(_server_error)
+
+    @bp.record_once
+    def _setup(state) -> None:
+        app: Flask = state.app
+        app.jinja_env.globals["csrf_token"] = csrf_token
+        app.jinja_env.globals["CSRF_FIELD"] = CSRF_FIELD
+        app.jinja_env.globals["is_admin"] = lambda: bool(session.get("admin_id"))

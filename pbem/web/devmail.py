@@ -1,0 +1,116 @@
+"""The dev mailbox (embedded mode only): every outgoing email, by recipient,
+as the player would see it, with a Reply box that sends a real RFC 5322
+message through the inbound pipeline — one person can play a whole game on
+one machine with ``pbem serve`` and a browser.
+
+It shows every seat's mail, so it exists only in embedded mode and answers
+only the local machine or a logged-in admin; everywhere else it is a 404.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+
+from pbem.services import NotFound
+from pbem.services.webviews import mailbox, mailbox_recipients, outbox_message
+from pbem.web import common
+
+bp = Blueprint("devmail", __name__, url_prefix="/dev/mail")
+
+#: Email HTML carries inline styles; it is shown in a sandboxed frame (no scripts, opaque origin).
+DEVMAIL_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+def _local_request() -> bool:
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
+@bp.before_request
+def only_embedded():
+    if not common.runtime().settings.embedded:
+        abort(404)
+    if not (_local_request() or session.get("admin_id")):
+        abort(404)
+
+
+@bp.after_request
+def relax_styles(response):
+    response.headers["Content-Security-Policy"] = DEVMAIL_CSP
+    return response
+
+
+@bp.get("/")
+def index():
+    return render_template("devmail/index.html", recipients=mailbox_recipients(common.runtime()))
+
+
+@bp.get("/to")
+def recipient():
+    address = (request.args.get("address") or "").strip()
+    messages = mailbox(common.runtime(), address) if address else []
+    if not messages:
+        abort(404)
+    return render_template("devmail/mailbox.html", address=address, messages=messages, error=None, typed={})
+
+
+def build_reply(message, body: str) -> tuple[bytes, str, str]:
+    """``(raw bytes, envelope from, envelope to)`` of the player's reply to an outbox email."""
+    reply_to = (message.headers or {}).get("Reply-To")
+    if not reply_to:
+        raise NotFound("this email has no reply address")
+    reply = EmailMessage()
+    reply["From"] = message.recipient
+    reply["To"] = reply_to
+    subject = message.subject if message.subject.lower().startswith("re:") else f"Re: {message.subject}"
+    reply["Subject"] = subject
+    reply["Date"] = formatdate(localtime=False, usegmt=True)
+    reply["Message-ID"] = make_msgid("devmail", domain=common.runtime().settings.mail_domain)
+    reply["In-Reply-To"] = message.message_id
+    references = (message.headers or {}).get("References", "")
+    reply["References"] = f"{references} {message.message_id}".strip()
+    reply.set_content(body)
+    return bytes(reply), message.recipient, reply_to
+
+
+@bp.post("/reply/<int:outbox_id>")
+def reply(outbox_id: int):
+    from pbem.mail.inbound import process, receive
+
+    rt = common.runtime()
+    try:
+        message = outbox_message(rt, outbox_id)
+    except NotFound:
+        abort(404)
+    body = (request.form.get("body") or "").replace("\r\n", "\n")
+
+    def again(error: str):
+        messages = mailbox(rt, message.recipient)
+        page = render_template(
+            "devmail/mailbox.html", address=message.recipient, messages=messages, error=error, typed={outbox_id: body}
+        )
+        return page, 400
+
+    if not common.csrf_ok():
+        return again("The form had expired; nothing was sent. Send it again.")
+    if not body.strip():
+        return again("Write the reply first (one order per line, or help).")
+    try:
+        raw, envelope_from, envelope_to = build_reply(message, body)
+    except NotFound as error:
+        return again(str(error))
+    received = receive(rt, raw, transport="devmail", envelope_from=envelope_from, envelope_to=envelope_to)
+    if received.refused:
+        return again(f"The reply was refused: {received.refused}")
+    status = process(rt, received.id)
+    flash(f"Reply sent as a real email (inbound message {received.id}: {status}).")
+    return redirect(url_for("devmail.recipient", address=message.recipient))
