@@ -39,8 +39,21 @@ def environment(kind: str) -> jinja2.Environment:
     return env
 
 
+def template_names(template: str, kind: str | None) -> list[str]:
+    """Candidates, most specific first: ``kinds/<kind>`` (e.g. welcome, reminder, game_over), then ``template``."""
+    names = [template]
+    if kind and kind.replace("_", "").isalnum():
+        names.insert(0, f"kinds/{kind}")
+    return names
+
+
 def render(template: str, **context: Any) -> tuple[str, str]:
-    """``(text, html)`` for ``template`` (``<template>.txt`` and ``<template>.html``)."""
-    text = environment("text").get_template(f"{template}.txt").render(**context)
-    html = environment("html").get_template(f"{template}.html").render(**context)
+    """``(text, html)`` for ``template`` (``<template>.txt`` and ``<template>.html``).
+
+    With a ``kind`` in the context, a template ``kinds/<kind>`` is used if there is one,
+    so every kind of email can have its own wording while callers keep one template name.
+    """
+    names = template_names(template, context.get("kind"))
+    text = environment("text").select_template([f"{n}.txt" for n in names]).render(**context)
+    html = environment("html").select_template([f"{n}.html" for n in names]).render(**context)
     return text.rstrip() + "\n", html

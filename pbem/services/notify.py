@@ -59,8 +59,9 @@ def queue(
     settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
-    text, html = render(template, subject=subject, game=game, seat=seat, **context)
-    headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>"}
+    text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
+    # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
+    headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
     if seat is not None:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
         root = thread_root(runtime, game, seat)
@@ -87,8 +88,7 @@ def queue(
         seat_id=seat.id if seat else None,
     )
     session.add(row)
-    session.flush()
-    runtime.nudge_after_commit(session, "deliver_outbox", row.id)
+    runtime.nudge_after_commit(session, "deliver_outbox", lambda: row.id)
     return row
 
 

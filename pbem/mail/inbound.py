@@ -1,0 +1,142 @@
+"""Inbound mail: store the raw bytes first, process them afterwards.
+
+:func:`receive` is what every transport calls (SMTP listener, ``pbem ingest``,
+the webhook, the IMAP poller, the dev mailbox).  It only stores the message,
+deduplicated by Message-ID, and nudges the worker after the commit, so that a
+transport can acknowledge as soon as the bytes are safe.
+
+:func:`process` runs :data:`pbem.mail.pipeline.PIPELINE` on one stored message
+inside a single transaction: the orders, the receipt, any bounce bookkeeping
+and the message's own verdict commit together or not at all.  A crash leaves
+the message ``pending`` for the sweep; a message already handled is never
+handled twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from pbem.clock import utcnow
+from pbem.mail.message import clean_address, dedupe_key
+from pbem.models import InboundMessage
+from pbem.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+#: After this many crashed attempts a message is marked ``failed`` for the admin.
+MAX_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class Received:
+    """What became of one call to :func:`receive`."""
+
+    id: int | None
+    duplicate: bool = False
+    #: Why the message was not stored (too large, empty); None when stored or a duplicate.
+    refused: str | None = None
+
+    @property
+    def stored(self) -> bool:
+        return self.id is not None
+
+
+def _envelope(value: str | None) -> str | None:
+    """The envelope sender or recipient as given; ``""`` (the null sender ``<>``) is kept."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value in ("", "<>"):
+        return ""
+    return clean_address(value) or value[:320].replace("\r", " ").replace("\n", " ")
+
+
+def receive(
+    runtime: Runtime,
+    raw: bytes,
+    *,
+    transport: str,
+    envelope_from: str | None = None,
+    envelope_to: str | None = None,
+) -> Received:
+    """Store one raw message (once per Message-ID) and nudge ``process_inbound`` after the commit."""
+    raw = bytes(raw)
+    limit = runtime.settings.max_message_bytes
+    if len(raw) > limit:
+        return Received(None, refused=f"message too large: {len(raw)} bytes, the limit is {limit}")
+    if not raw.strip():
+        return Received(None, refused="empty message")
+    key = dedupe_key(raw)
+    try:
+        with runtime.db.write() as session:
+            existing = session.scalar(select(InboundMessage.id).where(InboundMessage.message_id == key))
+            if existing is not None:
+                return Received(existing, duplicate=True)
+            row = InboundMessage(
+                message_id=key,
+                raw=raw,
+                transport=transport[:20],
+                envelope_from=_envelope(envelope_from),
+                envelope_to=_envelope(envelope_to),
+                status="pending",
+            )
+            session.add(row)
+            session.flush()
+            runtime.nudge_after_commit(session, "process_inbound", row.id)
+            return Received(row.id)
+    except IntegrityError:
+        # Two transports stored the same message at once (PostgreSQL): the other one won.
+        with runtime.db.read() as session:
+            existing = session.scalar(select(InboundMessage.id).where(InboundMessage.message_id == key))
+        if existing is None:
+            raise
+        return Received(existing, duplicate=True)
+
+
+def _claim(session, inbound_id: int) -> InboundMessage | None:
+    """The row, locked for this transaction (SQLite already holds the write lock)."""
+    query = select(InboundMessage).where(InboundMessage.id == inbound_id)
+    if session.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update()
+    return session.scalars(query).one_or_none()
+
+
+def process(runtime: Runtime, inbound_id: int) -> str:
+    """Run the pipeline on one stored message; returns its final status (idempotent)."""
+    from pbem.mail import pipeline
+
+    try:
+        with runtime.db.write() as session:
+            row = _claim(session, inbound_id)
+            if row is None:
+                return "missing"
+            if row.status != "pending":
+                return row.status
+            outcome = pipeline.run(runtime, session, row)
+            row.status = outcome.status
+            row.verdict = outcome.verdict[:4000]
+            row.processed_at = utcnow()
+            return outcome.status
+    except Exception as error:  # the transaction rolled back: nothing was applied
+        log.exception("inbound message %s could not be processed", inbound_id)
+        return _record_failure(runtime, inbound_id, error)
+
+
+def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
+    """Count the attempt; after :data:`MAX_ATTEMPTS` the message is ``failed`` (left for the admin)."""
+    with runtime.db.write() as session:
+        row = _claim(session, inbound_id)
+        if row is None or row.status != "pending":
+            return row.status if row else "missing"
+        attempts = row.attempts + 1
+        values: dict[str, object] = {"attempts": attempts}
+        if attempts >= MAX_ATTEMPTS:
+            values.update(
+                status="failed", verdict=f"internal error: {type(error).__name__}", processed_at=utcnow()
+            )
+        session.execute(update(InboundMessage).where(InboundMessage.id == inbound_id).values(**values))
+        return str(values.get("status", "pending"))

@@ -1,0 +1,117 @@
+"""Reading a raw message safely: headers, addresses and identifiers.
+
+Inbound bytes come from strangers and machines, so nothing here may raise on
+broken MIME or a strange charset.  Everything taken from a header is cleaned
+before it can reach one of our own headers (design principle 7).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import re
+from email.header import decode_header, make_header
+from email.message import Message
+from email.parser import BytesHeaderParser
+from email.utils import getaddresses
+
+_ADDRESS = re.compile(r"^[^@\s<>\"',;()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*$")
+_MESSAGE_ID = re.compile(r"<[^<>\s\"\\]{1,480}>")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+def parse(raw: bytes) -> Message:
+    """The whole message (compat32: tolerant of garbage, decoding is done by hand)."""
+    return email.message_from_bytes(raw)
+
+
+def parse_headers(raw: bytes) -> Message:
+    """Only the header block: cheap even for a huge message."""
+    return BytesHeaderParser().parsebytes(raw)
+
+
+def header(message: Message, name: str) -> str:
+    """One header decoded to text (RFC 2047 words), on one line; "" if absent or unreadable."""
+    try:
+        value = message.get(name)
+    except Exception:  # a broken header must not stop the pipeline
+        return ""
+    if value is None:
+        return ""
+    try:
+        text = str(make_header(decode_header(str(value))))
+    except Exception:
+        text = str(value)
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def headers(message: Message, name: str) -> list[str]:
+    try:
+        values = message.get_all(name) or []
+    except Exception:
+        return []
+    return [" ".join(_CONTROL.sub(" ", str(v)).split()) for v in values]
+
+
+def clean_address(address: str) -> str | None:
+    """A plain, lower-cased ``local@domain`` if ``address`` looks like one, else None."""
+    address = (address or "").strip().strip("<>").strip()
+    if not address or len(address) > 320 or not _ADDRESS.match(address):
+        return None
+    local, _, domain = address.rpartition("@")
+    return f"{local}@{domain}".lower()
+
+
+def addresses(message: Message, *names: str) -> list[str]:
+    """Every well-formed address in the named headers, in order."""
+    found: list[str] = []
+    for name in names:
+        try:
+            pairs = getaddresses(headers(message, name))
+        except Exception:
+            continue
+        for _, address in pairs:
+            cleaned = clean_address(address)
+            if cleaned and cleaned not in found:
+                found.append(cleaned)
+    return found
+
+
+def display_name(message: Message) -> str:
+    """The From display name, decoded (for greetings only; never put in a header)."""
+    try:
+        pairs = getaddresses([header(message, "From")])
+    except Exception:
+        return ""
+    return pairs[0][0][:100] if pairs else ""
+
+
+def message_id(message: Message) -> str | None:
+    """The sender's Message-ID if it is well formed (it goes into our In-Reply-To)."""
+    match = _MESSAGE_ID.search(header(message, "Message-ID"))
+    return match.group(0) if match else None
+
+
+def synthetic_id(raw: bytes) -> str:
+    """A stable Message-ID for a message without one: redelivery of the same bytes dedupes."""
+    return f"<sha256-{hashlib.sha256(raw).hexdigest()}@synthetic.invalid>"
+
+
+def dedupe_key(raw: bytes) -> str:
+    """What :class:`~pbem.models.InboundMessage` is unique on."""
+    try:
+        found = message_id(parse_headers(raw))
+    except Exception:
+        found = None
+    return found or synthetic_id(raw)
+
+
+def safe_subject(text: str, limit: int = 200) -> str:
+    """A subject fit to be echoed in our own header: one line, no control characters, bounded."""
+    return " ".join(_CONTROL.sub(" ", text or "").split())[:limit]
+
+
+def modern(raw: bytes) -> Message:
+    """The message under the modern policy (for DSN parts); may raise on garbage."""
+    return email.message_from_bytes(raw, policy=email.policy.default)

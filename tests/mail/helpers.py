@@ -1,0 +1,59 @@
+"""Building inbound mail the way a player's client would, for the mail tests."""
+
+from __future__ import annotations
+
+import itertools
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from pbem.mail.inbound import process, receive
+from pbem.models import InboundMessage, OutboxMessage
+from pbem.tokens import reply_address
+from tests.support.play import game_row
+
+_serial = itertools.count(1)
+
+
+def seat_address(runtime, seat) -> str:
+    settings = runtime.settings
+    return reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+
+
+def seat_of(runtime, game_id, name):
+    return next(s for s in game_row(runtime, game_id).seats if s.seat == name)
+
+
+def mail(
+    to: str, sender: str, body: str, *, subject: str = "Re: [game] Turn 1", headers: dict | None = None
+) -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = make_msgid(idstring=f"t{next(_serial)}", domain="client.example")
+    for name, value in (headers or {}).items():
+        message[name] = value
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def deliver(runtime, raw: bytes, **envelope) -> tuple[str, int]:
+    """Store and process one message; ``(status, inbound id)``."""
+    received = receive(runtime, raw, transport="test", **envelope)
+    assert received.id is not None, received.refused
+    return process(runtime, received.id), received.id
+
+
+def inbound(runtime, inbound_id) -> InboundMessage:
+    with runtime.db.read() as session:
+        return session.get(InboundMessage, inbound_id)
+
+
+def outbox(runtime, **filters) -> list[OutboxMessage]:
+    from sqlalchemy import select
+
+    with runtime.db.read() as session:
+        query = select(OutboxMessage).order_by(OutboxMessage.id)
+        for name, value in filters.items():
+            query = query.where(getattr(OutboxMessage, name) == value)
+        return list(session.scalars(query))
