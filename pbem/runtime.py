@@ -34,7 +34,10 @@ class Runtime:
     nudger: Nudger = field(default=_no_nudge)
 
     def nudge_after_commit(self, session: Session, task: str, *args: Any) -> None:
-        """Send ``task(*args)`` to the worker once ``session`` commits; never raises."""
+        """Send ``task(*args)`` to the worker once ``session`` commits; never raises.
+
+        An argument may be a callable, evaluated at commit time (e.g. the id of a
+        row that is only flushed with the commit)."""
         session.info.setdefault("pbem_nudges", []).append((self, task, args))
 
     def nudge(self, task: str, *args: Any) -> None:
@@ -47,7 +50,7 @@ class Runtime:
 @event.listens_for(Session, "after_commit")
 def _send_nudges(session: Session) -> None:
     for runtime, task, args in session.info.pop("pbem_nudges", []):
-        runtime.nudge(task, *args)
+        runtime.nudge(task, *(arg() if callable(arg) else arg for arg in args))
 
 
 @event.listens_for(Session, "after_rollback")

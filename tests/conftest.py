@@ -14,17 +14,17 @@ from tests.support.services import postgres_schema
 
 
 def build_runtime(tmp_path, database_url: str, **overrides):
-    settings = load_settings(
-        instance=tmp_path / "instance",
-        database_url=database_url,
-        smtp_url=None,
-        mail_domain="pbem.test",
-        base_url="http://pbem.test",
-        secret_key="test-secret",
-        server_address="pbem@pbem.test",
-        broker_url="filesystem://",
-        **overrides,
-    )
+    values = {
+        "instance": tmp_path / "instance",
+        "database_url": database_url,
+        "smtp_url": None,
+        "mail_domain": "pbem.test",
+        "base_url": "http://pbem.test",
+        "secret_key": "test-secret",
+        "server_address": "pbem@pbem.test",
+        "broker_url": "filesystem://",
+    }
+    settings = load_settings(**{**values, **overrides})
     upgrade(settings.database_url)
     runtime = make_runtime(settings)
     set_runtime(runtime)

@@ -25,6 +25,7 @@ TASKS = {
     "process_inbound": "worker.tasks.process_inbound",
     "fire_deadline": "worker.tasks.fire_deadline",
     "send_reminders": "worker.tasks.send_reminders",
+    "flush_outbox": "worker.tasks.flush_outbox",
 }
 
 
@@ -40,6 +41,7 @@ def broker_options(settings: Settings) -> dict[str, Any]:
         "data_folder_out": str(folder / "queue"),
         "processed_folder": str(folder / "processed"),
         "store_processed": False,
+        "polling_interval": 0.05,
     }
 
 
@@ -51,7 +53,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "task_ignore_result": True,
-        "worker_prefetch_multiplier": 1,
+        "worker_prefetch_multiplier": 4,
         "worker_enable_remote_control": not settings.embedded_broker,
         "worker_hijack_root_logger": False,
         "beat_schedule": {"sweep": {"task": "worker.tasks.sweep", "schedule": SWEEP_SECONDS}},

@@ -18,6 +18,11 @@ def deliver_outbox(outbox_id: int) -> str:
     return outbox.deliver(get_runtime(), outbox_id)
 
 
+@shared_task(name="worker.tasks.flush_outbox", acks_late=True)
+def flush_outbox() -> int:
+    return outbox.flush(get_runtime())
+
+
 @shared_task(name="worker.tasks.process_inbound", acks_late=True)
 def process_inbound(message_id: int) -> str:
     from pbem.mail.inbound import process

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from engines import get_engine
+from pbem import faults
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.runtime import Runtime
@@ -30,6 +31,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
         missed_names = [seat_label(game, name) for name in missing]
         note = "missed: " + ", ".join(missing) if missing else "deadline"
         append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
+        faults.point("deadline")
         events = [
             "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
             *step.events,

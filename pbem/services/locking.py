@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
-from pbem.models import Game
+from pbem.models import Game, Seat
 from pbem.services import NotFound
 
 
@@ -15,7 +15,7 @@ def lock_game(session: Session, game_id: int) -> Game:
     PostgreSQL takes a row lock; SQLite already holds the database write lock
     because write sessions begin with ``BEGIN IMMEDIATE``.
     """
-    query = select(Game).where(Game.id == game_id)
+    query = select(Game).where(Game.id == game_id).options(selectinload(Game.seats).selectinload(Seat.account))
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update()
     game = session.scalars(query).one_or_none()

@@ -134,11 +134,11 @@ def deliver(runtime: Runtime, outbox_id: int) -> str:
     return status
 
 
-def due_ids(runtime: Runtime, limit: int = 500) -> list[int]:
-    """Rows to (re)send now: pending and due, or sending with a lapsed lease."""
+def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0) -> list[int]:
+    """Rows to (re)send now: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
     if not runtime.settings.smtp_url:
         return []
-    now = utcnow()
+    now = utcnow() - dt.timedelta(seconds=grace)
     with runtime.db.read() as session:
         query = (
             select(OutboxMessage.id)
@@ -150,3 +150,8 @@ def due_ids(runtime: Runtime, limit: int = 500) -> list[int]:
             .limit(limit)
         )
         return list(session.scalars(query))
+
+
+def flush(runtime: Runtime, grace: float = 0.0, limit: int = 500) -> int:
+    """Deliver every due row (the sweep's batch); returns how many were sent."""
+    return sum(deliver(runtime, outbox_id) == "sent" for outbox_id in due_ids(runtime, limit, grace))

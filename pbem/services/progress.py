@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
@@ -18,10 +19,14 @@ DEFAULT_REMINDERS = (24 * 3600, 3600)
 
 
 def next_seq(session: Session, game: Game) -> int:
-    from sqlalchemy import func, select
-
-    current = session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id))
-    return (current or 0) + 1
+    """The next log position; read once per transaction (the game is locked), then counted."""
+    key = ("pbem_log_seq", game.id)
+    if key not in session.info:
+        with session.no_autoflush:
+            current = session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id))
+        session.info[key] = current or 0
+    session.info[key] += 1
+    return session.info[key]
 
 
 def append_log(
@@ -45,7 +50,6 @@ def append_log(
         events=events or [],
     )
     session.add(entry)
-    session.flush()
     return entry
 
 

@@ -16,8 +16,9 @@ from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services import deadlines, outbox
 
-#: Inbound mail younger than this is left to the task sent when it was stored.
+#: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
+OUTBOX_GRACE_SECONDS = 5.0
 
 
 @dataclass
@@ -45,13 +46,13 @@ def sweep(runtime: Runtime) -> SweepResult:
     result = SweepResult()
     result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
     result.inbound = pending_inbound_ids(runtime)
-    result.outbox = outbox.due_ids(runtime)
+    result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     for game_id in result.deadlines:
         runtime.nudge("fire_deadline", game_id)
     for game_id in result.reminders:
         runtime.nudge("send_reminders", game_id)
     for message_id in result.inbound:
         runtime.nudge("process_inbound", message_id)
-    for outbox_id in result.outbox:
-        runtime.nudge("deliver_outbox", outbox_id)
+    if result.outbox:
+        runtime.nudge("flush_outbox")
     return result

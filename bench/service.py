@@ -1,0 +1,152 @@
+"""Orders per second through the game service, and turn-to-inbox latency.
+
+Run: ``python bench/service.py [--orders N] [--turns N] [--postgres URL] [--redis URL]``.
+
+1. Orders/s: random legal KidSprout orders submitted one after another through
+   :func:`pbem.services.orders.submit` (parse, lock, apply, log, emails queued),
+   on SQLite and on PostgreSQL, beside a baseline of plain single-row inserts,
+   one transaction each, in the same database in the same run.
+2. Latency: with a real Celery worker over Redis and PostgreSQL, the time from
+   the last order of a turn to the moment every seat's email has been handed to
+   an SMTP server on loopback (p50/p99 over the turns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from engines import get_engine
+from engines.rng import Rng
+from pbem.config import load_settings
+from pbem.db import dispose_all
+from pbem.migrations import upgrade
+from pbem.runtime import make_runtime, set_runtime
+from pbem.services import orders
+from tests.support.celery_proc import CeleryProcess, sender, wait_until
+from tests.support.play import game_row, legal_move, seat_ids, start
+from tests.support.services import postgres_schema
+from tests.support.smtp_sink import SmtpSink
+
+
+def runtime_for(tmp: Path, url: str, **extra):
+    settings = load_settings(
+        instance=tmp / "instance",
+        database_url=url,
+        mail_domain="bench.test",
+        secret_key="bench",
+        base_url="http://bench.test",
+        server_address="pbem@bench.test",
+        **extra,
+    )
+    upgrade(settings.database_url)
+    runtime = make_runtime(settings)
+    set_runtime(runtime)
+    return runtime
+
+
+def orders_per_second(runtime, count: int) -> float:
+    engine = get_engine("kidsprout")
+    rng = Rng(9)
+    done = 0
+    spent = 0.0  # time inside submit() only: the bench's own reads are not the service's cost
+    while done < count:
+        game_id = start(runtime)
+        seats = seat_ids(runtime, game_id)
+        while done < count:
+            game = game_row(runtime, game_id)
+            to_act = sorted(engine.to_act(game.state))
+            if game.status != "active" or not to_act:
+                break
+            seat = rng.choice(to_act)
+            line = legal_move(runtime, game_id, seat, rng, done)
+            started = time.perf_counter()
+            orders.submit(runtime, game_id, seats[seat], [line], source="web")
+            spent += time.perf_counter() - started
+            done += 1
+    return done / spent
+
+
+def inserts_per_second(runtime, count: int) -> float:
+    with runtime.db.write() as session:
+        session.execute(sa.text("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT)"))
+    started = time.perf_counter()
+    for i in range(count):
+        with runtime.db.write() as session:
+            session.execute(sa.text("INSERT INTO bench_rows (id, body) VALUES (:i, :b)"), {"i": i, "b": "x" * 200})
+    return count / (time.perf_counter() - started)
+
+
+def bench_database(name: str, url: str, tmp: Path, count: int) -> None:
+    runtime = runtime_for(tmp, url)
+    service = orders_per_second(runtime, count)
+    base = inserts_per_second(runtime, count)
+    print(f"{name:<11} service {service:8.1f} orders/s | baseline {base:8.1f} inserts/s | ratio {service / base:.3f}")
+    dispose_all()
+
+
+def bench_latency(postgres: str, redis_url: str, tmp: Path, turns: int) -> None:
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    with SmtpSink() as sink:
+        runtime = runtime_for(tmp, postgres, broker_url=redis_url, smtp_url=sink.url)
+        client, runtime.nudger = sender(runtime.settings)
+        procs = [CeleryProcess("worker", runtime.settings, tmp / "worker.log")]
+        engine = get_engine("kidsprout")
+        rng = Rng(3)
+        samples = []
+        try:
+            game_id = start(runtime)
+            wait_until(lambda: len(sink.messages) >= 4, 60, "the worker to start")
+            seats = seat_ids(runtime, game_id)
+            while len(samples) < turns:
+                game = game_row(runtime, game_id)
+                if game.status != "active":
+                    game_id = start(runtime)
+                    seats = seat_ids(runtime, game_id)
+                    continue
+                to_act = sorted(engine.to_act(game.state))
+                seat = rng.choice(to_act)
+                before = len(sink.messages)
+                line = legal_move(runtime, game_id, seat, rng, len(samples))
+                sent_at = time.time()
+                result = orders.submit(runtime, game_id, seats[seat], [line], source="web")
+                if result.turn_changed:
+                    wait_until(lambda b=before: len(sink.messages) >= b + 4, 30, "a turn's emails")
+                    arrived = sorted(m.at for m in sink.messages[before:])[3]
+                    samples.append(arrived - sent_at)
+        finally:
+            for proc in procs:
+                proc.stop()
+            client.close()
+    samples.sort()
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+    print(
+        f"turn -> 4 emails at SMTP sink over {len(samples)} turns: p50 {statistics.median(samples) * 1000:.0f} ms, "
+        f"p99 {p99 * 1000:.0f} ms, max {samples[-1] * 1000:.0f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--orders", type=int, default=1000)
+    parser.add_argument("--turns", type=int, default=100)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_database("sqlite", f"sqlite:///{tmp}/bench.sqlite3", Path(tmp), args.orders)
+    with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url:
+        bench_database("postgresql", url, Path(tmp), args.orders)
+    with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url:
+        from tests.support.services import redis_url
+
+        bench_latency(url, redis_url(), Path(tmp), args.turns)
+
+
+if __name__ == "__main__":
+    main()

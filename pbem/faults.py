@@ -1,0 +1,21 @@
+"""Fault injection for crash tests: a named point can stall a process on demand.
+
+With ``PBEM_FAULT=<name>`` in the environment, :func:`point` touches the file
+named by ``PBEM_FAULT_MARKER`` and sleeps, so a test can SIGKILL the process in
+the middle of the transaction that reached the point.  Unset, it does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+def point(name: str) -> None:
+    if os.environ.get("PBEM_FAULT") != name:
+        return
+    marker = os.environ.get("PBEM_FAULT_MARKER")
+    if marker:
+        Path(marker).write_text(str(os.getpid()))
+    time.sleep(float(os.environ.get("PBEM_FAULT_SLEEP", "60")))
