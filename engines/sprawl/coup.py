@@ -79,7 +79,7 @@ def resolve_replies_in_place(state: dict[str, Any], events: list[str]) -> bool:
     """Open the sealed replies; True when nobody warned and the turn simply passes."""
     pending = state["coup"]["pending"]
     warned = [seat for seat in pending["warners"] if pending["replies"].get(seat) == "warn"]
-    pending["replies"] = {}
+    pending["replies"] = {}  # opened: from now on the answers are the public "warned" list
     if not warned:
         events.append(f"Nobody warns {pending['mover']}; the spore on {pending['square']} stands.")
         state["coup"]["pending"] = None
@@ -87,9 +87,10 @@ def resolve_replies_in_place(state: dict[str, Any], events: list[str]) -> bool:
     pending["warned"] = warned
     state["phase"] = "decide"
     state["turn"] += 1
+    passed = [seat for seat in pending["warners"] if seat not in warned]
     events.append(
         f"{', '.join(warned)} {'warns' if len(warned) == 1 else 'warn'} {pending['mover']}: "
-        f"are you sure about {pending['square']}?"
+        f"are you sure about {pending['square']}?" + (f" ({', '.join(passed)} did not.)" if passed else "")
     )
     return False
 

@@ -18,6 +18,7 @@ from engines.sprawl.model import (
 )
 from engines.sprawl.orders import (
     MOVES,
+    Build,
     Keep,
     Order,
     Pass,
@@ -134,6 +135,14 @@ class SprawlEngine(Engine):
             if not is_legal(Position(state), seat, order):
                 message, bad = reason(Position(state), seat, order)
                 raise OrderError(message, word=bad or word, legal=self._examples(state, seat))
+            if isinstance(order, Build) and order.size is not None:
+                needed = state["board"][order.square]["pieces"][-1][1] - 1
+                if order.size != needed:
+                    raise OrderError(
+                        f"Capping {order.square} takes a {needed}, not a {order.size}.",
+                        word=str(order.size),
+                        legal=f"Write 'build {order.square}'.",
+                    )
             return order
         wanted = (Warn, Pass) if phase == "warn" else (TakeBack, Keep)
         if not isinstance(order, wanted):

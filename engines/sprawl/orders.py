@@ -7,7 +7,7 @@ position is decided in :mod:`engines.sprawl.rules`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engines.base import OrderError
 from engines.sprawl.model import DIR_NAMES
@@ -44,7 +44,10 @@ class PlaceTower:
 
 @dataclass(frozen=True)
 class Build:
+    """Cap a tower; a size, if the player names one, is only checked, never part of the order."""
+
     square: str
+    size: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,8 @@ def parse_text(text: str) -> Order:
         parts = _classify(rest, "build")
         if parts.directions or len(parts.sizes) > 1:
             raise OrderError("A build names only the tower's square.", legal=_SYNTAX["build"])
-        return Build(str(_one(parts.squares, "square", "build", line)))
+        size = parts.sizes[0] if parts.sizes else None
+        return Build(str(_one(parts.squares, "square", "build", line)), size)
     if verb == "branch":
         parts = _classify(rest, "branch")
         size = int(_one(parts.sizes, "size", "branch", line))  # type: ignore[call-overload]

@@ -48,7 +48,7 @@ def board_lines(view: dict[str, Any]) -> list[str]:
 
 
 def _wrap(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, WIDTH, subsequent_indent=indent) or [""]
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False) or [""]
 
 
 def seat_lines(view: dict[str, Any]) -> list[str]:
@@ -104,8 +104,9 @@ def option_lines(options: dict[str, Any]) -> list[str]:
 
 def render(view: dict[str, Any]) -> str:
     seat = view.get("seat")
-    head = f"SPRAWL ({view['variant']}) - {view['phase']}"
-    lines = _wrap(head)
+    lines = _wrap(f"SPRAWL - {view['phase']}")
+    if view["variant"] != "standard":
+        lines += _wrap("Variants: " + view["variant"].replace("+", ", ") + ".", "  ")
     if seat:
         lines += _wrap(f"You are {seat} ({view['letters'][seat]}).")
     lines.append("")
