@@ -1,0 +1,116 @@
+"""The dev mailbox: embedded mode only, every email by recipient, and replies
+that travel as real RFC 5322 messages through the inbound pipeline."""
+
+from __future__ import annotations
+
+import re
+from email import message_from_bytes, policy
+
+from sqlalchemy import select
+
+from pbem.app import create_app
+from pbem.models import InboundMessage, LogEntry, OutboxMessage
+from pbem.runtime import Runtime
+from pbem.services.webviews import outbox_message
+from pbem.web.devmail import build_reply
+from tests.support.play import game_row
+from tests.web.conftest import csrf_of
+
+
+def latest_to(runtime, address: str) -> OutboxMessage:
+    with runtime.db.read() as session:
+        return session.scalars(
+            select(OutboxMessage).where(OutboxMessage.recipient == address).order_by(OutboxMessage.id.desc())
+        ).first()
+
+
+def seat_of(runtime, game_id: int, address: str) -> str:
+    return next(s.seat for s in game_row(runtime, game_id).seats if s.account.email == address)
+
+
+def test_index_groups_by_recipient(client, game_id):
+    html = client.get("/dev/mail/").get_data(as_text=True)
+    for address in ("ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"):
+        assert f"/dev/mail/to?address={address}" in html
+    assert "has started" in html or "game started" in html
+
+
+def test_mailbox_shows_text_and_sandboxed_html(client, sqlite_runtime, game_id):
+    response = client.get("/dev/mail/to?address=ann@example.org")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    message = latest_to(sqlite_runtime, "ann@example.org")
+    assert "/play/" in html and "Reply-To" in html
+    assert '<iframe class="mail-html"' in html and " sandbox srcdoc=" in html
+    srcdoc = re.search(r'srcdoc="([^"]*)"', html).group(1)
+    assert "<" not in srcdoc and "&lt;" in srcdoc  # the email's HTML is an escaped attribute value
+    assert message.subject.replace("'", "&#39;") in html
+    assert "unsafe-inline" in response.headers["Content-Security-Policy"]
+    assert client.get("/dev/mail/to?address=nobody@example.org").status_code == 404
+    assert client.get("/dev/mail/to").status_code == 404
+
+
+def test_off_outside_embedded_mode(tmp_path, sqlite_runtime, game_id):
+    settings = sqlite_runtime.settings.with_(broker_url="redis://127.0.0.1:1/0")
+    app = create_app(runtime=Runtime(settings=settings, db=sqlite_runtime.db))
+    client = app.test_client()
+    assert client.get("/dev/mail/").status_code == 404
+    assert client.get("/dev/mail/to?address=ann@example.org").status_code == 404
+    assert client.post("/dev/mail/reply/1", data={"body": "play 2"}).status_code == 404
+    assert "Dev mailbox" not in client.get("/").get_data(as_text=True)
+
+
+def test_only_local_or_admin(app, admin_client, game_id):
+    remote = app.test_client()
+    remote.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    assert remote.get("/dev/mail/").status_code == 404
+    admin_client.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    assert admin_client.get("/dev/mail/").status_code == 200
+
+
+def test_reply_is_a_real_email(sqlite_runtime, app, game_id):
+    message = latest_to(sqlite_runtime, "ann@example.org")
+    with app.test_request_context():
+        raw, envelope_from, envelope_to = build_reply(outbox_message(sqlite_runtime, message.id), "play 2\n")
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert parsed["From"] == "ann@example.org" == envelope_from
+    assert parsed["To"] == message.headers["Reply-To"] == envelope_to
+    assert parsed["In-Reply-To"] == message.message_id
+    assert message.message_id in parsed["References"]
+    assert parsed["Subject"] == f"Re: {message.subject}"
+    assert parsed["Message-ID"].startswith("<") and parsed["Date"]
+    assert parsed.get_content().strip() == "play 2"
+
+
+def test_reply_box_plays_through_the_inbound_pipeline(client, sqlite_runtime, game_id):
+    address = "ann@example.org"
+    seat = seat_of(sqlite_runtime, game_id, address)
+    message = latest_to(sqlite_runtime, address)
+    html = client.get(f"/dev/mail/to?address={address}").get_data(as_text=True)
+    response = client.post(
+        f"/dev/mail/reply/{message.id}", data={"csrf_token": csrf_of(html), "body": "play 3\nplay banana"}
+    )
+    assert response.status_code == 302
+    with sqlite_runtime.db.read() as session:
+        inbound = session.scalars(select(InboundMessage)).one()
+        log = session.scalars(select(LogEntry).where(LogEntry.game_id == game_id)).all()
+    assert inbound.transport == "devmail" and inbound.status == "done"
+    assert [(e.seat, e.text, e.source) for e in log] == [(seat, "play 3", "email")]
+    receipt = latest_to(sqlite_runtime, address)
+    assert receipt.kind == "receipt" and receipt.headers["In-Reply-To"] == inbound.message_id
+    assert "ACCEPTED" in receipt.body_text and "REFUSED" in receipt.body_text
+    page = client.get(response.location).get_data(as_text=True)
+    assert "Reply sent as a real email" in page and "ACCEPTED" in page
+
+
+def test_reply_errors_keep_the_text(client, sqlite_runtime, game_id):
+    message = latest_to(sqlite_runtime, "bob@example.org")
+    response = client.post(f"/dev/mail/reply/{message.id}", data={"body": "play 4"})
+    assert response.status_code == 400 and "nothing was sent" in response.get_data(as_text=True)
+    assert ">play 4</textarea>" in response.get_data(as_text=True)
+    html = client.get("/dev/mail/to?address=bob@example.org").get_data(as_text=True)
+    response = client.post(f"/dev/mail/reply/{message.id}", data={"csrf_token": csrf_of(html), "body": "  "})
+    assert response.status_code == 400 and "Write the reply first" in response.get_data(as_text=True)
+    assert client.post("/dev/mail/reply/9999", data={"csrf_token": csrf_of(html), "body": "x"}).status_code == 404
+    with sqlite_runtime.db.read() as session:
+        assert session.scalars(select(InboundMessage)).first() is None
