@@ -86,14 +86,18 @@ def selfplay(engine_name: str, variant: str | None, games: int, seed: int, playe
         raise click.UsageError(str(error)) from None
     counts = range(engine.min_players, engine.max_players + 1)
     started = time.perf_counter()
-    orders = timeouts = 0
+    orders = timeouts = draws = 0
     wins: dict[str, int] = {}
     for index in range(games):
         count = players or counts[index % len(counts)]
         playout = random_playout(engine, count, seed + index, variant)
         orders += playout.orders_applied
         timeouts += playout.timeouts
-        for seat in engine.outcome(playout.state).winners:
+        outcome = engine.outcome(playout.state)
+        if len(outcome.ranking) < 2:  # everybody shares first place: a draw, not a win
+            draws += 1
+            continue
+        for seat in outcome.winners:
             wins[seat] = wins.get(seat, 0) + 1
     seconds = time.perf_counter() - started
     summary = {
@@ -106,6 +110,7 @@ def selfplay(engine_name: str, variant: str | None, games: int, seed: int, playe
         "games_per_second": round(games / seconds, 1) if seconds else None,
         "orders_per_second": round(orders / seconds, 1) if seconds else None,
         "wins_by_seat": wins,
+        "draws": draws,
     }
     if as_json:
         click.echo(json.dumps(summary, indent=2))
