@@ -73,7 +73,7 @@ def test_serve_runs_everything_and_restarts_cleanly(tmp_path):
                     "create",
                     "--engine",
                     "kidsprout",
-                    *sum((["--player", p] for p in PLAYERS), []),
+                    *PLAYER_ARGS,
                     "--deadline",
                     "1d",
                     "--json",
@@ -89,9 +89,7 @@ def test_serve_runs_everything_and_restarts_cleanly(tmp_path):
         assert not healthy(port)
 
         # Work queued while the server is down is delivered after a restart.
-        second = json.loads(
-            pbem(env, "game", "create", "--engine", "kidsprout", *sum((["--player", p] for p in PLAYERS), []), "--json")
-        )
+        second = json.loads(pbem(env, "game", "create", "--engine", "kidsprout", *PLAYER_ARGS, "--json"))
         assert len(sink.messages) == 3
         serve = start_serve(env, port, smtp_port, log)
         try:
