@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from xml.etree import ElementTree
 
 import pytest
 
@@ -137,6 +138,8 @@ def test_svg_escapes_player_names():
     state = ENGINE.new_game(["<script>x</script>", "b", "c"], 1, "standard", {}).state
     svg = ENGINE.render_svg(ENGINE.public_view(state))
     assert svg.startswith("<svg") and "<script>" not in svg and "&lt;script&gt;" in svg
+    root = ElementTree.fromstring(svg)
+    assert root.tag.endswith("svg")
 
 
 def test_views_are_json_and_private_views_add_the_prompt():
