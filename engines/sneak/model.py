@@ -93,6 +93,12 @@ class BallotOrder:
 Order = DrawOrder | VoteOrder | BuyOrder | AnswerOrder | ShowOrder | BallotOrder
 
 
+def head_count(counts: dict[str, int]) -> str:
+    """E.g. "1 Sneak, 2 Sporks, 1 Foon"."""
+    words = [f"{counts[camp]} {camp}{'' if counts[camp] == 1 else 's'}" for camp in (SPORK, FOON)]
+    return "1 Sneak, " + ", ".join(words)
+
+
 def deck(state: State) -> Deck:
     return deck_for(state["options"]["deck"])
 

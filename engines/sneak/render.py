@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from engines.sneak.model import head_count
+
 WIDTH = 72
 STATUS = {"hidden": "(hidden)", "no answer": "(no answer)"}
 TAGS = {"yours": " [yours, secret]", "known": " [known to you]", "public": ""}
@@ -117,7 +119,7 @@ def render_text(view: dict[str, Any]) -> str:
     if view["phase_key"] != "over":
         larger = f"; {camps['larger']}s are the larger camp" if camps["larger"] else ""
         lines += _wrap(
-            f"Camps: 1 Sneak, {camps['Spork']} Sporks, {camps['Foon']} Foons{larger}. "
+            f"Camps: {head_count(camps)}{larger}. "
             f"Match {view['match']} of {view['matches']}, round {view['round']} of {view['rounds']}."
         )
     lines += ["", *_table(view)]

@@ -25,6 +25,7 @@ from engines.sneak.model import (
     camp_of,
     current_challenge,
     eligible,
+    head_count,
     knows,
     neighbour,
     performed_record,
@@ -87,8 +88,8 @@ def start_match(state: State, events: list[str]) -> None:
     state["current"] = state["vote"] = None
     note = f" ({extra}s are the larger camp)" if extra else ""
     events.append(
-        f"Match {state['match']} of {MATCHES}: camps dealt in secret: one Sneak, "
-        f"{counts[SPORK]} Sporks, {counts[FOON]} Foons{note}. Everyone has {START_COUNTERS} counters."
+        f"Match {state['match']} of {MATCHES}: camps dealt in secret: "
+        f"{head_count(counts)}{note}. Everyone has {START_COUNTERS} counters."
     )
     begin_turn(state, events)
 
