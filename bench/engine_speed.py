@@ -1,6 +1,6 @@
 """Engine speed: orders applied and whole games per second, per engine and variant.
 
-Run: ``python bench/engines.py [--games N] [--engine NAME]``.  Beside each figure
+Run: ``python bench/engine_speed.py [--games N] [--engine NAME]``.  Beside each figure
 the same run measures a baseline — a JSON round-trip of the very states the
 playouts went through, the floor cost of any copy-on-write engine — so the ratio
 survives a noisy, shared machine.
