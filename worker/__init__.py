@@ -36,7 +36,9 @@ def broker_options(settings: Settings) -> dict[str, Any]:
     folder = Path(settings.instance) / "broker"
     (folder / "queue").mkdir(parents=True, exist_ok=True)
     (folder / "processed").mkdir(parents=True, exist_ok=True)
+    (folder / "control").mkdir(parents=True, exist_ok=True)
     return {
+        "control_folder": str(folder / "control"),
         "data_folder_in": str(folder / "queue"),
         "data_folder_out": str(folder / "queue"),
         "processed_folder": str(folder / "processed"),
