@@ -54,21 +54,22 @@ def build_message(row: OutboxMessage) -> EmailMessage:
 
 
 def smtp_send(url: str, envelope_from: str, message: EmailMessage) -> None:
-    """Send through the relay named by ``url`` (``smtp://[user:pass@]host[:port][?starttls=1]``, ``smtps://``)."""
+    """Send through the relay named by ``url``: ``smtp://[user:pass@]host[:port][?starttls=1][&cafile=PATH]``
+    or ``smtps://...`` for implicit TLS."""
     parts = urlparse(url)
     query = parse_qs(parts.query)
     secure = parts.scheme == "smtps"
     port = parts.port or (465 if secure else 25)
+    # ?cafile=/path trusts a private CA (a relay with an in-house certificate).
+    context = ssl.create_default_context(cafile=query.get("cafile", [None])[0])
     try:
         if secure:
-            client: smtplib.SMTP = smtplib.SMTP_SSL(
-                parts.hostname, port, timeout=30, context=ssl.create_default_context()
-            )
+            client: smtplib.SMTP = smtplib.SMTP_SSL(parts.hostname, port, timeout=30, context=context)
         else:
             client = smtplib.SMTP(parts.hostname, port, timeout=30)
         with client:
             if query.get("starttls", ["0"])[0] in ("1", "true", "yes"):
-                client.starttls(context=ssl.create_default_context())
+                client.starttls(context=context)
             if parts.username:
                 client.login(unquote(parts.username), unquote(parts.password or ""))
             client.send_message(message, from_addr=envelope_from, to_addrs=[message["To"]])
