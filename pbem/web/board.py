@@ -51,30 +51,30 @@ class Board:
     text: str
 
 
-class _BoardCache:
-    """A small LRU of rendered boards keyed by (game id, version, status)."""
+class LruCache:
+    """A small thread-safe LRU (per process; every key carries the game's version, so it never serves stale data)."""
 
     def __init__(self, size: int = 512):
         self.size = size
-        self._items: OrderedDict[tuple[Any, ...], Board] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[Any, ...]) -> Board | None:
+    def get(self, key: tuple[Any, ...]) -> Any:
         with self._lock:
             board = self._items.get(key)
             if board is not None:
                 self._items.move_to_end(key)
             return board
 
-    def put(self, key: tuple[Any, ...], board: Board) -> None:
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
         with self._lock:
-            self._items[key] = board
+            self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
 
-_cache = _BoardCache()
+_cache = LruCache()
 
 
 def render_view(engine_name: str, view: dict[str, Any]) -> Board:

@@ -7,21 +7,25 @@ Everything here is built from :func:`pbem.services.queries.public_summary` and
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from flask import Blueprint, abort, jsonify, render_template, request
+from sqlalchemy import select
 
 from engines import get_engine
 from pbem.clock import utcnow
+from pbem.models import Game
 from pbem.services import NotFound
 from pbem.services.queries import list_games, load_game, public_history, public_summary
 from pbem.services.webviews import history_size
 from pbem.web import common
-from pbem.web.board import public_board
+from pbem.web.board import LruCache, public_board
 
 bp = Blueprint("public", __name__)
 common.install(bp)
 
 HISTORY_PAGE = 25
+_pages = LruCache(2048)
 
 
 def time_left(deadline: dt.datetime | None, now: dt.datetime | None = None) -> str:
@@ -78,30 +82,55 @@ def game_json(game_id: int):
         return jsonify(public_summary(game))
 
 
-@bp.get("/games/<int:game_id>")
-def game_page(game_id: int):
+def _probe(session, game_id: int) -> tuple[Any, ...] | None:
+    """What identifies a game's current public data: one indexed single-row read."""
+    row = session.execute(
+        select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining).where(
+            Game.id == game_id
+        )
+    ).one_or_none()
+    return tuple(row) if row is not None else None
+
+
+def status_data(game_id: int, page: int) -> dict[str, Any] | None:
+    """The status page's data, cached per game version (None: no such game).
+
+    Every change a page shows (orders, turns, timeouts, admin actions) bumps
+    the game's version or touches its row, so the key below is enough; the
+    time-dependent parts (countdown) are rendered per request from ``deadline``.
+    """
     rt = common.runtime()
-    page = max(1, request.args.get("page", 1, type=int) or 1)
     with rt.db.read() as session:
-        try:
-            game = load_game(session, game_id)
-        except NotFound:
-            abort(404)
+        probe = _probe(session, game_id)
+        if probe is None:
+            return None
+        key = (rt.settings.database_url, game_id, page, *probe)
+        data = _pages.get(key)
+        if data is not None:
+            return data
+        game = load_game(session, game_id)
         summary = public_summary(game)
         history = public_history(session, game_id, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
         total = history_size(session, game_id)
         board = public_board(
             rt.settings.database_url, game.id, game.version, game.status, game.engine, summary["public"]
         )
-        deadline = game.deadline if game.status == "active" else None
-        paused_remaining = game.paused_remaining if game.status == "paused" else None
-    return render_template(
-        "game.html",
-        game=summary,
-        board=board,
-        history=history,
-        page=page,
-        has_next=page * HISTORY_PAGE < total,
-        deadline=deadline,
-        paused_remaining=paused_remaining,
-    )
+        data = {
+            "game": summary,
+            "board": board,
+            "history": history,
+            "has_next": page * HISTORY_PAGE < total,
+            "deadline": game.deadline if game.status == "active" else None,
+            "paused_remaining": game.paused_remaining if game.status == "paused" else None,
+        }
+    _pages.put(key, data)
+    return data
+
+
+@bp.get("/games/<int:game_id>")
+def game_page(game_id: int):
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    data = status_data(game_id, page)
+    if data is None:
+        abort(404)
+    return render_template("game.html", page=page, **data)
