@@ -10,6 +10,7 @@ kept as ``failed`` for the admin.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import smtplib
 import ssl
 from email.message import EmailMessage
@@ -53,6 +54,12 @@ def build_message(row: OutboxMessage) -> EmailMessage:
     return message
 
 
+@functools.cache
+def tls_context(cafile: str | None) -> ssl.SSLContext:
+    """One TLS context per CA file: building one loads the CA store (tens of milliseconds)."""
+    return ssl.create_default_context(cafile=cafile)
+
+
 def smtp_send(url: str, envelope_from: str, message: EmailMessage) -> None:
     """Send through the relay named by ``url``: ``smtp://[user:pass@]host[:port][?starttls=1][&cafile=PATH]``
     or ``smtps://...`` for implicit TLS."""
@@ -61,14 +68,15 @@ def smtp_send(url: str, envelope_from: str, message: EmailMessage) -> None:
     secure = parts.scheme == "smtps"
     port = parts.port or (465 if secure else 25)
     # ?cafile=/path trusts a private CA (a relay with an in-house certificate).
-    context = ssl.create_default_context(cafile=query.get("cafile", [None])[0])
+    starttls = query.get("starttls", ["0"])[0] in ("1", "true", "yes")
+    context = tls_context(query.get("cafile", [None])[0]) if secure or starttls else None
     try:
         if secure:
             client: smtplib.SMTP = smtplib.SMTP_SSL(parts.hostname, port, timeout=30, context=context)
         else:
             client = smtplib.SMTP(parts.hostname, port, timeout=30)
         with client:
-            if query.get("starttls", ["0"])[0] in ("1", "true", "yes"):
+            if starttls:
                 client.starttls(context=context)
             if parts.username:
                 client.login(unquote(parts.username), unquote(parts.password or ""))
