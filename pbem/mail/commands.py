@@ -38,23 +38,25 @@ def server_help(server_address: str) -> str:
 
 def split_seat_lines(
     game: Game, seat: Seat, lines: list[str], server_address: str
-) -> tuple[list[Verdict], list[str]]:
-    """``(command verdicts, order lines)``: ``help``/``status`` are answered here, the rest are orders."""
+) -> tuple[list[Verdict], list[str], list[Verdict]]:
+    """``(commands before the orders, order lines, commands after them)``: ``help``/``status`` are
+    answered here, in the reply's order as far as one receipt allows; every other line is an order."""
     engine = get_engine(game.engine)
     before: list[Verdict] = []
+    after: list[Verdict] = []
     orders: list[str] = []
     for line in lines:
         word = line.strip().lower().rstrip(".!")
         if word in SEAT_HELP:
             text = engine.help_text().rstrip() + "\n\n" + server_help(server_address)
-            before.append(Verdict(line, True, text))
+            (after if orders else before).append(Verdict(line, True, text))
         elif word in SEAT_STATUS:
             view = engine.render_text(engine.private_view(game.state, seat.seat))
             prompt = engine.prompt(game.state, seat.seat) if game.status == "active" else ""
-            before.append(Verdict(line, True, f"{view.rstrip()}\n\n{prompt}".rstrip()))
+            (after if orders else before).append(Verdict(line, True, f"{view.rstrip()}\n\n{prompt}".rstrip()))
         else:
             orders.append(line)
-    return before, orders
+    return before, orders, after
 
 
 def _games_text(session: Session) -> str:

@@ -135,8 +135,6 @@ def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
         attempts = row.attempts + 1
         values: dict[str, object] = {"attempts": attempts}
         if attempts >= MAX_ATTEMPTS:
-            values.update(
-                status="failed", verdict=f"internal error: {type(error).__name__}", processed_at=utcnow()
-            )
+            values.update(status="failed", verdict=f"internal error: {type(error).__name__}", processed_at=utcnow())
         session.execute(update(InboundMessage).where(InboundMessage.id == inbound_id).values(**values))
         return str(values.get("status", "pending"))

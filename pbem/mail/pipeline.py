@@ -220,8 +220,9 @@ def answer(ctx: Context) -> None:
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
     game = ctx.session.get(Game, ctx.seat.game_id)
-    before, orders = commands.split_seat_lines(game, ctx.seat, lines, ctx.settings.server_address)
-    after = [order_service.Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read")]
+    before, orders, after = commands.split_seat_lines(game, ctx.seat, lines, ctx.settings.server_address)
+    if overflow:
+        after.append(order_service.Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read"))
     subject = ctx.subject if game.name.lower() in ctx.subject.lower() else notify.subject_for(game, "your orders")
     shared = _shared(ctx)
     result = order_service.submit(
@@ -230,9 +231,7 @@ def answer(ctx: Context) -> None:
         ctx.seat.id,
         orders,
         source="email",
-        reply=order_service.Reply(
-            in_reply_to=ctx.their_id, subject=subject, before=before, after=after if overflow else []
-        ),
+        reply=order_service.Reply(in_reply_to=ctx.their_id, subject=subject, before=before, after=after),
     )
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"

@@ -134,8 +134,11 @@ def strip_quotes(text: str) -> str:
 def _trim_courtesies(text: str) -> str:
     """Drop a greeting line at the top and a short sign-off ("Cheers,\\nAnn") at the bottom."""
     lines = text.strip("\n").split("\n")
-    if lines and _GREETING.match(lines[0].strip()) and (len(lines) == 1 or not lines[1].strip() or
-                                                           lines[0].rstrip().endswith((",", "!", ":"))):
+    if (
+        lines
+        and _GREETING.match(lines[0].strip())
+        and (len(lines) == 1 or not lines[1].strip() or lines[0].rstrip().endswith((",", "!", ":")))
+    ):
         lines = lines[1:]
     nonblank = [i for i, line in enumerate(lines) if line.strip()]
     for position, i in enumerate(nonblank):

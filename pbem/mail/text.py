@@ -9,6 +9,7 @@ than an error.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
 from email.message import Message
 from html.parser import HTMLParser
@@ -154,10 +155,8 @@ class _HtmlText(HTMLParser):
 
 def html_to_text(html: str) -> str:
     parser = _HtmlText()
-    try:
+    with contextlib.suppress(Exception):  # html.parser is lenient; this is a last resort
         parser.feed(html)
         parser.close()
-    except Exception:  # html.parser is lenient; this is a last resort on pathological input
-        pass
     lines = [" ".join(line.split()) for line in "".join(parser.parts).split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")

@@ -23,9 +23,7 @@ def seat_of(runtime, game_id, name):
     return next(s for s in game_row(runtime, game_id).seats if s.seat == name)
 
 
-def mail(
-    to: str, sender: str, body: str, *, subject: str = "Re: [game] Turn 1", headers: dict | None = None
-) -> bytes:
+def mail(to: str, sender: str, body: str, *, subject: str = "Re: [game] Turn 1", headers: dict | None = None) -> bytes:
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to

@@ -1,0 +1,81 @@
+"""Mail transports on the command line: ``pbem ingest`` (an MTA pipe),
+``pbem smtpd`` (the SMTP listener) and ``pbem imap_poll`` (a mailbox poller)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+import click
+
+from pbem.commands import fail, runtime
+
+#: sysexits codes an MTA understands: bounce the message, or keep it queued and retry.
+EX_DATAERR = 65
+EX_TEMPFAIL = 75
+
+
+@click.command("ingest")
+@click.option("--sender", default=None, help="Envelope sender (Postfix: ${sender}).")
+@click.option("--recipient", default=None, help="Envelope recipient (Postfix: ${original_recipient}).")
+def ingest(sender: str | None, recipient: str | None) -> None:
+    """Read one raw RFC 5322 message on stdin and store it for processing (exit 0 once stored)."""
+    rt = runtime()
+    limit = rt.settings.max_message_bytes
+    raw = sys.stdin.buffer.read(limit + 1)
+    from pbem.mail.inbound import receive
+
+    try:
+        received = receive(rt, raw, transport="pipe", envelope_from=sender, envelope_to=recipient)
+    except Exception as error:  # the MTA keeps the message and tries again
+        click.echo(f"pbem ingest: could not store the message ({type(error).__name__}); try again later", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    if received.refused:
+        click.echo(f"pbem ingest: refused: {received.refused}", err=True)
+        raise SystemExit(EX_DATAERR)
+    click.echo(f"stored {received.id}" + (" (duplicate)" if received.duplicate else ""))
+
+
+@click.command("smtpd")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=2525, show_default=True)
+def smtpd(host: str, port: int) -> None:
+    """Run the SMTP listener for PBEM_MAIL_DOMAIN (the distributed smtpd process)."""
+    from pbem.mail.smtpd import serve_forever
+    from pbem.migrations import upgrade
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s smtpd %(levelname)s %(message)s")
+    rt = runtime()
+    upgrade(rt.settings.database_url)
+    click.echo(f"pbem: SMTP listener on {host}:{port} for @{rt.settings.mail_domain}")
+    serve_forever(rt, host, port)
+
+
+@click.command("imap_poll")
+@click.option("--once", is_flag=True, help="Poll once and exit.")
+@click.option("--interval", type=click.IntRange(5, 3600), default=60, show_default=True, help="Seconds between polls.")
+@click.option("--url", default=None, help="Mailbox URL (default: PBEM_IMAP_URL).")
+def imap_poll(once: bool, interval: int, url: str | None) -> None:
+    """Fetch mail from an IMAP mailbox (PBEM_IMAP_URL, imaps://user:pass@host/INBOX) and store it."""
+    from pbem.mail.imap import parse_url, poll_once
+
+    rt = runtime()
+    url = url or rt.settings.imap_url
+    if not url:
+        fail("set PBEM_IMAP_URL (imaps://user:password@host/INBOX) or pass --url")
+    try:
+        parse_url(url)
+    except ValueError as error:
+        fail(str(error))
+    while True:
+        try:
+            result = poll_once(rt, url)
+            click.echo(f"imap: {result.stored} stored, {result.duplicates} duplicates, {result.refused} refused")
+        except Exception as error:
+            if once:
+                fail(f"IMAP poll failed: {type(error).__name__}: {error}")
+            click.echo(f"imap: poll failed ({type(error).__name__}: {error}); retrying", err=True)
+        if once:
+            return
+        time.sleep(interval)

@@ -1,0 +1,99 @@
+"""The SMTP listener (aiosmtpd): the server's own MX, never an open relay.
+
+Recipients must be in ``PBEM_MAIL_DOMAIN`` and be either the base address or
+a reply address (``550`` otherwise); messages over the size limit get ``552``;
+a message is acknowledged with ``250`` only once :func:`receive` has stored it,
+and a storage failure answers ``451`` so the sending MTA tries again later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import signal
+import threading
+
+from aiosmtpd.controller import Controller
+
+from pbem.mail.inbound import receive
+from pbem.mail.message import clean_address
+from pbem.runtime import Runtime
+
+log = logging.getLogger(__name__)
+MAX_RECIPIENTS = 20
+
+
+class InboundHandler:
+    """aiosmtpd handler: checks recipients, stores the data, answers with the right code."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+
+    def recipient_problem(self, address: str) -> str | None:
+        """An SMTP refusal for ``address``, or None if we take mail for it."""
+        settings = self.runtime.settings
+        cleaned = clean_address(address)
+        if not cleaned or not cleaned.endswith("@" + settings.mail_domain.lower()):
+            return "550 5.7.1 Relay denied: this server only takes mail for its own domain"
+        local = cleaned.split("@")[0]
+        if local != settings.server_address.lower().split("@")[0] and not local.startswith("play-"):
+            return "550 5.1.1 No such mailbox here"
+        return None
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        problem = self.recipient_problem(address)
+        if problem:
+            return problem
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            return "452 4.5.3 Too many recipients"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        raw = envelope.original_content or envelope.content or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        limit = self.runtime.settings.max_message_bytes
+        if len(raw) > limit:
+            return f"552 5.3.4 Message too large (the limit is {limit} bytes)"
+        recipients = [clean_address(r) or r for r in envelope.rcpt_tos]
+        target = next((r for r in recipients if r.startswith("play-")), recipients[0] if recipients else None)
+        store = functools.partial(
+            receive, self.runtime, raw, transport="smtp", envelope_from=envelope.mail_from, envelope_to=target
+        )
+        try:
+            received = await asyncio.get_running_loop().run_in_executor(None, store)
+        except Exception:
+            log.exception("could not store an inbound message")
+            return "451 4.3.0 Could not store the message; please try again later"
+        if received.refused:
+            code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
+            return f"{code} {received.refused}"
+        return "250 2.0.0 OK: stored" + (" (duplicate)" if received.duplicate else "")
+
+
+def controller(runtime: Runtime, host: str = "127.0.0.1", port: int = 2525) -> Controller:
+    """A started-on-demand listener; ``data_size_limit`` lets aiosmtpd refuse oversize DATA itself."""
+    return Controller(
+        InboundHandler(runtime),
+        hostname=host,
+        port=port,
+        data_size_limit=runtime.settings.max_message_bytes,
+        ident="pbem",
+        server_hostname=runtime.settings.mail_domain,
+    )
+
+
+def serve_forever(runtime: Runtime, host: str, port: int) -> None:
+    """Run the listener until SIGINT or SIGTERM."""
+    listener = controller(runtime, host, port)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    listener.start()
+    log.info("SMTP listener on %s:%s for @%s", host, port, runtime.settings.mail_domain)
+    try:
+        stop.wait()
+    finally:
+        listener.stop()

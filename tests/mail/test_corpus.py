@@ -1,0 +1,64 @@
+"""The .eml corpus: mail as real clients send it yields exactly the intended lines,
+both when read alone and through the whole pipeline into a game."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem.mail.message import addresses, parse
+from pbem.mail.quotes import order_lines
+from pbem.mail.text import body_text
+from tests.mail.helpers import deliver, outbox, seat_address
+from tests.support.play import game_row, start
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "mail"
+EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
+PLACEHOLDER = b"play-0123456789abcdef01234567-abcdef0123@pbem.test"
+
+
+def test_the_corpus_covers_the_client_shapes():
+    names = " ".join(EXPECTED)
+    for shape in (
+        "gmail",
+        "outlook_desktop",
+        "outlook_web",
+        "apple",
+        "thunderbird",
+        "iphone",
+        "android",
+        "html_only",
+        "quoted_printable",
+        "base64",
+        "iso_8859_1",
+        "utf8",
+        "top_posted",
+        "bottom_posted",
+    ):
+        assert shape in names, shape
+    assert sorted(EXPECTED) == sorted(p.name for p in CORPUS.glob("*.eml"))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_message_yields_exactly_the_intended_lines(name):
+    message = parse((CORPUS / name).read_bytes())
+    assert order_lines(body_text(message)) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_message_through_the_pipeline_answers_exactly_those_lines(sqlite_runtime, name):
+    runtime = sqlite_runtime
+    raw = (CORPUS / name).read_bytes()
+    sender = addresses(parse(raw), "From")[0]
+    game_id = start(runtime, players=[f"P <{sender}>", "b@x.org", "c@x.org", "d@x.org"])
+    seat = next(s for s in game_row(runtime, game_id).seats if s.account.email == sender)
+    raw = raw.replace(PLACEHOLDER, seat_address(runtime, seat).encode())
+    status, _ = deliver(runtime, raw)
+    assert status == "done"
+    [receipt] = outbox(runtime, kind="receipt")
+    assert receipt.recipient == sender
+    answered = re.findall(r"^> (.*)$", receipt.body_text, flags=re.MULTILINE)
+    assert answered == EXPECTED[name]
