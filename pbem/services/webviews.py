@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import selectinload
 
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
@@ -22,9 +22,12 @@ from pbem.tokens import reply_address
 REFUSED_INBOUND = ("rejected", "failed")
 
 
+_HISTORY_SIZE = select(func.count(LogEntry.id)).where(LogEntry.game_id == bindparam("game_id"))
+
+
 def history_size(session, game_id: int) -> int:
     """How many log entries a game has (for paging the public history)."""
-    return session.scalar(select(func.count(LogEntry.id)).where(LogEntry.game_id == game_id)) or 0
+    return session.scalar(_HISTORY_SIZE, {"game_id": game_id}) or 0
 
 
 @dataclass
@@ -232,3 +235,36 @@ def outbox_message(runtime: Runtime, message_id: int) -> OutboxMessage:
         if message is None:
             raise NotFound(f"there is no outgoing email {message_id}")
         return message
+
+
+_GAME_ROW = _SEAT_ROWS = None
+
+
+def lean_game(session, game_id: int):
+    """A read-only stand-in for a :class:`Game` with its seats and accounts, in two Core queries.
+
+    :func:`pbem.services.queries.public_summary` only reads attributes, so the
+    status page can skip building ORM objects (most of a page's cost otherwise).
+    """
+    from types import SimpleNamespace
+
+    from pbem.models import Account
+
+    global _GAME_ROW, _SEAT_ROWS
+    if _GAME_ROW is None:  # built once: constructing statements costs more than running them
+        _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
+        _SEAT_ROWS = (
+            select(Seat.seat, Seat.position, Account.name, Account.email)
+            .join(Account, Account.id == Seat.account_id)
+            .where(Seat.game_id == bindparam("game_id"))
+            .order_by(Seat.position)
+        )
+    row = session.execute(_GAME_ROW, {"game_id": game_id}).mappings().one_or_none()
+    if row is None:
+        return None
+    seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
+    game = SimpleNamespace(**row)
+    game.seats = [
+        SimpleNamespace(seat=s.seat, account=SimpleNamespace(display=s.name or s.email.split("@")[0])) for s in seats
+    ]
+    return game

@@ -9,15 +9,15 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, abort, jsonify, render_template, request
-from sqlalchemy import select
+from flask import Blueprint, abort, jsonify, render_template, request, session
+from sqlalchemy import bindparam, select
 
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.services import NotFound
 from pbem.services.queries import list_games, load_game, public_history, public_summary
-from pbem.services.webviews import history_size
+from pbem.services.webviews import history_size, lean_game
 from pbem.web import common
 from pbem.web.board import LruCache, public_board
 
@@ -26,6 +26,7 @@ common.install(bp)
 
 HISTORY_PAGE = 25
 _pages = LruCache(2048)
+_html = LruCache(2048)
 
 
 def time_left(deadline: dt.datetime | None, now: dt.datetime | None = None) -> str:
@@ -82,13 +83,14 @@ def game_json(game_id: int):
         return jsonify(public_summary(game))
 
 
+_PROBE = select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining).where(
+    Game.id == bindparam("game_id")
+)
+
+
 def _probe(session, game_id: int) -> tuple[Any, ...] | None:
     """What identifies a game's current public data: one indexed single-row read."""
-    row = session.execute(
-        select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining).where(
-            Game.id == game_id
-        )
-    ).one_or_none()
+    row = session.execute(_PROBE, {"game_id": game_id}).one_or_none()
     return tuple(row) if row is not None else None
 
 
@@ -108,7 +110,9 @@ def status_data(game_id: int, page: int) -> dict[str, Any] | None:
         data = _pages.get(key)
         if data is not None:
             return data
-        game = load_game(session, game_id)
+        game = lean_game(session, game_id)
+        if game is None:
+            return None
         summary = public_summary(game)
         history = public_history(session, game_id, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
         total = history_size(session, game_id)
@@ -122,6 +126,7 @@ def status_data(game_id: int, page: int) -> dict[str, Any] | None:
             "has_next": page * HISTORY_PAGE < total,
             "deadline": game.deadline if game.status == "active" else None,
             "paused_remaining": game.paused_remaining if game.status == "paused" else None,
+            "cache_key": key,
         }
     _pages.put(key, data)
     return data
@@ -133,4 +138,12 @@ def game_page(game_id: int):
     data = status_data(game_id, page)
     if data is None:
         abort(404)
-    return render_template("game.html", page=page, **data)
+    if session.get("admin_id") or "_flashes" in session:  # the header differs per session
+        return render_template("game.html", page=page, **data)
+    # anonymous views share the rendered page while the no-JavaScript countdown text stays the same
+    key = (*data["cache_key"], time_left(data["deadline"]))
+    html = _html.get(key)
+    if html is None:
+        html = render_template("game.html", page=page, **data)
+        _html.put(key, html)
+    return html
