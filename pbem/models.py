@@ -81,6 +81,11 @@ class Game(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: Server-side rules of the table, not the engine's: press mode, late-player
+    #: policy, vacation caps (see :mod:`pbem.services.house_rules`).
+    house_rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: Grace periods already granted to late seats in the current turn.
+    grace_used: Mapped[int] = mapped_column(Integer, default=0)
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
@@ -158,9 +163,59 @@ class OutboxMessage(Base):
     kind: Mapped[str] = mapped_column(String(40), default="")
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
+    #: pending | sending | sent | failed; also held (kept for the daily digest),
+    #: digested (sent inside a digest) and suppressed (the account asked not to get it).
     status: Mapped[str] = mapped_column(String(20), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     sent_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+
+class PressMessage(Base):
+    """Table talk: kept apart from the game log because it never changes the game."""
+
+    __tablename__ = "press"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    from_seat: Mapped[str] = mapped_column(String(50))
+    #: The addressee's seat name, or None for a broadcast to every seat.
+    to_seat: Mapped[str | None] = mapped_column(String(50))
+    text: Mapped[str] = mapped_column(Text)
+    signed: Mapped[bool] = mapped_column(default=True)
+    turn: Mapped[int] = mapped_column(Integer, default=0)
+    #: The press this one answers, if any (how an anonymous sender can be answered).
+    reply_to_id: Mapped[int | None] = mapped_column(ForeignKey("press.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Observer(Base):
+    """Someone following a game's public updates by email; confirmed by a link first."""
+
+    __tablename__ = "observers"
+    __table_args__ = (UniqueConstraint("game_id", "email"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    email: Mapped[str] = mapped_column(String(320))
+    #: Secret of the confirmation and one-click stop links.
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    #: pending | active | stopped
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    asked_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    confirmed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+
+class Vacation(Base):
+    """A declared absence: deadlines waiting on the seat move to its end."""
+
+    __tablename__ = "vacations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    days: Mapped[int] = mapped_column(Integer)
+    starts_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    ends_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from celery.schedules import crontab
 from celery.signals import worker_init, worker_process_init
 
 from pbem import db
@@ -26,7 +27,10 @@ TASKS = {
     "fire_deadline": "worker.tasks.fire_deadline",
     "send_reminders": "worker.tasks.send_reminders",
     "flush_outbox": "worker.tasks.flush_outbox",
+    "send_digests": "worker.tasks.send_digests",
 }
+#: When the daily digest goes out (UTC).
+DIGEST_HOUR = 6
 
 
 def broker_options(settings: Settings) -> dict[str, Any]:
@@ -58,7 +62,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_prefetch_multiplier": 4,
         "worker_enable_remote_control": not settings.embedded_broker,
         "worker_hijack_root_logger": False,
-        "beat_schedule": {"sweep": {"task": "worker.tasks.sweep", "schedule": SWEEP_SECONDS}},
+        "beat_schedule": {
+            "sweep": {"task": "worker.tasks.sweep", "schedule": SWEEP_SECONDS},
+            "digest": {"task": "worker.tasks.send_digests", "schedule": crontab(hour=DIGEST_HOUR, minute=0)},
+        },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",
     }

@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from pbem.runtime import get_runtime
-from pbem.services import deadlines, outbox
+from pbem.services import deadlines, digest, outbox
 from pbem.services import sweep as sweeping
 
 log = logging.getLogger(__name__)
@@ -44,3 +44,9 @@ def send_reminders(game_id: int) -> int:
 def sweep() -> dict[str, int]:
     result = sweeping.sweep(get_runtime())
     return {name: len(ids) for name, ids in vars(result).items()}
+
+
+@shared_task(name="worker.tasks.send_digests", acks_late=True)
+def send_digests() -> int:
+    """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
+    return digest.send_digests(get_runtime())

@@ -8,7 +8,8 @@ import click
 
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
-from pbem.services import ServiceError, games
+from pbem.services import ServiceError, games, house_rules
+from pbem.services.export import export_game, load_export, verify_export
 from pbem.services.queries import game_summary, list_games, load_game
 from pbem.services.verify import verify
 from pbem.tokens import reply_address
@@ -65,8 +66,29 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
 @click.option("--seed", type=int, default=None, help="Fix the random seed (for tests and replays).")
+@click.option("--press", "press_mode", default=None, help="Table talk: full (default), public or none.")
+@click.option("--press-identity", default=None, help="Press is signed (default) or anonymous.")
+@click.option("--late", "late_policy", default=None, help="Missed deadlines: defaults (default), grace:N or bot:N.")
+@click.option("--vacation-per-game", type=int, default=None, help="Vacation days per player in this game (14).")
+@click.option("--vacation-per-year", type=int, default=None, help="Vacation days per account per year (28).")
 @click.option("--json", "as_json", is_flag=True)
-def game_create(engine_name, variant, players, name, deadline, phase_deadlines, reminders, options, seed, as_json):
+def game_create(
+    engine_name,
+    variant,
+    players,
+    name,
+    deadline,
+    phase_deadlines,
+    reminders,
+    options,
+    seed,
+    press_mode,
+    press_identity,
+    late_policy,
+    vacation_per_game,
+    vacation_per_year,
+    as_json,
+):
     """Start a game; every player gets their first email."""
     per_phase = {}
     for pair in phase_deadlines:
@@ -92,12 +114,22 @@ def game_create(engine_name, variant, players, name, deadline, phase_deadlines, 
         reminders=reminder_list,
         seed=seed,
     )
+    try:
+        rules = house_rules.parse_rules(
+            press=press_mode,
+            press_identity=press_identity,
+            late=late_policy,
+            vacation_days_per_game=vacation_per_game,
+            vacation_days_per_year=vacation_per_year,
+        )
+    except ServiceError as error:
+        fail(str(error))
     rt = runtime()
     from pbem.migrations import upgrade
 
     upgrade(rt.settings.database_url)
     try:
-        game_id = games.create_game(rt, request)
+        game_id = house_rules.create_game(rt, request, rules)
     except ServiceError as error:
         fail(str(error))
     if as_json:
@@ -161,6 +193,45 @@ def game_verify(game_id: int) -> None:
     """Replay the game's log from its seed and compare with the stored state."""
     try:
         result = verify(runtime(), game_id)
+    except ServiceError as error:
+        fail(str(error))
+    click.echo(result.message)
+    if not result.ok:
+        raise SystemExit(1)
+
+
+@game_group.command("export")
+@click.argument("game_id", type=int)
+@click.option(
+    "--output",
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
+@click.option("--public", "public_only", is_flag=True, help="Only what the public may see (no seed, no orders).")
+def game_export(game_id: int, output: str | None, public_only: bool) -> None:
+    """Export a game's set-up and full log as JSON (replay it with `pbem game verify-export`)."""
+    try:
+        data = export_game(runtime(), game_id, full=not public_only)
+    except ServiceError as error:
+        fail(str(error))
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if output:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        click.echo(f"game {game_id} exported to {output} ({len(data['log'])} log entries)")
+    else:
+        click.echo(text)
+
+
+@game_group.command("verify-export")
+@click.argument("path", type=click.Path(dir_okay=False))
+def game_verify_export(path: str) -> None:
+    """Replay an export file with the engine alone (no database) and check its final state."""
+    try:
+        result = verify_export(load_export(path))
     except ServiceError as error:
         fail(str(error))
     click.echo(result.message)

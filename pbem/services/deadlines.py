@@ -9,13 +9,18 @@ from pbem import faults
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services import notify
+from pbem.services import late, notify
 from pbem.services.locking import lock_game
 from pbem.services.progress import after_change, append_log, next_reminder, reminder_offsets
 
 
 def apply_deadline(runtime: Runtime, game_id: int) -> bool:
-    """Resolve a due deadline; a no-op (False) if it is not due, already handled or the game stopped."""
+    """Resolve a due deadline; a no-op (False) if it is not due, already handled or the game stopped.
+
+    The game's late-player policy (:mod:`pbem.services.late`) decides: the
+    deadline may move (a vacation, a grace period), a bot may play for seats
+    that keep missing deadlines, and the engine's defaults cover the rest.
+    """
     with runtime.db.write() as session:
         game = lock_game(session, game_id)
         now = utcnow()
@@ -23,18 +28,31 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             return False
         engine = get_engine(game.engine)
         missing = sorted(engine.missing_seats(game.state))
-        step = engine.apply_timeout(game.state)
-        game.state = step.state
+        if late.postpone(runtime, session, game, engine, missing, now):
+            return True
+        start_turn = engine.turn(game.state)
+        bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing))
+        default_events: list[str] = []
+        still_missing = missing
+        if bot_played:
+            done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
+            still_missing = [] if done else sorted(engine.missing_seats(game.state))
+        if not bot_played or still_missing:
+            step = engine.apply_timeout(game.state)
+            game.state = step.state
+            default_events = list(step.events)
+            note = "missed: " + ", ".join(still_missing) if still_missing else "deadline"
+            append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
         for seat in game.seats:
             if seat.seat in missing:
                 seat.missed_deadlines += 1
         missed_names = [seat_label(game, name) for name in missing]
-        note = "missed: " + ", ".join(missing) if missing else "deadline"
-        append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
         faults.point("deadline")
         events = [
             "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
-            *step.events,
+            *(f"A bot played for {seat_label(game, name)}." for name in bot_played),
+            *bot_events,
+            *default_events,
         ]
         after_change(
             runtime,
@@ -46,6 +64,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             announce=True,
             missed=missed_names or ["nobody"],
         )
+        late.tell_late_seats(runtime, session, game, missing, bot_played, default_events)
         return True
 
 

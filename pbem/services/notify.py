@@ -12,6 +12,7 @@ from engines import get_engine
 from pbem.mail.compose import render
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.runtime import Runtime
+from pbem.services import preferences
 from pbem.tokens import reply_address
 
 
@@ -55,11 +56,23 @@ def queue(
     message_id: str | None = None,
     **context: Any,
 ) -> OutboxMessage:
-    """Render ``template`` and add one outbox row (sent after commit)."""
+    """Render ``template`` and add one outbox row (sent after commit).
+
+    An email to a seat honours its account's notification preference (it may
+    start ``held`` for the digest or ``suppressed``; only ``pending`` rows are
+    sent) and says how to change that preference.
+    """
     settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
+    status = preferences.delivery_status(game, seat, kind)
+    account = seat.account if seat is not None else None
+    if account is not None:
+        context.setdefault("notify_pref", account.notify or "every")
+        context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
     text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
+    if account is not None:
+        text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
     if seat is not None:
@@ -86,9 +99,11 @@ def queue(
         kind=kind,
         game_id=game.id if game else None,
         seat_id=seat.id if seat else None,
+        status=status,
     )
     session.add(row)
-    runtime.nudge_after_commit(session, "deliver_outbox", lambda: row.id)
+    if status == "pending":
+        runtime.nudge_after_commit(session, "deliver_outbox", lambda: row.id)
     return row
 
 

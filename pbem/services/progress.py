@@ -13,7 +13,7 @@ from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
-from pbem.services import notify
+from pbem.services import notify, observers
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -70,6 +70,7 @@ def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None
     game.deadline = now + dt.timedelta(seconds=seconds) if seconds else None
     game.reminders_sent = []
     game.next_reminder = next_reminder(game, now)
+    game.grace_used = 0  # grace periods are counted per turn
 
 
 def reminder_offsets(game: Game) -> list[int]:
@@ -124,6 +125,8 @@ def after_change(
             events=events,
             missed=missed or [],
         )
+        observers.queue_updates(runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over",
+                                events=events)
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)
@@ -137,6 +140,7 @@ def after_change(
             events=events,
             missed=missed or [],
         )
+        observers.queue_updates(runtime, session, game, headline=f"{game.phase}.", what=game.phase, events=events)
     elif announce:
         notify.send_views(
             runtime,

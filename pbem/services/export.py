@@ -1,0 +1,138 @@
+"""Game export: set-up plus log, as JSON that replays without the server.
+
+A *full* export holds everything needed to replay the game — engine, variant,
+options, seed, the players' display names and every log entry — plus the
+SHA-256 of the final state; :func:`verify_export` replays it with the engine
+alone (``pbem game verify-export FILE``) and compares.
+
+Until a game is finished the seed and the orders are secret (the seed decides
+every hidden card; the orders of a sealed phase are secret until revealed), so
+the public export of an unfinished game holds the public event lines only and
+says so (``"complete": false``); it cannot be replayed.  Admin notes are cut to
+their action word in both kinds (they may name email addresses).  Email
+addresses are never exported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engines import get_engine
+from engines.playout import apply_entry, canonical_json
+from pbem.services import NotFound, ServiceError
+from pbem.services.queries import iso
+from pbem.services.verify import Verification, replay_log
+
+FORMAT = "pbem-game-export"
+VERSION = 1
+REPLAYABLE = ("order", "timeout")
+
+
+def state_digest(state: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(state).encode()).hexdigest()
+
+
+def export_game(runtime, game_id: int, *, full: bool | None = None) -> dict[str, Any]:
+    """The export of a game; ``full=None`` means full once finished, public before.
+
+    ``full=True`` is for the admin at the console (``pbem game export``).
+    """
+    game, entries = replay_log(runtime, game_id)
+    if full is None:
+        full = game.status == "finished"
+    engine = get_engine(game.engine)
+    seats = list(engine.seat_names(len(game.players), game.variant))
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "complete": bool(full),
+        "game": {
+            "id": game.id,
+            "name": game.name,
+            "engine": game.engine,
+            "variant": game.variant,
+            "status": game.status,
+            "turn": game.turn,
+            "phase": game.phase,
+            "result": game.result,
+            "created_at": iso(game.created_at),
+            "finished_at": iso(game.finished_at),
+        },
+        "house_rules": dict(game.house_rules or {}),
+        "seats": seats,
+    }
+    log: list[dict[str, Any]] = []
+    for entry in entries:
+        row: dict[str, Any] = {
+            "seq": entry.seq,
+            "kind": entry.kind,
+            "turn": entry.turn,
+            "at": iso(entry.created_at),
+            "events": list(entry.events or []),
+        }
+        if entry.kind == "admin":
+            row["text"] = entry.text.split(":", 1)[0]
+        elif full:
+            row.update(seat=entry.seat, text=entry.text, source=entry.source)
+        log.append(row)
+    out["log"] = log
+    if full:
+        out["setup"] = {
+            "players": list(game.players),
+            "seed": game.seed,
+            "variant": game.variant,
+            "options": dict(game.options or {}),
+        }
+        out["final_state_sha256"] = state_digest(game.state)
+    else:
+        out["note"] = (
+            "The game is not finished: its seed and orders are secret, so this export holds the public "
+            "events only and cannot be replayed. The full log is exported once the game is over."
+        )
+    return out
+
+
+def verify_export(data: Any) -> Verification:
+    """Replay a full export with its engine alone and compare with its final state's digest."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ServiceError('this is not a pbem game export (no "format": "pbem-game-export")')
+    game_id = (data.get("game") or {}).get("id") or 0
+    if not data.get("complete") or "setup" not in data:
+        raise ServiceError("this export is public only (the game was not finished): it holds no orders to replay")
+    try:
+        engine = get_engine(data["game"]["engine"])
+        setup = data["setup"]
+        state = engine.new_game(list(setup["players"]), int(setup["seed"]), setup["variant"], dict(setup["options"]))
+        state = state.state
+        log = list(data["log"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ServiceError(f"the export's set-up is incomplete or wrong: {error}") from None
+    applied = 0
+    for entry in log:
+        if not isinstance(entry, dict) or entry.get("kind") not in REPLAYABLE:
+            continue
+        try:
+            state = apply_entry(engine, state, entry).state
+        except (KeyError, ValueError) as error:
+            seq = entry.get("seq", "?")
+            return Verification(game_id, applied, False, f"entry {seq} ({entry.get('text')!r}) fails: {error}")
+        applied += 1
+    if state_digest(state) != data.get("final_state_sha256"):
+        return Verification(game_id, applied, False, "replaying the export's log gives a different final state")
+    return Verification(
+        game_id, applied, True, f"export of game {game_id}: {applied} log entries replay to its final state"
+    )
+
+
+def load_export(path: str) -> dict[str, Any]:
+    """Read an export file, with a clear error for anything but JSON."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise NotFound(f"there is no file {path}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ServiceError(f"{path} is not a JSON export: {error}") from None

@@ -1,0 +1,77 @@
+"""Turn-by-turn history, recomputed by replaying the game log from its seed.
+
+The status page's replay shows the public view at the start of every turn
+(:func:`public_views_by_turn`); once a game is finished, every seat's private
+view at every turn may be shown too (:func:`private_views_by_turn`).  Nothing
+is stored for this: the log is the history (design principle 3), and replaying
+it is cheap next to a page view of a long game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines import get_engine
+from engines.playout import apply_entry
+from pbem.models import Game, LogEntry
+from pbem.services import ServiceError
+from pbem.services.verify import replay_log
+
+
+def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str, Any]]:
+    engine = get_engine(game.engine)
+    state = engine.new_game(list(game.players), game.seed, game.variant, dict(game.options)).state
+    seats = list(engine.seat_names(len(game.players), game.variant))
+
+    def frame(events: list[str]) -> dict[str, Any]:
+        public = engine.public_view(state)
+        out: dict[str, Any] = {
+            "turn": engine.turn(state),
+            "phase": engine.phase(state),
+            "public": public,
+            "public_text": engine.render_text(public),
+            "events": events,
+        }
+        if private:
+            views = {seat: engine.private_view(state, seat) for seat in seats}
+            out["private"] = views
+            out["private_text"] = {seat: engine.render_text(view) for seat, view in views.items()}
+        return out
+
+    frames = [frame([])]
+    pending: list[str] = []
+    for entry in entries:
+        if entry.kind == "admin":
+            pending.extend(entry.events or [])
+            continue
+        before = engine.turn(state)
+        record = {"kind": entry.kind, "seat": entry.seat, "text": entry.text}
+        try:
+            state = apply_entry(engine, state, record).state
+        except ValueError as error:
+            raise ServiceError(f"game {game.id}: log entry {entry.seq} does not replay ({error})") from None
+        pending.extend(entry.events or [])
+        if engine.turn(state) != before or engine.outcome(state) is not None:
+            frames.append(frame(pending))
+            pending = []
+    if pending:
+        frames.append(frame(pending))
+    return frames
+
+
+def public_views_by_turn(runtime, game_id: int) -> list[dict[str, Any]]:
+    """``[{turn, phase, public, public_text, events}]``: the state at the start of each turn.
+
+    ``events`` are the public lines of what led to that turn (admin notices
+    included).  Orders are used to replay but never returned.
+    """
+    game, entries = replay_log(runtime, game_id)
+    return _frames(game, entries, private=False)
+
+
+def private_views_by_turn(runtime, game_id: int) -> list[dict[str, Any]]:
+    """The same with every seat's private view (``private``, ``private_text``); finished games only."""
+    game, entries = replay_log(runtime, game_id)
+    if game.status != "finished":
+        raise ServiceError(f"game {game_id} is {game.status}; private views are shown once it is finished")
+    return _frames(game, entries, private=True)

@@ -1,0 +1,170 @@
+"""A game's house rules: how the server runs the table, as opposed to the engine's rules.
+
+They are chosen when the game is created and kept in ``Game.house_rules``:
+
+* ``press``: ``full`` (private and broadcast table talk), ``public`` (broadcast
+  only) or ``none``; ``press_signed``: press shows its sender, or is anonymous.
+* ``late``: what a missed deadline does — ``defaults`` (the engine's defaults,
+  at once), ``grace:N`` (extend the deadline up to N more periods while a seat
+  is late, telling everyone, then apply the defaults) or ``bot:N`` (once a seat
+  has missed N deadlines in a row, a bot plays random legal orders for it at
+  each deadline, until the player sends orders again).
+* ``vacation_days_per_game`` and ``vacation_days_per_year``: the caps on
+  declared vacations (the yearly one counts an account's days away across all
+  of its games, overlapping vacations once).
+
+An empty dict means every default, so games created before house rules existed
+behave as they always did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pbem.models import Game
+from pbem.runtime import Runtime
+from pbem.services import ServiceError, games
+from pbem.services.locking import lock_game
+
+PRESS_MODES = ("full", "public", "none")
+LATE_KINDS = ("defaults", "grace", "bot")
+MAX_LATE_N = 20
+MAX_VACATION_DAYS = 366
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    press: str = "full"
+    press_signed: bool = True
+    late: str = "defaults"
+    vacation_days_per_game: int = 14
+    vacation_days_per_year: int = 28
+
+    @property
+    def late_kind(self) -> str:
+        """``defaults``, ``grace`` or ``bot``."""
+        return self.late.partition(":")[0]
+
+    @property
+    def late_n(self) -> int:
+        """N of ``grace:N`` or ``bot:N`` (0 for ``defaults``)."""
+        _, _, n = self.late.partition(":")
+        return int(n) if n else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> list[str]:
+        """The rules in words, for players and the status page."""
+        press = {
+            "full": "players may send press to one seat or to all",
+            "public": "players may send press to all seats only",
+            "none": "there is no press in this game",
+        }[self.press]
+        if self.press != "none":
+            press += "; press is " + ("signed" if self.press_signed else "anonymous")
+        late = {
+            "defaults": "a missed deadline applies the game's defaults",
+            "grace": f"a missed deadline is extended up to {self.late_n} time(s) for late seats, "
+            "then the game's defaults apply",
+            "bot": f"after {self.late_n} missed deadline(s) in a row a bot plays for the late seat "
+            "until its player sends orders again",
+        }[self.late_kind]
+        vacation = (
+            f"vacations: up to {self.vacation_days_per_game} days in this game "
+            f"and {self.vacation_days_per_year} days a year"
+        )
+        return [press.capitalize() + ".", late.capitalize() + ".", vacation.capitalize() + "."]
+
+
+def parse_late(text: str) -> str:
+    """``defaults``, ``grace:N`` or ``bot:N`` in canonical form; ServiceError otherwise."""
+    raw = (text or "").strip().lower().replace(" ", "")
+    kind, sep, n = raw.partition(":")
+    if kind == "defaults" and not sep:
+        return "defaults"
+    if kind in ("grace", "bot") and sep and n.isdigit():
+        value = int(n)
+        low = 1 if kind == "grace" else 0
+        if low <= value <= MAX_LATE_N:
+            return f"{kind}:{value}"
+        raise ServiceError(f"late policy {text!r}: N must be from {low} to {MAX_LATE_N}")
+    raise ServiceError(f"late policy {text!r} is not one of: defaults, grace:N, bot:N (e.g. grace:1 or bot:2)")
+
+
+def parse_rules(
+    *,
+    press: str | None = None,
+    press_identity: str | None = None,
+    late: str | None = None,
+    vacation_days_per_game: int | None = None,
+    vacation_days_per_year: int | None = None,
+) -> HouseRules:
+    """Check every choice (None keeps the default) and report all problems at once."""
+    base = HouseRules()
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    if press is not None:
+        if press.strip().lower() in PRESS_MODES:
+            values["press"] = press.strip().lower()
+        else:
+            problems.append(f"press {press!r} is not one of: {', '.join(PRESS_MODES)}")
+    if press_identity is not None:
+        identity = press_identity.strip().lower()
+        if identity in ("signed", "anonymous"):
+            values["press_signed"] = identity == "signed"
+        else:
+            problems.append(f"press identity {press_identity!r} is not one of: signed, anonymous")
+    if late is not None:
+        try:
+            values["late"] = parse_late(late)
+        except ServiceError as error:
+            problems.append(str(error))
+    for name, value in (
+        ("vacation_days_per_game", vacation_days_per_game),
+        ("vacation_days_per_year", vacation_days_per_year),
+    ):
+        if value is None:
+            continue
+        if not isinstance(value, int) or not 0 <= value <= MAX_VACATION_DAYS:
+            problems.append(f"{name.replace('_', ' ')} must be a whole number of days from 0 to {MAX_VACATION_DAYS}")
+        else:
+            values[name] = value
+    if problems:
+        raise ServiceError("; ".join(problems))
+    return HouseRules(**{**base.to_json(), **values})
+
+
+def from_json(data: dict[str, Any] | None) -> HouseRules:
+    """The rules stored on a game; unknown keys are ignored and missing ones take defaults."""
+    known = set(HouseRules.__dataclass_fields__)
+    return HouseRules(**{k: v for k, v in (data or {}).items() if k in known})
+
+
+def rules_of(game: Game) -> HouseRules:
+    return from_json(game.house_rules)
+
+
+def create_game(runtime: Runtime, request: games.NewGame, rules: HouseRules | None = None) -> int:
+    """:func:`pbem.services.games.create_game` with house rules.
+
+    The rules are checked before anything is written (``parse_rules``), so the
+    only way to end up with defaults is a failure of the second, tiny
+    transaction that stores them; nothing can depend on them before the first
+    deadline anyway.
+    """
+    game_id = games.create_game(runtime, request)
+    if rules is not None and rules != HouseRules():
+        set_rules(runtime, game_id, rules)
+    return game_id
+
+
+def set_rules(runtime: Runtime, game_id: int, rules: HouseRules) -> None:
+    """Store a game's rules (the admin may change them while it is not finished)."""
+    with runtime.db.write() as session:
+        game = lock_game(session, game_id)
+        if game.status in ("finished", "cancelled"):
+            raise ServiceError(f"game {game_id} is {game.status}; its rules can no longer change")
+        game.house_rules = rules.to_json()
+        game.version += 1

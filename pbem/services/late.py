@@ -1,0 +1,192 @@
+"""Late players: what a due deadline does, by the game's house rules.
+
+:func:`pbem.services.deadlines.apply_deadline` asks, in this order:
+
+1. :func:`postpone` — does the deadline wait?  It moves to the end of a
+   vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
+   more deadline period while grace periods are left this turn.  Either way
+   everyone is told and the game log gets an ``admin`` entry.
+2. :func:`play_bots` — policy ``bot:N``: each missing seat that had already
+   missed N deadlines in a row is played by a bot choosing random legal orders
+   (:func:`engines.playout.choose_order`) with an RNG seeded from the game seed
+   and the log length, so the same game gives the same bot orders.  They are
+   logged as ordinary ``order`` entries with source ``bot``: replay and
+   ``pbem game verify`` treat them like any order.  The bot plays one decision
+   per deadline and stops as soon as the player sends orders (that resets the
+   seat's count of missed deadlines).
+3. The engine's defaults (``apply_timeout``) for whoever is still missing.
+
+Afterwards :func:`tell_late_seats` sends each late seat what was played for it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from engines.base import Engine
+from engines.playout import choose_order
+from engines.rng import Rng
+from pbem.models import Game, LogEntry
+from pbem.runtime import Runtime
+from pbem.services import notify, vacations
+from pbem.services.house_rules import rules_of
+from pbem.services.progress import append_log, next_reminder, turn_seconds
+
+#: A grace period when the game has no deadline period of its own (an admin-set deadline).
+DEFAULT_PERIOD = 24 * 3600
+#: At most this many bot orders for one seat at one deadline (a guard against an engine loop).
+MAX_BOT_STEPS = 200
+_BOT_SALT = 0xB07_5EED_0000
+
+
+def _label(game: Game, seat_name: str) -> str:
+    for seat in game.seats:
+        if seat.seat == seat_name:
+            return f"{seat.seat} ({seat.account.display})"
+    return seat_name
+
+
+def _move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
+    game.deadline = until
+    game.reminders_sent = []
+    game.next_reminder = next_reminder(game, now)
+    game.version += 1
+
+
+def postpone(
+    runtime: Runtime, session: Session, game: Game, engine: Engine, missing: list[str], now: dt.datetime
+) -> bool:
+    """Move the deadline for a vacation or a grace period; True if it moved (nothing else happens then)."""
+    if not missing:
+        return False
+    labels = ", ".join(_label(game, name) for name in missing)
+    away = vacations.away_seats(session, game, missing, now)
+    if away:
+        until = max(away.values())
+        _move_deadline(game, until, now)
+        who = ", ".join(_label(game, name) for name in sorted(away))
+        line = (
+            f"The deadline passed; still missing: {labels}. {who} on vacation: "
+            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC."
+        )
+        append_log(
+            session,
+            game,
+            kind="admin",
+            source="deadline",
+            text="vacation wait: " + ", ".join(sorted(away)),
+            events=[line],
+        )
+        notify.send_views(runtime, session, game, headline=line, what="deadline moved (vacation)", kind="admin")
+        return True
+    rules = rules_of(game)
+    if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
+        period = turn_seconds(engine, game) or DEFAULT_PERIOD
+        game.grace_used = (game.grace_used or 0) + 1
+        _move_deadline(game, now + dt.timedelta(seconds=period), now)
+        line = (
+            f"The deadline passed; missing: {labels}. Grace period {game.grace_used} of {rules.late_n}: "
+            f"the deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC."
+        )
+        append_log(
+            session,
+            game,
+            kind="admin",
+            source="deadline",
+            text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(missing),
+            events=[line],
+        )
+        notify.send_views(runtime, session, game, headline=line, what="deadline extended (grace)", kind="admin")
+        return True
+    return False
+
+
+def bot_seats(game: Game, missing: list[str]) -> list[str]:
+    """Missing seats the bot plays for now (policy ``bot:N``, counted before this deadline)."""
+    rules = rules_of(game)
+    if rules.late_kind != "bot":
+        return []
+    return [s.seat for s in game.seats if s.seat in missing and s.missed_deadlines >= rules.late_n]
+
+
+def _log_length(session: Session, game: Game) -> int:
+    key = ("pbem_log_seq", game.id)
+    if key in session.info:
+        return session.info[key]
+    with session.no_autoflush:
+        return session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id)) or 0
+
+
+def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Play one decision for each of ``seats``; returns (orders per seat, public events)."""
+    played: dict[str, list[str]] = {}
+    events: list[str] = []
+    state = game.state
+    start_turn = engine.turn(state)
+    for seat in seats:
+        for _ in range(MAX_BOT_STEPS):
+            if engine.outcome(state) is not None or engine.turn(state) != start_turn:
+                break
+            if seat not in engine.to_act(state):
+                break
+            serial = _log_length(session, game)
+            rng = Rng(game.seed ^ _BOT_SALT ^ (serial * 0x9E3779B97F4A7C15))
+            text = choose_order(engine, state, seat, rng, serial)
+            order = engine.parse_order(state, seat, text)
+            step = engine.apply_order(state, seat, order)
+            state = step.state
+            game.state = state
+            text = engine.format_order(order)
+            append_log(session, game, kind="order", source="bot", seat=seat, text=text, events=step.events)
+            played.setdefault(seat, []).append(text)
+            events.extend(step.events)
+    return played, events
+
+
+def tell_late_seats(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    missing: list[str],
+    bot_played: dict[str, list[str]],
+    default_events: list[str],
+) -> None:
+    """Each late seat learns what was played for it (its own orders only)."""
+    rules = rules_of(game)
+    for seat in game.seats:
+        if seat.seat not in missing:
+            continue
+        notes: list[str] = []
+        if seat.seat in bot_played:
+            headline = f"You missed the deadline; the bot played for {seat.seat}:"
+            played = list(bot_played[seat.seat])
+            notes.append("The bot plays for you at each deadline until you send orders again.")
+        else:
+            headline = f"You missed the deadline; the game's defaults were applied for {seat.seat}."
+            mine = [line for line in default_events if seat.seat.lower() in line.lower()]
+            played = mine or ["(the engine's defaults; see What happened in the turn email)"]
+            if rules.late_kind == "bot":
+                left = max(0, rules.late_n - seat.missed_deadlines)
+                notes.append(
+                    "If you miss "
+                    + (f"{left} more deadline(s)" if left else "the next deadline")
+                    + " in a row, a bot plays for you until you send orders again."
+                )
+        context = notify.seat_view_context(game, seat)
+        notify.queue(
+            runtime,
+            session,
+            game=game,
+            seat=seat,
+            recipient=seat.account.email,
+            template="async_late",
+            subject=notify.subject_for(game, "you missed the deadline"),
+            kind="late",
+            headline=headline,
+            played=played,
+            notes=notes,
+            **context,
+        )

@@ -1,0 +1,231 @@
+"""Observers: anyone may follow a game's public updates by email, and by Atom feed.
+
+An observer subscribes (``observe <game>`` to the server address, or a web
+form), gets one confirmation email and is only sent updates once they follow
+its link ``/observe/confirm/<token>``; so nobody can sign a stranger up.
+Every update carries the one-click stop link ``/observe/stop/<token>``, also
+as ``List-Unsubscribe`` (RFC 2369) with ``List-Unsubscribe-Post`` (RFC 8058).
+
+Observers are sent what the status page shows and nothing else: the engine's
+public view and the public event lines; never a private view, never an order
+of a sealed phase, never private press.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engines import get_engine
+from pbem.clock import utcnow
+from pbem.models import Game, LogEntry, Observer
+from pbem.runtime import Runtime
+from pbem.services import NotFound, ServiceError, notify
+from pbem.services.players import parse_player
+from pbem.tokens import new_token
+
+#: A pending subscription is confirmed by mail at most this often (nobody can flood an inbox).
+RESEND_AFTER = dt.timedelta(hours=6)
+MAX_OBSERVERS_PER_GAME = 500
+OPEN = ("active", "paused")
+
+
+@dataclass(frozen=True)
+class ObserverResult:
+    """What became of a request, in words for the person who made it."""
+
+    ok: bool
+    message: str
+    observer_id: int | None = None
+    game_id: int | None = None
+
+
+def urls(runtime: Runtime, observer: Observer) -> dict[str, str]:
+    base = runtime.settings.base_url
+    return {
+        "confirm_url": f"{base}/observe/confirm/{observer.token}",
+        "stop_url": f"{base}/observe/stop/{observer.token}",
+        "feed_url": f"{base}/games/{observer.game_id}/feed.atom",
+    }
+
+
+def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
+    """Ask to follow a game; a confirmation email is queued (the token is never returned)."""
+    try:
+        _, address = parse_player(email)
+    except ServiceError as error:
+        return ObserverResult(False, str(error))
+    with runtime.db.write() as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise NotFound(f"there is no game {game_id}")
+        if game.status not in OPEN:
+            return ObserverResult(False, f"{game.name} is {game.status}; there is nothing more to follow")
+        observer = session.scalars(
+            select(Observer).where(Observer.game_id == game_id, Observer.email == address)
+        ).one_or_none()
+        now = utcnow()
+        if observer is not None and observer.status == "active":
+            return ObserverResult(True, f"{address} already follows {game.name}.", observer.id, game_id)
+        if observer is not None and observer.status == "pending" and now - observer.asked_at < RESEND_AFTER:
+            return ObserverResult(
+                True, f"A confirmation link was sent to {address} recently; follow it to start.", observer.id, game_id
+            )
+        if observer is None:
+            count = len(session.scalars(select(Observer.id).where(Observer.game_id == game_id)).all())
+            if count >= MAX_OBSERVERS_PER_GAME:
+                return ObserverResult(False, f"{game.name} has as many observers as it can take")
+            observer = Observer(game_id=game_id, email=address, token=new_token())
+            session.add(observer)
+        else:
+            observer.token = new_token()
+        observer.status, observer.asked_at = "pending", now
+        session.flush()
+        notify.queue(
+            runtime,
+            session,
+            game=game,
+            seat=None,
+            recipient=address,
+            template="async_observer",
+            subject=f"[{game.name}] confirm that you want to follow this game",
+            kind="observer_confirm",
+            headline=f"Someone (we hope you) asked to follow {game.name} by email.",
+            confirm=True,
+            events=[],
+            public_text="",
+            **urls(runtime, observer),
+        )
+        return ObserverResult(
+            True, f"A confirmation link was sent to {address}; follow it to start.", observer.id, game_id
+        )
+
+
+def _by_token(session: Session, token: str) -> Observer | None:
+    if not token or len(token) > 64:
+        return None
+    return session.scalars(select(Observer).where(Observer.token == token)).one_or_none()
+
+
+def confirm(runtime: Runtime, token: str) -> ObserverResult:
+    """Follow the confirmation link: the subscription becomes active."""
+    with runtime.db.write() as session:
+        observer = _by_token(session, token)
+        if observer is None:
+            return ObserverResult(False, "This link is not valid (it may be old); subscribe again.")
+        game = session.get(Game, observer.game_id)
+        if observer.status == "stopped":
+            return ObserverResult(False, "You stopped following this game; subscribe again to restart.")
+        if observer.status == "active":
+            return ObserverResult(True, f"You already follow {game.name}.", observer.id, game.id)
+        observer.status, observer.confirmed_at = "active", utcnow()
+        return ObserverResult(True, f"You now follow {game.name} by email.", observer.id, game.id)
+
+
+def unsubscribe(runtime: Runtime, token: str) -> ObserverResult:
+    """The one-click stop: idempotent, and never tells a stranger anything."""
+    with runtime.db.write() as session:
+        observer = _by_token(session, token)
+        if observer is None:
+            return ObserverResult(False, "This link is not valid; you are not sent anything with it.")
+        observer.status = "stopped"
+        return ObserverResult(True, "You will not get any more emails about this game.", observer.id, observer.game_id)
+
+
+def queue_updates(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    *,
+    headline: str,
+    what: str,
+    events: Iterable[str] = (),
+) -> int:
+    """Queue the public update to every active observer (in the caller's transaction)."""
+    observers = list(
+        session.scalars(
+            select(Observer).where(Observer.game_id == game.id, Observer.status == "active").order_by(Observer.id)
+        )
+    )
+    if not observers:
+        return 0
+    engine = get_engine(game.engine)
+    public_text = engine.render_text(engine.public_view(game.state))
+    for observer in observers:
+        links = urls(runtime, observer)
+        row = notify.queue(
+            runtime,
+            session,
+            game=game,
+            seat=None,
+            recipient=observer.email,
+            template="async_observer",
+            subject=notify.subject_for(game, what),
+            kind="observer_update",
+            headline=headline,
+            confirm=False,
+            events=list(events),
+            public_text=public_text,
+            **links,
+        )
+        row.headers = {
+            **row.headers,
+            "List-Unsubscribe": f"<{links['stop_url']}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "List-Id": f"game-{game.id}.{runtime.settings.mail_domain}",
+            "Precedence": "list",
+        }
+    return len(observers)
+
+
+def _iso(value: dt.datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def atom_feed(runtime: Runtime, game_id: int, base_url: str | None = None, limit: int = 50) -> str:
+    """The status page as an Atom feed: public events only, newest first, escaped by the XML writer."""
+    base = (base_url or runtime.settings.base_url).rstrip("/")
+    with runtime.db.read() as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise NotFound(f"there is no game {game_id}")
+        entries = list(
+            session.scalars(
+                select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit * 4)
+            )
+        )
+    page = f"{base}/games/{game_id}"
+    ns = "http://www.w3.org/2005/Atom"
+    ET.register_namespace("", ns)
+    feed = ET.Element(f"{{{ns}}}feed")
+    ET.SubElement(feed, f"{{{ns}}}title").text = f"{game.name} ({game.status})"
+    ET.SubElement(feed, f"{{{ns}}}id").text = page
+    ET.SubElement(feed, f"{{{ns}}}link", href=page)
+    ET.SubElement(feed, f"{{{ns}}}link", rel="self", href=f"{page}/feed.atom")
+    updated = entries[0].created_at if entries else game.created_at
+    ET.SubElement(feed, f"{{{ns}}}updated").text = _iso(updated)
+    author = ET.SubElement(feed, f"{{{ns}}}author")
+    ET.SubElement(author, f"{{{ns}}}name").text = "pbem"
+    shown = 0
+    for entry in entries:
+        lines = list(entry.events or [])
+        if not lines and entry.kind == "admin":
+            # Admin notes may name addresses; only the action word is public.
+            lines = [f"Admin: {entry.text.split(':', 1)[0]}."]
+        if not lines:
+            continue
+        item = ET.SubElement(feed, f"{{{ns}}}entry")
+        ET.SubElement(item, f"{{{ns}}}title").text = f"Turn {entry.turn}: {lines[0]}"[:200]
+        ET.SubElement(item, f"{{{ns}}}id").text = f"{page}#log-{entry.seq}"
+        ET.SubElement(item, f"{{{ns}}}link", href=f"{page}#log-{entry.seq}")
+        ET.SubElement(item, f"{{{ns}}}updated").text = _iso(entry.created_at)
+        ET.SubElement(item, f"{{{ns}}}content", type="text").text = "\n".join(lines)
+        shown += 1
+        if shown >= limit:
+            break
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode")

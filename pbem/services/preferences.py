@@ -1,0 +1,170 @@
+"""Notification preferences per account: every turn, only my turn, or a daily digest.
+
+``every`` (the default) sends every email.  ``my_turn`` sends the news emails
+(turn, announcements, admin notices) only when the seat must act; receipts,
+welcomes, reminders, late notices, press and the game-over email always go.
+``digest`` holds the news emails in the outbox (status ``held``) for the daily
+digest (:mod:`pbem.services.digest`); the others go at once.
+
+Rows a preference keeps back are still written (status ``held`` or
+``suppressed``) so the admin can see what an account was not sent.  Every email
+to a seat carries a footer saying how to change the preference: the ``notify``
+mail command or a personal link ``/notify/<token>``, whose token is an HMAC of
+the account id (no table, nothing to rotate but the server secret).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import html
+import textwrap
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from engines import get_engine
+from pbem.models import Account, Game, Seat
+from pbem.runtime import Runtime
+from pbem.services import NotFound, ServiceError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+PREFERENCES = ("every", "my_turn", "digest")
+#: Emails that only report news; a preference may hold them back.
+NEWS_KINDS = frozenset({"turn", "announce", "admin"})
+#: Emails a digest account gets in the digest rather than at once (press is news too).
+DIGEST_KINDS = NEWS_KINDS | {"press"}
+
+DESCRIPTIONS = {
+    "every": "an email every turn",
+    "my_turn": "emails only when you must act (plus receipts, press and the result)",
+    "digest": "one daily digest across all your games (plus receipts, reminders and the result)",
+}
+
+
+def normalise(pref: str) -> str:
+    """``every``, ``my_turn`` or ``digest`` (also accepts ``my-turn``, ``myturn``, ``daily``)."""
+    word = (pref or "").strip().lower().replace("-", "_")
+    word = {"myturn": "my_turn", "mine": "my_turn", "daily": "digest", "all": "every"}.get(word, word)
+    if word not in PREFERENCES:
+        raise ServiceError(f"{pref!r} is not a notification preference; choose one of: {', '.join(PREFERENCES)}")
+    return word
+
+
+def must_act(game: Game, seat: Seat) -> bool:
+    return game.status == "active" and seat.seat in get_engine(game.engine).to_act(game.state)
+
+
+def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
+    """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held or suppressed."""
+    if game is None or seat is None or seat.account is None:
+        return "pending"
+    pref = seat.account.notify or "every"
+    if pref == "digest" and kind in DIGEST_KINDS:
+        return "held"
+    if pref == "my_turn" and kind in NEWS_KINDS and not must_act(game, seat):
+        return "suppressed"
+    return "pending"
+
+
+def _mac(secret_key: str, account_id: int) -> str:
+    return hmac.new(secret_key.encode(), f"notify:{account_id}".encode(), hashlib.sha256).hexdigest()[:20]
+
+
+def preference_token(secret_key: str, account_id: int) -> str:
+    """The secret of an account's preferences link."""
+    return f"{account_id}-{_mac(secret_key, account_id)}"
+
+
+def account_id_from_token(secret_key: str, token: str) -> int | None:
+    """The account id in a preferences token if its MAC is right, else None."""
+    number, _, mac = (token or "").strip().partition("-")
+    if not number.isdigit() or len(number) > 12 or not mac:
+        return None
+    return int(number) if hmac.compare_digest(mac, _mac(secret_key, int(number))) else None
+
+
+def preferences_url(runtime: Runtime, account: Account) -> str:
+    """The personal link for the web page the lead wires at ``/notify/<token>``."""
+    return f"{runtime.settings.base_url}/notify/{preference_token(runtime.settings.secret_key, account.id)}"
+
+
+def footer_text(pref: str, url: str) -> str:
+    """The sentence, wrapped for a 72-column reader, the link on a line of its own."""
+    sentence = (
+        f"Notifications: you get {DESCRIPTIONS.get(pref, DESCRIPTIONS['every'])}. To change this, reply "
+        f'with "notify every", "notify my_turn" or "notify digest", or visit:'
+    )
+    return "\n".join([*textwrap.wrap(sentence, 72), url])
+
+
+def with_footer(text: str, body_html: str, pref: str, url: str) -> tuple[str, str]:
+    """Add the "how to change it" footer unless the template already printed the link."""
+    line = footer_text(pref, url)
+    if url not in text:
+        text = text.rstrip("\n") + "\n\n" + line + "\n"
+    if body_html and url not in body_html:
+        words = html.escape(line.rsplit("\n", 1)[0].replace("\n", " "))
+        link = html.escape(url)
+        paragraph = f'<p style="font-size: 0.8em; color: #555;">{words} <a href="{link}">{link}</a></p>'
+        marker = body_html.rfind("</body>")
+        body_html = body_html[:marker] + paragraph + body_html[marker:] if marker >= 0 else body_html + paragraph
+    return text, body_html
+
+
+def _account(session: Session, email: str) -> Account:
+    from pbem.services.players import normalise_email
+
+    account = session.scalars(select(Account).where(Account.email == normalise_email(email))).one_or_none()
+    if account is None:
+        raise NotFound(f"{email} does not play on this server")
+    return account
+
+
+def set_preference(runtime: Runtime, email: str, pref: str) -> str:
+    """Change an account's preference; returns the sentence to show or mail back.
+
+    Leaving ``digest`` sends what was held at once, as one last digest.
+    """
+    word = normalise(pref)
+    with runtime.db.write() as session:
+        account = _account(session, email)
+        before = account.notify
+        account.notify = word
+        account_id = account.id
+    if before == "digest" and word != "digest":
+        from pbem.services import digest
+
+        digest.send_digests(runtime, account_id=account_id)
+    return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
+
+
+def set_preference_by_token(runtime: Runtime, token: str, pref: str) -> str:
+    """The same, for the personal link (no log-in: the token is the capability)."""
+    account_id = account_id_from_token(runtime.settings.secret_key, token)
+    if account_id is None:
+        raise NotFound("this link is not valid; use the link in your latest email")
+    with runtime.db.read() as session:
+        account = session.get(Account, account_id)
+        if account is None:
+            raise NotFound("this link is not valid; use the link in your latest email")
+        email = account.email
+    return set_preference(runtime, email, pref)
+
+
+def preference_of(runtime: Runtime, email: str) -> str:
+    with runtime.db.read() as session:
+        return _account(session, email).notify or "every"
+
+
+def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
+    """What the ``/notify/<token>`` page shows: the account's address and choice."""
+    account_id = account_id_from_token(runtime.settings.secret_key, token)
+    with runtime.db.read() as session:
+        account = session.get(Account, account_id) if account_id is not None else None
+        if account is None:
+            raise NotFound("this link is not valid; use the link in your latest email")
+        pref = account.notify or "every"
+        return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}

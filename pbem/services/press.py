@@ -1,0 +1,237 @@
+"""Press (table talk): messages between seats, sent through the game.
+
+Press is kept in its own table, never in the game log, because it never changes
+the game: replaying the log ignores it and ``pbem game verify`` is unaffected.
+A private press is queued only to its addressee; a broadcast to every other
+seat.  What a seat may read later (:func:`history_for_seat`) is every
+broadcast plus the private press it sent or received; :func:`public_press` is
+what the status page and observers may read: broadcasts only.
+
+The game's house rules decide what is allowed (``press`` = full, public or
+none) and whether the sender is named (signed) or not (anonymous).  An
+anonymous sender can still be answered: a reply names the press it answers
+(``press reply: ...`` on a reply to a press email) and goes to its sender
+without telling the replier who that is.
+
+Player text goes into the email body only (escaped in HTML by autoescaping),
+never into a header: the subject names the sender's seat at most.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from pbem.models import Game, PressMessage, Seat
+from pbem.runtime import Runtime
+from pbem.services import NotFound, notify
+from pbem.services.house_rules import rules_of
+from pbem.services.locking import lock_game
+from pbem.services.queries import iso
+
+MAX_PRESS_CHARS = 4000
+OPEN = ("active", "paused")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-[0-9a-f]+@[^>]+>")
+_PRESS_LINE = re.compile(r"^\s*press\s+([A-Za-z0-9_-]+)\s*:\s?(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class PressResult:
+    """The verdict on one press: ``message`` is for the sender."""
+
+    ok: bool
+    message: str
+    press_id: int | None = None
+    recipients: tuple[str, ...] = ()
+
+
+def parse_press_line(line: str) -> tuple[str, str] | None:
+    """``press all: hello`` -> ``("all", "hello")``; ``press Moons: hi`` -> ``("Moons", "hi")``;
+    ``press reply: hi`` -> ``("reply", "hi")``; anything else -> None.  For the mail command handler."""
+    match = _PRESS_LINE.match(line or "")
+    if not match:
+        return None
+    return match.group(1), match.group(2).strip()
+
+
+def press_id_from_message_id(message_id: str | None) -> int | None:
+    """The press a reply answers, from its ``In-Reply-To``/``References`` (None if not a press email)."""
+    for match in _PRESS_MESSAGE_ID.finditer(message_id or ""):
+        return int(match.group(1))
+    return None
+
+
+def clean_text(text: str) -> str:
+    """Line endings normalised, control characters removed, outer blank space trimmed."""
+    text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text).strip()
+
+
+def sender_label(game: Game, press: PressMessage, viewer: str | None) -> str:
+    """How the sender is shown to ``viewer`` (a seat name, or None for the public)."""
+    if not press.signed and viewer != press.from_seat:
+        return "an anonymous player"
+    for seat in game.seats:
+        if seat.seat == press.from_seat:
+            return f"{seat.seat} ({seat.account.display})"
+    return press.from_seat
+
+
+def _seat_named(game: Game, name: str) -> Seat | None:
+    for seat in game.seats:
+        if seat.seat.lower() == name.strip().lower():
+            return seat
+    return None
+
+
+def send_press(
+    runtime: Runtime, game_id: int, from_seat_id: int, to: str, text: str, *, reply_to_id: int | None = None
+) -> PressResult:
+    """Send press from a seat to ``"all"`` or one seat (by name), and queue its emails.
+
+    Refusals (no press in this game, private press in a public-only game, an
+    unknown seat, empty or too long text, a finished game) come back as
+    ``ok=False`` with a sentence saying why; nothing is stored then.
+    """
+    body = clean_text(text)
+    with runtime.db.write() as session:
+        game = lock_game(session, game_id)
+        sender = next((s for s in game.seats if s.id == from_seat_id), None)
+        if sender is None:
+            raise NotFound("that seat does not play in this game")
+        rules = rules_of(game)
+        if game.status not in OPEN:
+            return PressResult(False, f"the game is {game.status}; press is closed")
+        if rules.press == "none":
+            return PressResult(False, "this game has no press")
+        if not body:
+            return PressResult(False, "the press is empty; write the message after the colon")
+        if len(body) > MAX_PRESS_CHARS:
+            return PressResult(False, f"the press is {len(body)} characters long; the limit is {MAX_PRESS_CHARS}")
+        target = (to or "").strip()
+        if target.lower() == "all":
+            addressee = None
+            recipients = [s for s in game.seats if s.id != sender.id]
+        else:
+            addressee = _seat_named(game, target)
+            if addressee is None:
+                names = ", ".join(s.seat for s in game.seats if s.id != sender.id)
+                return PressResult(False, f"there is no seat {target!r}; write press all: or press SEAT: ({names})")
+            if addressee.id == sender.id:
+                return PressResult(False, "you cannot send press to yourself")
+            if rules.press == "public":
+                return PressResult(False, "this game allows public press only; write press all: ...")
+            recipients = [addressee]
+        press = PressMessage(
+            game_id=game.id,
+            from_seat=sender.seat,
+            to_seat=addressee.seat if addressee else None,
+            text=body,
+            signed=rules.press_signed,
+            turn=game.turn,
+            reply_to_id=reply_to_id,
+        )
+        session.add(press)
+        session.flush()
+        for seat in recipients:
+            _queue_press_email(runtime, session, game, press, seat)
+        names = tuple(s.seat for s in recipients)
+        where = "every other seat" if addressee is None else addressee.seat
+        return PressResult(True, f"press sent to {where}", press.id, names)
+
+
+def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
+    label = sender_label(game, press, seat.seat)
+    private = press.to_seat is not None
+    short = press.from_seat if press.signed else "anonymous"
+    subject = notify.subject_for(game, f"{'private ' if private else ''}press from {short}")
+    notify.queue(
+        runtime,
+        session,
+        game=game,
+        seat=seat,
+        recipient=seat.account.email,
+        template="async_press",
+        subject=subject,
+        kind="press",
+        message_id=notify.new_message_id(runtime, f"press-{press.id}"),
+        headline=("Private press" if private else "Press to all seats") + f" from {label}:",
+        press_text=press.text,
+        private=private,
+    )
+
+
+def reply_to_press(runtime: Runtime, game_id: int, from_seat_id: int, press_id: int, text: str) -> PressResult:
+    """Answer a press: privately to its sender if it was private, else to every seat."""
+    with runtime.db.read() as session:
+        press = session.get(PressMessage, press_id)
+        seat = session.get(Seat, from_seat_id)
+        visible = (
+            press is not None
+            and seat is not None
+            and press.game_id == game_id
+            and seat.game_id == game_id
+            and (press.to_seat is None or press.to_seat == seat.seat)
+            and press.from_seat != seat.seat
+        )
+        if not visible:
+            return PressResult(False, "there is no press to reply to; write press all: or press SEAT:")
+        to = "all" if press.to_seat is None else press.from_seat
+    return send_press(runtime, game_id, from_seat_id, to, text, reply_to_id=press_id)
+
+
+def _entry(game: Game, press: PressMessage, viewer: str | None) -> dict[str, Any]:
+    return {
+        "id": press.id,
+        "turn": press.turn,
+        "at": iso(press.created_at),
+        "from": sender_label(game, press, viewer),
+        "to": press.to_seat or "all",
+        "private": press.to_seat is not None,
+        "mine": viewer is not None and press.from_seat == viewer,
+        "text": press.text,
+    }
+
+
+def _game(session, game_id: int) -> Game:
+    from pbem.services.queries import load_game
+
+    return load_game(session, game_id)
+
+
+def history_for_seat(runtime: Runtime, game_id: int, seat_id: int) -> list[dict[str, Any]]:
+    """The press a seat may read, oldest first: broadcasts and its own private press."""
+    with runtime.db.read() as session:
+        game = _game(session, game_id)
+        seat = next((s for s in game.seats if s.id == seat_id), None)
+        if seat is None:
+            raise NotFound("that seat does not play in this game")
+        rows = session.scalars(
+            select(PressMessage)
+            .where(
+                PressMessage.game_id == game_id,
+                or_(
+                    PressMessage.to_seat.is_(None),
+                    PressMessage.to_seat == seat.seat,
+                    PressMessage.from_seat == seat.seat,
+                ),
+            )
+            .order_by(PressMessage.id)
+        )
+        return [_entry(game, press, seat.seat) for press in rows]
+
+
+def public_press(runtime: Runtime, game_id: int) -> list[dict[str, Any]]:
+    """Broadcast press only, oldest first: what the status page may show."""
+    with runtime.db.read() as session:
+        game = _game(session, game_id)
+        rows = session.scalars(
+            select(PressMessage)
+            .where(PressMessage.game_id == game_id, PressMessage.to_seat.is_(None))
+            .order_by(PressMessage.id)
+        )
+        return [_entry(game, press, None) for press in rows]

@@ -1,0 +1,184 @@
+"""Vacations: a player says they are away, and only the deadlines that wait on them move.
+
+Declaring a vacation changes no deadline by itself: when a deadline falls due
+(:mod:`pbem.services.late`) and a seat it still waits for is on vacation, the
+deadline moves to the end of that vacation, and everyone is told.  So a seat
+that has already sent its orders, or a turn that does not need it, is never
+delayed.  Every vacation is announced to all players and written to the game
+log (an ``admin`` entry, which replay skips), so nobody can stall a game unseen.
+
+Caps come from the game's house rules: days per game (per seat) and days per
+year per account, counting days away across all of the account's games once
+(two games on the same week count seven days, not fourteen).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem.clock import utcnow
+from pbem.models import Game, Seat, Vacation
+from pbem.runtime import Runtime
+from pbem.services import NotFound, notify
+from pbem.services.house_rules import rules_of
+from pbem.services.locking import lock_game
+from pbem.services.progress import append_log
+
+DAY = dt.timedelta(days=1)
+YEAR = dt.timedelta(days=365)
+
+
+@dataclass(frozen=True)
+class VacationResult:
+    ok: bool
+    message: str
+    ends_at: dt.datetime | None = None
+
+
+def _merged_days(intervals: list[tuple[dt.datetime, dt.datetime]], since: dt.datetime) -> float:
+    """Days covered by the union of ``intervals``, counted from ``since`` on."""
+    spans = sorted((max(a, since), b) for a, b in intervals if b > since)
+    total = dt.timedelta()
+    current_start = current_end = None
+    for start, end in spans:
+        if current_end is None or start > current_end:
+            if current_end is not None:
+                total += current_end - current_start
+            current_start, current_end = start, end
+        else:
+            current_end = max(current_end, end)
+    if current_end is not None:
+        total += current_end - current_start
+    return total / DAY
+
+
+def allowance(session: Session, game: Game, seat: Seat, now: dt.datetime | None = None) -> dict[str, float]:
+    """Days used and allowed, in this game and in the last year."""
+    now = now or utcnow()
+    rules = rules_of(game)
+    in_game = session.scalars(select(Vacation).where(Vacation.game_id == game.id, Vacation.seat_id == seat.id))
+    used_game = sum(v.days for v in in_game)
+    mine = session.scalars(
+        select(Vacation).where(Vacation.account_id == seat.account_id, Vacation.ends_at > now - YEAR)
+    )
+    used_year = _merged_days([(v.starts_at, v.ends_at) for v in mine], now - YEAR)
+    return {
+        "game_used": used_game,
+        "game_cap": rules.vacation_days_per_game,
+        "year_used": round(used_year, 2),
+        "year_cap": rules.vacation_days_per_year,
+    }
+
+
+def current_end(session: Session, game: Game, seat: Seat, now: dt.datetime) -> dt.datetime | None:
+    """The end of the seat's vacation in force now (or of one already declared ahead), if any."""
+    return session.scalar(
+        select(Vacation.ends_at)
+        .where(Vacation.game_id == game.id, Vacation.seat_id == seat.id, Vacation.ends_at > now)
+        .order_by(Vacation.ends_at.desc())
+        .limit(1)
+    )
+
+
+def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) -> VacationResult:
+    """Declare ``days`` of vacation from now (or from the end of the one in force).
+
+    Refused, with the numbers, when it would pass either cap.
+    """
+    if not isinstance(days, int) or days < 1:
+        return VacationResult(False, "a vacation is a whole number of days, at least 1 (e.g. vacation 3)")
+    with runtime.db.write() as session:
+        game = lock_game(session, game_id)
+        seat = next((s for s in game.seats if s.id == seat_id), None)
+        if seat is None:
+            raise NotFound("that seat does not play in this game")
+        if game.status not in ("active", "paused"):
+            return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
+        now = utcnow()
+        starts = current_end(session, game, seat, now) or now
+        ends = starts + days * DAY
+        used = allowance(session, game, seat, now)
+        if used["game_used"] + days > used["game_cap"]:
+            left = max(0, used["game_cap"] - used["game_used"])
+            return VacationResult(
+                False,
+                f"refused: this game allows {used['game_cap']} vacation days per player and you have "
+                f"used {used['game_used']}; {left} left",
+            )
+        mine = session.scalars(
+            select(Vacation).where(Vacation.account_id == seat.account_id, Vacation.ends_at > now - YEAR)
+        )
+        year_after = _merged_days([*((v.starts_at, v.ends_at) for v in mine), (starts, ends)], now - YEAR)
+        if year_after > used["year_cap"] + 1e-6:
+            left = max(0.0, used["year_cap"] - used["year_used"])
+            return VacationResult(
+                False,
+                f"refused: you may be away {used['year_cap']} days a year across all your games and have "
+                f"used {used['year_used']:g}; {left:g} left",
+            )
+        session.add(
+            Vacation(
+                game_id=game.id, seat_id=seat.id, account_id=seat.account_id, days=days, starts_at=starts, ends_at=ends
+            )
+        )
+        line = (
+            f"{seat.seat} ({seat.account.display}) is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
+            f"deadlines that wait for {seat.seat} move to then."
+        )
+        append_log(
+            session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
+        )
+        game.version += 1
+        notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} on vacation", kind="admin")
+        return VacationResult(True, f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s))", ends)
+
+
+def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult:
+    """Come back early: the vacation in force (and any declared ahead) ends now, and everyone is told."""
+    with runtime.db.write() as session:
+        game = lock_game(session, game_id)
+        seat = next((s for s in game.seats if s.id == seat_id), None)
+        if seat is None:
+            raise NotFound("that seat does not play in this game")
+        now = utcnow()
+        rows = list(session.scalars(select(Vacation).where(Vacation.seat_id == seat.id, Vacation.ends_at > now)))
+        if not rows:
+            return VacationResult(False, "you are not on vacation in this game")
+        for row in rows:
+            if row.starts_at > now:
+                session.delete(row)
+            else:
+                row.ends_at = now
+                row.days = max(1, -(-int((now - row.starts_at).total_seconds()) // 86400))
+        line = f"{seat.seat} ({seat.account.display}) is back from vacation."
+        append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
+        game.version += 1
+        if game.status in ("active", "paused"):
+            notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} is back", kind="admin")
+        return VacationResult(True, "welcome back: your vacation has ended", now)
+
+
+def away_seats(session: Session, game: Game, seat_names: list[str], now: dt.datetime) -> dict[str, dt.datetime]:
+    """Of ``seat_names``, those on vacation now, with the end of their vacation."""
+    ids = {s.id: s.seat for s in game.seats if s.seat in seat_names}
+    if not ids:
+        return {}
+    rows = session.scalars(
+        select(Vacation).where(
+            Vacation.game_id == game.id,
+            Vacation.seat_id.in_(list(ids)),
+            Vacation.starts_at <= now,
+            Vacation.ends_at > now,
+        )
+    )
+    away: dict[str, dt.datetime] = {}
+    for row in rows:
+        name = ids[row.seat_id]
+        # A vacation declared to follow this one extends it.
+        end = current_end(session, game, next(s for s in game.seats if s.id == row.seat_id), now) or row.ends_at
+        away[name] = max(away.get(name, end), end)
+    return away

@@ -1,0 +1,127 @@
+"""Press: private press reaches only its addressee, broadcasts every other seat, modes are enforced."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from engines.playout import canonical_json
+from engines.rng import Rng
+from pbem.models import PressMessage
+from pbem.services import press
+from pbem.services.verify import verify
+from tests.async_play.helpers import log, outbox, start_with
+from tests.support.play import game_row, play_one, seat_ids
+
+
+def emails_of(runtime, game_id) -> dict[str, str]:
+    return {s.seat: s.account.email for s in game_row(runtime, game_id).seats}
+
+
+def names_of(runtime, game_id) -> dict[str, str]:
+    return {s.seat: s.account.display for s in game_row(runtime, game_id).seats}
+
+
+def test_private_press_is_queued_to_its_addressee_only(runtime):
+    game_id = start_with(runtime)
+    seats, emails = seat_ids(runtime, game_id), emails_of(runtime, game_id)
+    before = game_row(runtime, game_id)
+    result = press.send_press(runtime, game_id, seats["Suns"], "moons", "Meet me <b>at dawn</b> & bring coins")
+    assert result.ok and result.recipients == ("Moons",) and "Moons" in result.message
+    rows = outbox(runtime, kind="press")
+    assert [row.recipient for row in rows] == [emails["Moons"]]
+    row = rows[0]
+    assert "Meet me <b>at dawn</b> & bring coins" in row.body_text
+    assert "Meet me &lt;b&gt;at dawn&lt;/b&gt; &amp; bring coins" in row.body_html and "<b>at dawn" not in row.body_html
+    assert "dawn" not in row.subject and "dawn" not in str(row.headers)
+    assert "private press from Suns" in row.subject and row.headers["Reply-To"].startswith("play-")
+    assert press.press_id_from_message_id(row.message_id) == result.press_id
+    # Press never changes the game: no log entry, same state, still verifiable.
+    after = game_row(runtime, game_id)
+    assert canonical_json(after.state) == canonical_json(before.state) and after.version == before.version
+    assert log(runtime, game_id) == [] and verify(runtime, game_id).ok
+    # The press log: both parties see it, nobody else, and the public never.
+    assert [e["text"] for e in press.history_for_seat(runtime, game_id, seats["Moons"])] == [row_text(runtime)]
+    assert press.history_for_seat(runtime, game_id, seats["Suns"])[0]["mine"] is True
+    assert press.history_for_seat(runtime, game_id, seats["Crowns"]) == []
+    assert press.history_for_seat(runtime, game_id, seats["Arms"]) == []
+    assert press.public_press(runtime, game_id) == []
+
+
+def row_text(runtime) -> str:
+    with runtime.db.read() as session:
+        return session.scalars(select(PressMessage.text)).one()
+
+
+def test_broadcast_press_goes_to_every_other_seat_and_is_public(runtime):
+    game_id = start_with(runtime)
+    seats, emails = seat_ids(runtime, game_id), emails_of(runtime, game_id)
+    result = press.send_press(runtime, game_id, seats["Crowns"], "ALL", "Good luck, everyone!")
+    assert result.ok and sorted(result.recipients) == ["Arms", "Moons", "Suns"]
+    rows = outbox(runtime, kind="press")
+    assert sorted(r.recipient for r in rows) == sorted(emails[s] for s in ("Arms", "Moons", "Suns"))
+    assert all("Crowns" in r.body_text and "Good luck, everyone!" in r.body_text for r in rows)
+    public = press.public_press(runtime, game_id)
+    crowns = f"Crowns ({names_of(runtime, game_id)['Crowns']})"
+    assert [(p["from"], p["to"], p["text"]) for p in public] == [(crowns, "all", "Good luck, everyone!")]
+    for seat in seats.values():
+        assert [p["text"] for p in press.history_for_seat(runtime, game_id, seat)] == ["Good luck, everyone!"]
+
+
+def test_press_modes_and_bad_press_are_refused_with_reasons(runtime):
+    public_only = start_with(runtime, {"press": "public"})
+    seats = seat_ids(runtime, public_only)
+    refused = press.send_press(runtime, public_only, seats["Suns"], "Moons", "psst")
+    assert not refused.ok and "public press only" in refused.message
+    assert press.send_press(runtime, public_only, seats["Suns"], "all", "hello").ok
+
+    silent = start_with(runtime, {"press": "none"}, players=["a@x.org", "b@x.org", "c@x.org"])
+    seats = seat_ids(runtime, silent)
+    assert "no press" in press.send_press(runtime, silent, seats["Suns"], "all", "hi").message
+
+    game_id = start_with(runtime, players=["d@x.org", "e@x.org", "f@x.org"])
+    seats = seat_ids(runtime, game_id)
+    assert "no seat 'Pluto'" in press.send_press(runtime, game_id, seats["Suns"], "Pluto", "hi").message
+    assert "yourself" in press.send_press(runtime, game_id, seats["Suns"], "suns", "hi").message
+    assert "empty" in press.send_press(runtime, game_id, seats["Suns"], "all", "  \r\n ").message
+    too_long = press.send_press(runtime, game_id, seats["Suns"], "all", "x" * (press.MAX_PRESS_CHARS + 1))
+    assert not too_long.ok and "limit" in too_long.message
+    with runtime.db.read() as session:
+        assert {p.game_id for p in session.scalars(select(PressMessage))} == {public_only}
+
+
+def test_anonymous_press_hides_the_sender_and_can_be_answered(runtime):
+    game_id = start_with(runtime, {"press_identity": "anonymous"})
+    seats, emails = seat_ids(runtime, game_id), emails_of(runtime, game_id)
+    arms = names_of(runtime, game_id)["Arms"]
+    assert press.send_press(runtime, game_id, seats["Arms"], "Suns", "I know your plan").ok
+    row = outbox(runtime, kind="press")[0]
+    assert row.recipient == emails["Suns"]
+    assert "Arms" not in row.body_text and f"({arms})" not in row.body_text and "Arms" not in row.subject
+    assert "anonymous" in row.body_text
+    assert press.history_for_seat(runtime, game_id, seats["Suns"])[0]["from"] == "an anonymous player"
+    assert press.history_for_seat(runtime, game_id, seats["Arms"])[0]["from"] == f"Arms ({arms})"
+    # Suns answers the press it received, without knowing who sent it.
+    press_id = press.press_id_from_message_id(f"<x@y> {row.message_id}")
+    answer = press.reply_to_press(runtime, game_id, seats["Suns"], press_id, "Who are you?")
+    assert answer.ok and answer.recipients == ("Arms",) and answer.message == "press sent to Arms"
+    # A seat that did not receive the press cannot reply to it.
+    assert not press.reply_to_press(runtime, game_id, seats["Moons"], press_id, "me too").ok
+
+
+def test_parse_press_lines():
+    assert press.parse_press_line("press all: hello there") == ("all", "hello there")
+    assert press.parse_press_line("PRESS Moons:secret") == ("Moons", "secret")
+    assert press.parse_press_line("press reply: ok") == ("reply", "ok")
+    assert press.parse_press_line("play 3") is None
+
+
+def test_press_after_the_game_is_over_is_refused(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
+    rng = Rng(5)
+    for serial in range(2000):
+        if play_one(runtime, game_id, rng, serial) is None:
+            break
+    game = game_row(runtime, game_id)
+    assert game.status == "finished"
+    result = press.send_press(runtime, game_id, game.seats[0].id, "all", "gg")
+    assert not result.ok and "finished" in result.message
