@@ -149,6 +149,7 @@ def private_view(state: State, seat: str) -> dict[str, Any]:
         camp=history[-1] if history else None,
         camp_history=history,
         sealed=_sealed(state, seat),
+        known=[dict(entry) for entry in state["known"][seat]],
         instruction=None if over else _instruction(state, seat),
         prompt=prompt(state, seat),
     )

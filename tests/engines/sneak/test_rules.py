@@ -234,6 +234,10 @@ def test_buying_in_private_costs_two_counters_and_shows_the_buyer_alone():
     assert "Dogwood secret" not in " ".join(step.events)
     mine = ENGINE.private_view(state, "Birch")["performed"][-1]["answers"][3]
     assert mine == {"seat": "Dogwood", "text": "Dogwood secret", "status": "known"}
+    assert ENGINE.private_view(state, "Birch")["known"] == [
+        {"match": 1, "owner": "Dogwood", "challenge": cid, "text": "Dogwood secret", "how": "bought"}
+    ]
+    assert ENGINE.private_view(state, "Ash")["known"] == []
     for view in [ENGINE.public_view(state), ENGINE.private_view(state, "Ash")]:
         assert view["performed"][-1]["answers"][3]["status"] == "hidden"
         assert "Dogwood secret" not in str(view)
