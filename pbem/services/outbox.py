@@ -10,6 +10,7 @@ kept as ``failed`` for the admin.
 from __future__ import annotations
 
 import datetime as dt
+import email.policy
 import functools
 import smtplib
 import ssl
@@ -24,6 +25,9 @@ from pbem.models import OutboxMessage
 from pbem.runtime import Runtime
 
 LEASE_SECONDS = 120
+#: Fold headers only past 200 columns: a long "Re: ..." subject folded right after
+#: "Subject:" shows a leading space in some clients.
+HEADER_POLICY = email.policy.SMTP.clone(max_line_length=200)
 MAX_ATTEMPTS = 12
 
 
@@ -41,7 +45,7 @@ def backoff(attempts: int) -> int:
 
 
 def build_message(row: OutboxMessage) -> EmailMessage:
-    message = EmailMessage()
+    message = EmailMessage(policy=HEADER_POLICY)
     message["To"] = row.recipient
     message["Subject"] = row.subject
     message["Message-ID"] = row.message_id

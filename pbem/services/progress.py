@@ -55,12 +55,13 @@ def append_log(
 
 def turn_seconds(engine: Engine, game: Game) -> int | None:
     """How long the current phase allows, by the engine or the game's policy."""
-    forced = engine.phase_deadline(game.state)
-    if forced:
-        return forced
     policy: dict[str, Any] = game.deadline_policy or {}
     per_phase = policy.get("per_phase") or {}
-    return per_phase.get(engine.phase_key(game.state)) or policy.get("default")
+    chosen = per_phase.get(engine.phase_key(game.state)) or policy.get("default")
+    forced = engine.phase_deadline(game.state)
+    if forced and chosen:
+        return min(forced, chosen)  # a short window of the game's never outlasts the group's pace
+    return forced or chosen
 
 
 def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None) -> None:

@@ -105,3 +105,12 @@ def test_without_a_relay_mail_stays_in_the_outbox(sqlite_runtime):
 def test_backoff_doubles_up_to_an_hour():
     assert [outbox.backoff(n) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
     assert outbox.backoff(20) == 3600
+
+
+def test_a_long_reply_subject_is_not_folded_after_the_colon(sqlite_runtime):
+    start(sqlite_runtime)
+    row = rows(sqlite_runtime)[0]
+    row.subject = "Re: " + "[A very long game name indeed] Turn 12: Day 2, Activity 6 of 6: excuses " * 2
+    data = outbox.build_message(row).as_bytes()
+    subject_line = next(line for line in data.split(b"\r\n") if line.startswith(b"Subject:"))
+    assert subject_line.startswith(b"Subject: Re: [A very long game name")
