@@ -1,6 +1,6 @@
 """Orders per second through the game service, and turn-to-inbox latency.
 
-Run: ``python bench/service.py [--orders N] [--turns N] [--postgres URL] [--redis URL]``.
+Run: ``python -m bench.service [--orders N] [--turns N] [--postgres URL] [--redis URL]``.
 
 1. Orders/s: random legal KidSprout orders submitted one after another through
    :func:`pbem.services.orders.submit` (parse, lock, apply, log, emails queued),
@@ -14,6 +14,8 @@ Run: ``python bench/service.py [--orders N] [--turns N] [--postgres URL] [--redi
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import statistics
 import tempfile
 import time
@@ -72,21 +74,63 @@ def orders_per_second(runtime, count: int) -> float:
     return done / spent
 
 
-def inserts_per_second(runtime, count: int) -> float:
-    with runtime.db.write() as session:
-        session.execute(sa.text("CREATE TABLE IF NOT EXISTS bench_rows (id INTEGER PRIMARY KEY, body TEXT)"))
+def inserts_per_second(runtime, count: int, offset: int = 0) -> float:
+    """The baseline: one plain row per transaction, nothing else."""
     started = time.perf_counter()
-    for i in range(count):
+    for i in range(offset, offset + count):
         with runtime.db.write() as session:
             session.execute(sa.text("INSERT INTO bench_rows (id, body) VALUES (:i, :b)"), {"i": i, "b": "x" * 200})
     return count / (time.perf_counter() - started)
 
 
-def bench_database(name: str, url: str, tmp: Path, count: int) -> None:
+def _client(kind: str, settings_values: dict, count: int, barrier) -> tuple[int, float]:
+    """One client process: ``count`` orders (or baseline inserts), timed from a common start."""
+    from pbem.db import dispose_all
+
+    dispose_all()
+    runtime = make_runtime(load_settings(**settings_values))
+    barrier.wait(timeout=60)
+    started = time.perf_counter()
+    if kind == "orders":
+        rate = orders_per_second(runtime, count)
+        return count, count / rate
+    inserts_per_second(runtime, count, offset=os.getpid() * 1_000_000)
+    return count, time.perf_counter() - started
+
+
+def parallel_rate(kind: str, runtime, clients: int, count: int) -> float:
+    """Aggregate rate of ``clients`` processes working at once (each on its own games)."""
+    settings = runtime.settings
+    values = {
+        "instance": settings.instance,
+        "database_url": settings.database_url,
+        "mail_domain": settings.mail_domain,
+        "secret_key": settings.secret_key,
+        "base_url": settings.base_url,
+        "server_address": settings.server_address,
+    }
+    context = multiprocessing.get_context("fork")
+    with context.Manager() as manager:
+        barrier = manager.Barrier(clients)
+        with context.Pool(clients) as pool:
+            results = pool.starmap(_client, [(kind, values, count // clients, barrier)] * clients)
+    done = sum(n for n, _ in results)
+    return done / max(seconds for _, seconds in results)
+
+
+def bench_database(name: str, url: str, tmp: Path, count: int, clients: int = 1) -> None:
     runtime = runtime_for(tmp, url)
-    service = orders_per_second(runtime, count)
-    base = inserts_per_second(runtime, count)
-    print(f"{name:<11} service {service:8.1f} orders/s | baseline {base:8.1f} inserts/s | ratio {service / base:.3f}")
+    with runtime.db.write() as session:
+        session.execute(sa.text("CREATE TABLE IF NOT EXISTS bench_rows (id BIGINT PRIMARY KEY, body TEXT)"))
+    if clients == 1:
+        service, base = orders_per_second(runtime, count), inserts_per_second(runtime, count)
+    else:
+        service = parallel_rate("orders", runtime, clients, count)
+        base = parallel_rate("inserts", runtime, clients, count)
+    print(
+        f"{name:<11} {clients} client(s): service {service:8.1f} orders/s | "
+        f"baseline {base:8.1f} single-row inserts/s | ratio {service / base:.3f}"
+    )
     dispose_all()
 
 
@@ -137,11 +181,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--orders", type=int, default=1000)
     parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=4, help="parallel client processes for the second pass")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        bench_database("sqlite", f"sqlite:///{tmp}/bench.sqlite3", Path(tmp), args.orders)
-    with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url:
-        bench_database("postgresql", url, Path(tmp), args.orders)
+    for clients in (1, args.clients):
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_database("sqlite", f"sqlite:///{tmp}/bench.sqlite3", Path(tmp), args.orders, clients)
+        with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url:
+            bench_database("postgresql", url, Path(tmp), args.orders, clients)
+    if not args.turns:
+        return
     with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url:
         from tests.support.services import redis_url
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload
 
 from pbem.models import Game, Seat
 from pbem.services import NotFound
@@ -15,10 +15,11 @@ def lock_game(session: Session, game_id: int) -> Game:
     PostgreSQL takes a row lock; SQLite already holds the database write lock
     because write sessions begin with ``BEGIN IMMEDIATE``.
     """
-    query = select(Game).where(Game.id == game_id).options(selectinload(Game.seats).selectinload(Seat.account))
+    # One round-trip: the game, its seats and their accounts, locking only the game's row.
+    query = select(Game).where(Game.id == game_id).options(joinedload(Game.seats).joinedload(Seat.account))
     if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update()
-    game = session.scalars(query).one_or_none()
+        query = query.with_for_update(of=Game)
+    game = session.scalars(query).unique().one_or_none()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     return game

@@ -6,6 +6,7 @@ import re
 from email.utils import parseaddr
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from pbem.models import Account
@@ -37,11 +38,15 @@ def normalise_email(email: str) -> str:
 def account_for(session: Session, email: str, name: str = "") -> Account:
     """The account of ``email``, created on first use; a given name updates an empty one."""
     email = normalise_email(email)
-    account = session.scalars(select(Account).where(Account.email == email)).one_or_none()
+    query = select(Account).where(Account.email == email)
+    account = session.scalars(query).one_or_none()
     if account is None:
-        account = Account(email=email, name=name)
-        session.add(account)
-        session.flush()
-    elif name and not account.name:
+        try:
+            with session.begin_nested():  # another transaction may create it at the same moment
+                account = Account(email=email, name=name)
+                session.add(account)
+        except IntegrityError:
+            account = session.scalars(query).one()
+    if name and not account.name:
         account.name = name
     return account

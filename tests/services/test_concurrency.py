@@ -63,3 +63,31 @@ def test_twenty_processes_one_game(runtime):
     assert after.turn == game.turn + 1, "the coin phase should have resolved exactly once"
     assert turn_mails == len(names), "each seat gets exactly one email for the resolved turn"
     assert verify(runtime, game_id).ok
+
+
+def _create(settings_values: dict, barrier) -> int:
+    from pbem.config import load_settings
+    from pbem.db import dispose_all
+    from pbem.runtime import make_runtime
+    from tests.support.play import start
+
+    dispose_all()
+    runtime = make_runtime(load_settings(**settings_values))
+    barrier.wait(timeout=60)
+    return start(runtime)
+
+
+def test_games_created_at_once_share_new_accounts(runtime):
+    """Two games for the same new players, created at the same moment: one account each."""
+    settings = runtime.settings
+    values = {"instance": settings.instance, "database_url": settings.database_url, "secret_key": "s"}
+    context = multiprocessing.get_context("fork")
+    with context.Manager() as manager:
+        barrier = manager.Barrier(4)
+        with context.Pool(4) as pool:
+            ids = pool.starmap(_create, [(values, barrier)] * 4)
+    assert len(set(ids)) == 4
+    with runtime.db.read() as session:
+        from pbem.models import Account
+
+        assert session.scalar(select(func.count(Account.id))) == 4
