@@ -17,6 +17,12 @@
 3. The engine's defaults (``apply_timeout``) for whoever is still missing.
 
 Afterwards :func:`tell_late_seats` sends each late seat what was played for it.
+
+Ready early: nothing waits for a deadline once every seat has acted — a turn
+resolves the moment the engine's ``to_act`` is empty.  Where a phase has
+optional actions, a seat says it is done with the engine's own order (e.g.
+KidSprout's ``pass`` in the Excuse phase), so there is no server-side "done"
+flag to keep in step with the engine.
 """
 
 from __future__ import annotations

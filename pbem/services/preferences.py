@@ -37,6 +37,7 @@ NEWS_KINDS = frozenset({"turn", "announce", "admin"})
 #: Emails a digest account gets in the digest rather than at once (press is news too).
 DIGEST_KINDS = NEWS_KINDS | {"press"}
 
+COMMANDS = "notify every | notify my_turn | notify digest"
 DESCRIPTIONS = {
     "every": "an email every turn",
     "my_turn": "emails only when you must act (plus receipts, press and the result)",
@@ -94,10 +95,10 @@ def preferences_url(runtime: Runtime, account: Account) -> str:
 def footer_text(pref: str, url: str) -> str:
     """The sentence, wrapped for a 72-column reader, the link on a line of its own."""
     sentence = (
-        f"Notifications: you get {DESCRIPTIONS.get(pref, DESCRIPTIONS['every'])}. To change this, reply "
-        f'with "notify every", "notify my_turn" or "notify digest", or visit:'
+        f"Notifications: you get {DESCRIPTIONS.get(pref, DESCRIPTIONS['every'])}. "
+        "To change this, reply with one of these lines:"
     )
-    return "\n".join([*textwrap.wrap(sentence, 72), url])
+    return "\n".join([*textwrap.wrap(sentence, 72), f"  {COMMANDS}", "or visit:", url])
 
 
 def with_footer(text: str, body_html: str, pref: str, url: str) -> tuple[str, str]:
@@ -106,7 +107,7 @@ def with_footer(text: str, body_html: str, pref: str, url: str) -> tuple[str, st
     if url not in text:
         text = text.rstrip("\n") + "\n\n" + line + "\n"
     if body_html and url not in body_html:
-        words = html.escape(line.rsplit("\n", 1)[0].replace("\n", " "))
+        words = html.escape(line.rsplit("\n", 1)[0].replace("\n", " ").replace(f"  {COMMANDS}", f" {COMMANDS}"))
         link = html.escape(url)
         paragraph = f'<p style="font-size: 0.8em; color: #555;">{words} <a href="{link}">{link}</a></p>'
         marker = body_html.rfind("</body>")

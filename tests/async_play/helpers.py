@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 from sqlalchemy import select, update
 
@@ -47,10 +48,15 @@ def to_act(runtime, game_id) -> set[str]:
     return set(get_engine(game.engine).to_act(game.state)) if game.status == "active" else set()
 
 
+_serial = itertools.count()
+
+
 def play_first_legal(runtime, game_id, seat: str, source: str = "web") -> orders.Submission:
+    """``pass`` where the engine allows it (the seat's "done"), else its first legal order."""
     game = game_row(runtime, game_id)
     engine = get_engine(game.engine)
-    order = engine.legal_orders(game.state, seat)[0].replace("<text>", "because")
+    legal = engine.legal_orders(game.state, seat)
+    order = "pass" if "pass" in legal else legal[0].replace("<text>", f"because reason {next(_serial)}")
     return orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [order], source=source)
 
 

@@ -1,0 +1,108 @@
+"""Export (full once finished, public before), verify-export without a database, replay history."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from engines import get_engine
+from engines.rng import Rng
+from pbem.cli import main
+from pbem.services import ServiceError, games, history
+from pbem.services.export import export_game, verify_export
+from tests.async_play.helpers import THREE, log, start_with
+from tests.support.play import game_row, play_one
+
+
+def finished_game(runtime) -> int:
+    game_id = start_with(runtime, engine="rankchain", players=THREE, name="Final")
+    rng = Rng(21)
+    for serial in range(5000):
+        if play_one(runtime, game_id, rng, serial) is None:
+            break
+    assert game_row(runtime, game_id).status == "finished"
+    return game_id
+
+
+def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_path, monkeypatch):
+    game_id = finished_game(runtime)
+    data = export_game(runtime, game_id)
+    assert data["complete"] is True and data["setup"]["seed"] == 7 and data["game"]["engine"] == "rankchain"
+    assert len(data["log"]) == len(log(runtime, game_id))
+    assert "@" not in json.dumps(data)  # no email address is exported
+    assert verify_export(data).ok
+
+    path = tmp_path / "export.json"
+    result = CliRunner().invoke(main, ["game", "export", str(game_id), "--output", str(path)])
+    assert result.exit_code == 0, result.output
+    # verify-export needs no database: point the configuration at a path that does not exist.
+    monkeypatch.setenv("PBEM_DATABASE_URL", f"sqlite:///{tmp_path / 'missing' / 'none.sqlite3'}")
+    result = CliRunner().invoke(main, ["game", "verify-export", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "replay to its final state" in result.output
+
+    tampered = json.loads(path.read_text())
+    orders = [entry for entry in tampered["log"] if entry["kind"] == "order"]
+    orders[-1]["text"] = "frobnicate"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(tampered))
+    result = CliRunner().invoke(main, ["game", "verify-export", str(bad)])
+    assert result.exit_code == 1 and "fails" in result.output
+
+    (tmp_path / "junk.json").write_text("{not json")
+    result = CliRunner().invoke(main, ["game", "verify-export", str(tmp_path / "junk.json")])
+    assert result.exit_code != 0 and "not a JSON export" in result.output and "Traceback" not in result.output
+
+
+def test_export_of_an_unfinished_game_is_public_only(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    rng = Rng(3)
+    for serial in range(12):
+        play_one(runtime, game_id, rng, serial)
+    games.replace_player(runtime, game_id, "Red", "New <new.player@example.org>")
+    data = export_game(runtime, game_id)
+    assert data["complete"] is False and "setup" not in data and "final_state_sha256" not in data
+    assert "not finished" in data["note"]
+    text = json.dumps(data)
+    assert '"seed"' not in text and "new.player@example.org" not in text
+    order_texts = {e.text for e in log(runtime, game_id) if e.kind == "order"}
+    assert all("text" not in entry for entry in data["log"] if entry["kind"] == "order")
+    assert order_texts and all(f'"text": "{t}"' not in text for t in order_texts)
+    assert [e["text"] for e in data["log"] if e["kind"] == "admin"] == ["replace"]
+    with pytest.raises(ServiceError, match="public only"):
+        verify_export(data)
+    # The admin at the console may still export everything.
+    assert verify_export(export_game(runtime, game_id, full=True)).ok
+
+
+def test_public_views_by_turn_replay_the_log(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    rng = Rng(8)
+    for serial in range(30):
+        play_one(runtime, game_id, rng, serial)
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    frames = history.public_views_by_turn(runtime, game_id)
+    assert frames[0]["events"] == [] and len(frames) >= 3
+    assert frames[-1]["public"] == engine.public_view(game.state) and frames[-1]["phase"] == game.phase
+    turns = [f["turn"] for f in frames]
+    assert turns == sorted(turns)
+    assert all(set(f) == {"turn", "phase", "public", "public_text", "events"} for f in frames)
+    events = [line for entry in log(runtime, game_id) for line in entry.events]
+    assert [line for f in frames for line in f["events"]] == events
+    with pytest.raises(ServiceError, match="once it is finished"):
+        history.private_views_by_turn(runtime, game_id)
+
+
+def test_private_views_by_turn_once_finished(runtime):
+    game_id = finished_game(runtime)
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    frames = history.private_views_by_turn(runtime, game_id)
+    last = frames[-1]
+    assert set(last["private"]) == {s.seat for s in game.seats}
+    for seat in game.seats:
+        assert last["private"][seat.seat] == engine.private_view(game.state, seat.seat)
+        assert last["private_text"][seat.seat] == engine.render_text(engine.private_view(game.state, seat.seat))

@@ -1,0 +1,127 @@
+"""Late players under each policy (defaults, grace, bot) and a paused game's deadline."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy import select, update
+
+from pbem.clock import utcnow
+from pbem.models import Game, Seat
+from pbem.services import ServiceError, deadlines, games, house_rules
+from pbem.services.verify import verify
+from tests.async_play.helpers import force_due, leave_only, log, outbox, play_first_legal, start_with, to_act
+from tests.support.play import game_row, seat_ids
+
+
+def missed(runtime, game_id) -> dict[str, int]:
+    with runtime.db.read() as session:
+        return {s.seat: s.missed_deadlines for s in session.scalars(select(Seat).where(Seat.game_id == game_id))}
+
+
+def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    leave_only(runtime, game_id, "Suns")
+    force_due(runtime, game_id)
+    assert deadlines.apply_deadline(runtime, game_id) is True
+    entries = log(runtime, game_id)
+    assert entries[-1].kind == "timeout" and entries[-1].source == "deadline" and "Suns" in entries[-1].text
+    assert missed(runtime, game_id)["Suns"] == 1
+    late = outbox(runtime, kind="late")
+    suns = game_row(runtime, game_id).seats[0]
+    assert [m.seat_id for m in late] == [seat_ids(runtime, game_id)["Suns"]] and suns.seat == "Suns"
+    assert "defaults were applied for Suns" in late[0].body_text
+    turn_mails = [m for m in outbox(runtime, kind="turn") if "Missed the deadline" in m.body_text]
+    assert len(turn_mails) == 4 and all("Suns" in m.body_text for m in turn_mails)
+    assert verify(runtime, game_id).ok
+
+
+def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):
+    game_id = start_with(runtime, {"late": "grace:2"}, deadline_seconds=3600)
+    leave_only(runtime, game_id, "Moons")
+    state_before = game_row(runtime, game_id).state
+    for period in (1, 2):
+        force_due(runtime, game_id)
+        assert deadlines.apply_deadline(runtime, game_id) is True
+        game = game_row(runtime, game_id)
+        assert game.state == state_before and game.grace_used == period
+        assert abs((game.deadline - utcnow()).total_seconds() - 3600) < 60
+        entry = log(runtime, game_id)[-1]
+        assert entry.kind == "admin" and entry.text.startswith(f"grace {period}/2") and "Moons" in entry.events[0]
+        notices = [m for m in outbox(runtime, kind="admin") if f"Grace period {period} of 2" in m.body_text]
+        assert len(notices) == 4 and all("Moons" in m.body_text for m in notices)
+        assert deadlines.apply_deadline(runtime, game_id) is False  # not due again yet
+    assert not any(e.kind == "timeout" for e in log(runtime, game_id))
+    force_due(runtime, game_id)
+    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert log(runtime, game_id)[-1].kind == "timeout"
+    game = game_row(runtime, game_id)
+    assert game.grace_used == 0 and missed(runtime, game_id)["Moons"] == 1
+    assert len(outbox(runtime, kind="late")) == 1
+    assert verify(runtime, game_id).ok
+
+
+def bot_scenario(runtime, seed: int) -> tuple[int, list[str]]:
+    game_id = start_with(runtime, {"late": "bot:1"}, deadline_seconds=3600, seed=seed)
+    leave_only(runtime, game_id, "Crowns")
+    force_due(runtime, game_id)
+    deadlines.apply_deadline(runtime, game_id)  # first miss: defaults
+    assert missed(runtime, game_id)["Crowns"] == 1
+    assert not any(e.source == "bot" for e in log(runtime, game_id))
+    assert "a bot plays for you" in outbox(runtime, kind="late", game_id=game_id)[-1].body_text
+    leave_only(runtime, game_id, "Crowns")
+    force_due(runtime, game_id)
+    deadlines.apply_deadline(runtime, game_id)  # second miss in a row: the bot plays
+    bot = [e for e in log(runtime, game_id) if e.source == "bot"]
+    return game_id, [e.text for e in bot]
+
+
+def test_bot_policy_plays_random_legal_orders_through_the_log(runtime):
+    game_id, bot_orders = bot_scenario(runtime, seed=7)
+    assert bot_orders and all(
+        e.seat == "Crowns" and e.kind == "order" for e in log(runtime, game_id) if e.source == "bot"
+    )
+    assert missed(runtime, game_id)["Crowns"] == 2
+    late = outbox(runtime, kind="late", game_id=game_id)[-1]
+    assert "the bot played for Crowns" in late.body_text and all(order in late.body_text for order in bot_orders)
+    assert late.seat_id == seat_ids(runtime, game_id)["Crowns"]
+    everyone = [m for m in outbox(runtime, kind="turn", game_id=game_id) if "A bot played for Crowns" in m.body_text]
+    assert len(everyone) == 4
+    assert verify(runtime, game_id).ok
+    # The same game gives the same bot orders (seeded by the game seed and the log length).
+    again, same_orders = bot_scenario(runtime, seed=7)
+    assert same_orders == bot_orders and again != game_id
+    # The player is back: orders reset the count, so the next miss gets the defaults again.
+    if "Crowns" not in to_act(runtime, game_id):
+        leave_only(runtime, game_id, "Crowns")
+    play_first_legal(runtime, game_id, "Crowns")
+    assert missed(runtime, game_id)["Crowns"] == 0
+
+
+def test_a_paused_game_deadline_does_not_fire(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    games.pause(runtime, game_id, reason="holidays")
+    with runtime.db.write() as session:
+        session.execute(update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(hours=1)))
+    due, _ = deadlines.due_game_ids(runtime)
+    assert game_id not in due
+    assert deadlines.apply_deadline(runtime, game_id) is False
+    assert not any(e.kind == "timeout" for e in log(runtime, game_id))
+    assert [e.text for e in log(runtime, game_id)] == ["pause: holidays"]
+    paused = [m for m in outbox(runtime, kind="admin") if "paused" in m.body_text]
+    assert len(paused) == 4
+
+
+def test_late_policy_is_checked_at_creation(runtime):
+    with pytest.raises(ServiceError) as info:
+        house_rules.parse_rules(late="bot", press="loud", vacation_days_per_game=-1)
+    message = str(info.value)
+    assert "grace:N, bot:N" in message and "press 'loud'" in message and "vacation days per game" in message
+    assert house_rules.parse_rules(late=" Grace:3 ").late == "grace:3"
+    with pytest.raises(ServiceError, match="from 1 to"):
+        house_rules.parse_late("grace:0")
+    game_id = start_with(runtime, {"late": "bot:0", "press": "public", "press_identity": "anonymous"})
+    rules = house_rules.rules_of(game_row(runtime, game_id))
+    assert (rules.late_kind, rules.late_n, rules.press, rules.press_signed) == ("bot", 0, "public", False)
+    assert any("bot plays" in line for line in rules.describe())

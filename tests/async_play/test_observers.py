@@ -1,0 +1,130 @@
+"""Observers: confirmed by link, sent public updates only, stopped in one click; the Atom feed."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from sqlalchemy import select
+
+from engines import get_engine
+from engines.rng import Rng
+from pbem.models import Observer
+from pbem.services import games, observers
+from tests.async_play.helpers import THREE, log, outbox, start_with
+from tests.support.play import game_row, play_one
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def token_of(runtime, email: str) -> str:
+    with runtime.db.read() as session:
+        return session.scalars(select(Observer.token).where(Observer.email == email)).one()
+
+
+def next_turn(runtime, game_id, rng: Rng) -> None:
+    turn = game_row(runtime, game_id).turn
+    for serial in range(500):
+        if game_row(runtime, game_id).turn != turn or play_one(runtime, game_id, rng, serial) is None:
+            return
+
+
+def private_only_lines(runtime, game_id) -> list[str]:
+    """Lines of the seats' private views that the public view does not show."""
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    public = set(engine.render_text(engine.public_view(game.state)).splitlines())
+    lines = []
+    for seat in game.seats:
+        text = engine.render_text(engine.private_view(game.state, seat.seat))
+        lines += [line for line in text.splitlines() if line.strip() and line not in public]
+    return lines
+
+
+def test_observer_confirms_then_gets_public_updates_only_until_stopped(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    pending = observers.subscribe(runtime, game_id, "Watcher <Watcher@Example.org>")
+    assert pending.ok and "confirmation" in pending.message
+    confirm_mail = outbox(runtime, kind="observer_confirm")
+    assert [m.recipient for m in confirm_mail] == ["watcher@example.org"]
+    token = token_of(runtime, "watcher@example.org")
+    assert f"http://pbem.test/observe/confirm/{token}" in confirm_mail[0].body_text
+    assert "Reply-To" not in confirm_mail[0].headers
+    # Asking again soon sends no second confirmation (nobody can flood an inbox).
+    assert observers.subscribe(runtime, game_id, "watcher@example.org").ok
+    assert len(outbox(runtime, kind="observer_confirm")) == 1
+
+    rng = Rng(4)
+    next_turn(runtime, game_id, rng)
+    assert outbox(runtime, kind="observer_update") == []  # not confirmed yet
+
+    assert observers.confirm(runtime, token).ok
+    assert "already" in observers.confirm(runtime, token).message
+    for _ in range(3):
+        next_turn(runtime, game_id, rng)
+        secrets = private_only_lines(runtime, game_id)
+        assert secrets, "the test needs private information to look for"
+        update = outbox(runtime, kind="observer_update")[-1]
+        game = game_row(runtime, game_id)
+        engine = get_engine(game.engine)
+        assert engine.render_text(engine.public_view(game.state)).splitlines()[0] in update.body_text
+        for line in secrets:
+            assert line not in update.body_text and line not in update.body_html
+    updates = outbox(runtime, kind="observer_update")
+    assert len(updates) == 3 and {u.recipient for u in updates} == {"watcher@example.org"}
+    stop_url = f"http://pbem.test/observe/stop/{token}"
+    assert all(u.headers["List-Unsubscribe"] == f"<{stop_url}>" for u in updates)
+    assert all(u.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click" for u in updates)
+    assert all(stop_url in u.body_text and stop_url in u.body_html for u in updates)
+    assert all("Reply-To" not in u.headers and u.seat_id is None for u in updates)
+
+    assert observers.unsubscribe(runtime, token).ok
+    assert observers.unsubscribe(runtime, token).ok  # one click, twice: harmless
+    next_turn(runtime, game_id, rng)
+    assert len(outbox(runtime, kind="observer_update")) == 3
+    assert not observers.confirm(runtime, token).ok  # a stopped subscription is not revived by an old link
+
+
+def test_observer_gets_the_game_over(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE[:2])
+    observers.subscribe(runtime, game_id, "fan@example.org")
+    observers.confirm(runtime, token_of(runtime, "fan@example.org"))
+    rng = Rng(9)
+    for serial in range(3000):
+        if play_one(runtime, game_id, rng, serial) is None:
+            break
+    assert game_row(runtime, game_id).status == "finished"
+    last = outbox(runtime, kind="observer_update")[-1]
+    assert "Game over" in last.body_text and "game over" in last.subject
+
+
+def test_bad_subscriptions_are_refused_in_words(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    bad = observers.subscribe(runtime, game_id, "not an address\r\nBcc: x@y.org")
+    assert not bad.ok and "one line" in bad.message
+    assert not observers.confirm(runtime, "nope").ok and not observers.unsubscribe(runtime, "x" * 100).ok
+    games.cancel(runtime, game_id)
+    closed = observers.subscribe(runtime, game_id, "late@example.org")
+    assert not closed.ok and "cancelled" in closed.message
+    assert outbox(runtime, kind="observer_confirm") == []
+
+
+def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE, name='Cup <final> & "more"')
+    rng = Rng(2)
+    for serial in range(40):
+        play_one(runtime, game_id, rng, serial)
+    games.pause(runtime, game_id, reason="owner <b>away</b> at bob@example.org")
+    feed = observers.atom_feed(runtime, game_id, "http://pbem.test")
+    root = ET.fromstring(feed)
+    assert root.find(f"{ATOM}title").text == 'Cup <final> & "more" (paused)'
+    assert "&lt;final&gt; &amp;" in feed
+    entries = root.findall(f"{ATOM}entry")
+    entries_with_events = [e for e in log(runtime, game_id) if e.events or e.kind == "admin"]
+    assert len(entries) == min(50, len(entries_with_events))
+    contents = "\n".join(e.find(f"{ATOM}content").text for e in entries)
+    assert "Admin: pause." in contents and "bob@example.org" not in feed and "away" not in feed
+    orders_without_events = [e.text for e in log(runtime, game_id) if e.kind == "order" and not e.events]
+    for text in orders_without_events:
+        assert f"\n{text}\n" not in f"\n{contents}\n"
+    ids = [e.find(f"{ATOM}id").text for e in entries]
+    assert len(set(ids)) == len(ids) and all(i.startswith(f"http://pbem.test/games/{game_id}#log-") for i in ids)

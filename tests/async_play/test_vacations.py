@@ -1,0 +1,94 @@
+"""Vacations: only deadlines waiting on the seat move; caps per game and per year refuse more."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+
+from pbem.clock import utcnow
+from pbem.models import Vacation
+from pbem.services import deadlines, vacations
+from tests.async_play.helpers import force_due, leave_only, log, outbox, start_with
+from tests.support.play import game_row, seat_ids
+
+
+def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    result = vacations.declare_vacation(runtime, game_id, seats["Suns"], 3)
+    assert result.ok and "until" in result.message
+    assert abs((result.ends_at - utcnow()).total_seconds() - 3 * 86400) < 60
+    announced = [m for m in outbox(runtime, kind="admin") if "on vacation until" in m.body_text]
+    assert len(announced) == 4 and all("Suns" in m.body_text for m in announced)
+    entry = log(runtime, game_id)[-1]
+    assert entry.kind == "admin" and entry.text == "vacation: 3d" and entry.seat == "Suns"
+    # Declaring changes no deadline by itself.
+    assert abs((game_row(runtime, game_id).deadline - utcnow()).total_seconds() - 3600) < 60
+
+    leave_only(runtime, game_id, "Suns")
+    state = game_row(runtime, game_id).state
+    force_due(runtime, game_id)
+    assert deadlines.apply_deadline(runtime, game_id) is True
+    game = game_row(runtime, game_id)
+    assert game.state == state and game.deadline == result.ends_at
+    moved = log(runtime, game_id)[-1]
+    assert moved.kind == "admin" and moved.text == "vacation wait: Suns" and "moves to" in moved.events[0]
+    notices = [m for m in outbox(runtime, kind="admin") if "deadline moves to" in m.body_text]
+    assert len(notices) == 4
+    assert not any(e.kind == "timeout" for e in log(runtime, game_id))
+
+
+def test_vacation_does_not_delay_deadlines_that_do_not_wait_on_the_seat(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    assert vacations.declare_vacation(runtime, game_id, seats["Arms"], 2).ok
+    leave_only(runtime, game_id, "Moons")  # Arms has acted; only Moons is late
+    force_due(runtime, game_id)
+    assert deadlines.apply_deadline(runtime, game_id) is True
+    entry = log(runtime, game_id)[-1]
+    assert entry.kind == "timeout" and "Moons" in entry.text
+
+
+def test_caps_refuse_a_further_vacation_with_the_numbers(runtime):
+    game_id = start_with(runtime, {"vacation_days_per_game": 5}, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    first = vacations.declare_vacation(runtime, game_id, seats["Moons"], 4)
+    assert first.ok
+    refused = vacations.declare_vacation(runtime, game_id, seats["Moons"], 2)
+    assert not refused.ok and "allows 5 vacation days" in refused.message and "1 left" in refused.message
+    # A further vacation follows the one in force.
+    second = vacations.declare_vacation(runtime, game_id, seats["Moons"], 1)
+    assert second.ok and second.ends_at == first.ends_at + dt.timedelta(days=1)
+    assert not vacations.declare_vacation(runtime, game_id, seats["Moons"], 1).ok
+    assert not vacations.declare_vacation(runtime, game_id, seats["Moons"], 0).ok
+    with runtime.db.read() as session:
+        assert len(session.scalars(select(Vacation)).all()) == 2
+
+
+def test_the_yearly_cap_counts_days_away_across_games_once(runtime):
+    players = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
+    rules = {"vacation_days_per_year": 5}
+    one = start_with(runtime, rules, players=players, deadline_seconds=3600)
+    two = start_with(runtime, rules, players=players, deadline_seconds=3600)
+    ann = {
+        gid: next(s.id for s in game_row(runtime, gid).seats if s.account.email == "ann@example.org")
+        for gid in (one, two)
+    }
+    assert vacations.declare_vacation(runtime, one, ann[one], 4).ok
+    assert vacations.declare_vacation(runtime, two, ann[two], 4).ok  # the same days away: counted once
+    refused = vacations.declare_vacation(runtime, two, ann[two], 2)
+    assert not refused.ok and "5 days a year" in refused.message and "1 left" in refused.message
+
+
+def test_coming_back_early_ends_the_vacation(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    assert not vacations.end_vacation(runtime, game_id, seats["Crowns"]).ok
+    vacations.declare_vacation(runtime, game_id, seats["Crowns"], 3)
+    assert vacations.end_vacation(runtime, game_id, seats["Crowns"]).ok
+    leave_only(runtime, game_id, "Crowns")
+    force_due(runtime, game_id)
+    deadlines.apply_deadline(runtime, game_id)
+    assert log(runtime, game_id)[-1].kind == "timeout"
+    assert any("back from vacation" in m.body_text for m in outbox(runtime, kind="admin"))
