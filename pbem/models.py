@@ -120,7 +120,7 @@ class LogEntry(Base):
     kind: Mapped[str] = mapped_column(String(20))
     seat: Mapped[str | None] = mapped_column(String(50))
     text: Mapped[str] = mapped_column(Text, default="")
-    #: email | web | admin | deadline | cli
+    #: email | web | admin | deadline | cli; bot (orders a bot played for a late seat), player (a vacation)
     source: Mapped[str] = mapped_column(String(20))
     turn: Mapped[int] = mapped_column(Integer, default=0)
     events: Mapped[list[Any]] = mapped_column(default=list)

@@ -70,12 +70,12 @@ def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
             select(Observer).where(Observer.game_id == game_id, Observer.email == address)
         ).one_or_none()
         now = utcnow()
+        # The same answer whatever the address's state, so nobody can probe who follows a game.
+        answer = f"If {address} does not follow {game.name} yet, a confirmation link is on its way there."
         if observer is not None and observer.status == "active":
-            return ObserverResult(True, f"{address} already follows {game.name}.", observer.id, game_id)
+            return ObserverResult(True, answer, observer.id, game_id)
         if observer is not None and observer.status == "pending" and now - observer.asked_at < RESEND_AFTER:
-            return ObserverResult(
-                True, f"A confirmation link was sent to {address} recently; follow it to start.", observer.id, game_id
-            )
+            return ObserverResult(True, answer, observer.id, game_id)
         if observer is None:
             count = len(session.scalars(select(Observer.id).where(Observer.game_id == game_id)).all())
             if count >= MAX_OBSERVERS_PER_GAME:
@@ -101,9 +101,7 @@ def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
             public_text="",
             **urls(runtime, observer),
         )
-        return ObserverResult(
-            True, f"A confirmation link was sent to {address}; follow it to start.", observer.id, game_id
-        )
+        return ObserverResult(True, answer, observer.id, game_id)
 
 
 def _by_token(session: Session, token: str) -> Observer | None:
