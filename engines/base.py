@@ -10,6 +10,7 @@ game through this one interface, so a new game needs nothing else.
 from __future__ import annotations
 
 import copy
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -70,10 +71,13 @@ class Option:
                 value = False
             else:
                 raise ValueError(f"option {self.name!r} must be yes or no, not {value!r}")
+        if kind is str and isinstance(value, list | dict):
+            value = json.dumps(value, ensure_ascii=False)  # structured data given for a text option: keep it JSON
         try:
             value = kind(value) if not isinstance(value, kind) else value
         except (TypeError, ValueError):
-            raise ValueError(f"option {self.name!r} must be a {kind.__name__}, not {value!r}") from None
+            wanted = {int: "a whole number", float: "a number", str: "text"}.get(kind, kind.__name__)
+            raise ValueError(f"option {self.name!r} must be {wanted}, not {value!r}") from None
         if self.choices and value not in self.choices:
             allowed = ", ".join(map(str, self.choices))
             raise ValueError(f"option {self.name!r} must be one of {allowed}, not {value!r}")
@@ -128,6 +132,12 @@ class Engine(ABC):
     options: ClassVar[tuple[Option, ...]] = ()
     #: Variant names that may be combined with ``+`` (e.g. ``overload+sprawlgami``).
     combinable_variants: ClassVar[bool] = False
+    #: The words this game's orders start with: a line that starts with one is an order
+    #: (perhaps a wrong one), never table talk, so it is never passed on to another seat.
+    order_words: ClassVar[frozenset[str]] = frozenset()
+    #: Every value :meth:`phase_key` returns while someone must act: the kinds a
+    #: deadline policy may give a duration of its own.
+    phase_kinds: ClassVar[tuple[str, ...]] = ("turn",)
 
     # -- set-up -----------------------------------------------------------------
 
@@ -245,8 +255,8 @@ class Engine(ABC):
         """
 
     def phase_key(self, state: State) -> str:
-        """A short name for the kind of phase (``coins``, ``excuses``...); deadline
-        policies may set a different duration per kind."""
+        """A short name for the kind of phase (``coins``, ``excuses``...), one of
+        :attr:`phase_kinds`; deadline policies may set a different duration per kind."""
         return "turn"
 
     def phase_deadline(self, state: State) -> int | None:

@@ -27,7 +27,8 @@ def fill_text(order: str, rng: Rng, serial: int) -> str:
     """Replace a ``<text>`` placeholder with a fresh, unique phrase."""
     if TEXT not in order:
         return order
-    return order.replace(TEXT, f"because reason {serial} {rng.below(1_000_000)}")
+    # The letter keeps two texts apart even where spacing is ignored ("1 23" vs "12 3").
+    return order.replace(TEXT, f"because reason {serial} x {rng.below(1_000_000)}")
 
 
 def choose_order(engine: Engine, state: State, seat: str, rng: Rng, serial: int = 0) -> str:
@@ -74,8 +75,13 @@ def random_playout(
     options: dict[str, Any] | None = None,
     timeout_rate: float = 0.03,
     max_steps: int = 50_000,
+    optional_rate: float = 0.0,
 ) -> Playout:
-    """Play random legal orders (and the odd timeout) until the game ends."""
+    """Play random legal orders (and the odd timeout) until the game ends.
+
+    With ``optional_rate`` some orders come from seats that may act without being
+    asked (a sealed order replaced, an optional action), so those are replayed too.
+    """
     variant = engine.normalise_variant(variant)
     setup = {
         "players": [f"Player {i + 1}" for i in range(players)],
@@ -91,17 +97,25 @@ def random_playout(
             return playout
         to_act = sorted(engine.to_act(playout.state))
         if not to_act:
-            raise RuntimeError(
-                f"{engine.name}: no outcome but nobody to act at {engine.phase(playout.state)}"
-            )
+            raise RuntimeError(f"{engine.name}: no outcome but nobody to act at {engine.phase(playout.state)}")
         if rng.random() < timeout_rate:
             entry: LogEntry = {"kind": "timeout"}
             playout.timeouts += 1
         else:
-            seat = rng.choice(to_act)
+            seat = _pick_seat(engine, playout.state, to_act, rng, optional_rate)
             text = choose_order(engine, playout.state, seat, rng, serial)
             entry = {"kind": "order", "seat": seat, "text": text}
             playout.orders_applied += 1
         playout.state = apply_entry(engine, playout.state, entry).state
         playout.log.append(entry)
     raise RuntimeError(f"{engine.name}: game not finished after {max_steps} steps (seed {seed})")
+
+
+def _pick_seat(engine: Engine, state: State, to_act: list[str], rng: Rng, optional_rate: float) -> str:
+    """A seat that must act, or now and then one that merely may."""
+    if optional_rate and rng.random() < optional_rate:
+        optional = [s for s in engine.public_view(state)["seats"] if s not in to_act and engine.may_act(state, s)]
+        optional = [s for s in optional if engine.legal_orders(state, s)]
+        if optional:
+            return rng.choice(optional)
+    return rng.choice(to_act)

@@ -14,6 +14,7 @@ class KidSproutEngine(Engine):
     """Responsibility-shirking for the piecepack, 3 days of 6 Activities, for 3 or 4 SproutMeisters."""
 
     name = "kidsprout"
+    order_words = frozenset(orders.VERBS)
     title = "KidSprout Jumboree"
     min_players = 3
     max_players = 4
@@ -140,6 +141,9 @@ class KidSproutEngine(Engine):
 
     def phase(self, state: State) -> str:
         return views.phase_text(state)
+
+    #: Sealed coins, the open call for excuses, the Buck choosing (``over`` needs no deadline).
+    phase_kinds = ("coins", "excuses", "choose")
 
     def phase_key(self, state: State) -> str:
         return state["phase"]

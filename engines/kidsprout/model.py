@@ -38,6 +38,9 @@ SIGN_WORDS: dict[str, str] = {
     "subtract": "-",
 }
 
+#: Quote marks around a whole excuse text that the parser drops (one pair).
+QUOTES = "\"'"
+
 DAYS = 3
 ROUNDS = 6
 REVEILLE = 6  # 6:00 AM, where every pawn starts the day
@@ -74,6 +77,16 @@ def clock(hour: int) -> str:
     suffix = "AM" if hour24 < 12 else "PM"
     shown = hour24 % 12 or 12
     return f"{shown}:00 {suffix}" + ("+1" if day else "")
+
+
+def is_quoted(text: str) -> bool:
+    """Whether ``text`` starts and ends with the same quote mark (the parser drops such a pair)."""
+    return len(text) >= 2 and text[0] == text[-1] and text[0] in QUOTES
+
+
+def quote_if_needed(text: str) -> str:
+    """An excuse text as written in a canonical order: quoted only if it would otherwise lose its quotes."""
+    return f'"{text}"' if is_quoted(text) else text
 
 
 def normalise_text(text: str) -> str:
@@ -126,7 +139,7 @@ def format_order(order: Order) -> str:
     if isinstance(order, Play):
         return f"play {coin_name(order.coin)}"
     if isinstance(order, Excuse):
-        return f"excuse {order.value} {order.sign} {order.target} {order.text}"
+        return f"excuse {order.value} {order.sign} {order.target} {quote_if_needed(order.text)}"
     if isinstance(order, Pass):
         return "pass"
     if isinstance(order, Gone):

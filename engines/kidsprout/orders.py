@@ -21,6 +21,7 @@ from engines.kidsprout.model import (
     Pass,
     Play,
     coin_name,
+    is_quoted,
 )
 from engines.kidsprout.rules import used_excuse
 
@@ -89,6 +90,14 @@ def legal_summary(state: State, seat: str) -> str:
     return "Legal now: " + ", ".join(parts) + "."
 
 
+def waiting_for(state: State) -> str:
+    """Who the table is waiting for, for a seat that has nothing to do now."""
+    if state["phase"] == "over":
+        return "The game is over; no orders are possible."
+    waiting = [seat for seat in state["seats"] if may_act(state, seat)]
+    return f"Nothing is asked of you now; waiting for {', '.join(waiting)} ({state['phase']} phase)."
+
+
 # -- seat names ------------------------------------------------------------------
 
 
@@ -104,11 +113,16 @@ def seat_aliases(state: State) -> list[tuple[str, str]]:
 def resolve_seat(state: State, words: list[str]) -> tuple[str, int]:
     """The seat named by the first words and how many words it used.
 
-    Exact names win (the longest one); otherwise an unambiguous prefix.  An
-    ambiguous prefix is an error listing the seats it could mean.
+    A suit written in full always names its own seat, whatever the players are
+    called, so a canonical order reads back the same.  Otherwise exact names win
+    (the longest one), then an unambiguous prefix.  An ambiguous prefix is an
+    error listing the seats it could mean.
     """
     if not words:
         raise OrderError("A seat is missing.", legal=f"Name one of: {', '.join(state['seats'])}.")
+    suit = next((seat for seat in state["seats"] if seat.casefold() == words[0].casefold()), None)
+    if suit is not None:
+        return suit, 1
     aliases = seat_aliases(state)
     longest = max(len(name.split()) for name, _ in aliases)
     for exact in (True, False):
@@ -139,6 +153,14 @@ def resolve_seat(state: State, words: list[str]) -> tuple[str, int]:
 
 def parse(state: State, seat: str, text: str) -> Order:
     """One order line to an order, checked against the state."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        second = lines[1].split()[0]
+        raise OrderError(
+            f"'{second}' starts a second line: one order per line.",
+            word=second,
+            legal="Send each order on a line of its own.",
+        )
     words = text.split()
     if not words:
         raise OrderError("The order is empty.", legal=legal_summary(state, seat))
@@ -146,7 +168,9 @@ def parse(state: State, seat: str, text: str) -> Order:
     if verb not in VERBS:
         raise OrderError(f"'{words[0]}' is not an order here.", word=words[0], legal=legal_summary(state, seat))
     if not may_act(state, seat):
-        raise NotYourTurn(f"'{words[0]}' refused: {seat} is not asked to act now.", word=words[0])
+        raise NotYourTurn(
+            f"'{words[0]}' refused: {seat} is not asked to act now.", word=words[0], legal=waiting_for(state)
+        )
     args = words[1:]
     if verb == "play":
         order: Order = Play(parse_coin(state, seat, args))
@@ -161,7 +185,9 @@ def parse(state: State, seat: str, text: str) -> Order:
             raise OrderError("'choose' needs a seat.", word="choose", legal=legal_summary(state, seat))
         target, used = resolve_seat(state, args)
         if used < len(args):
-            raise OrderError(f"'{args[used]}' is unexpected after the seat.", word=args[used])
+            raise OrderError(
+                f"'{args[used]}' is unexpected after the seat.", word=args[used], legal=legal_summary(state, seat)
+            )
         order = Choose(target)
     check(state, seat, order)
     return order
@@ -174,7 +200,11 @@ def parse_coin(state: State, seat: str, args: list[str]) -> int:
         raise OrderError(f"'{args[1]}' is unexpected after the coin.", word=args[1], legal="Send one coin.")
     coin = COIN_WORDS.get(args[0].casefold())
     if coin is None:
-        raise OrderError(f"'{args[0]}' is not a coin.", word=args[0], legal="Coins: null (0), ace (a, 1), 2, 3, 4, 5.")
+        raise OrderError(
+            f"'{args[0]}' is not a coin (null or 0, ace or a or 1, 2, 3, 4, 5).",
+            word=args[0],
+            legal=legal_summary(state, seat),
+        )
     return coin
 
 
@@ -194,7 +224,7 @@ def parse_excuse(state: State, seat: str, args: list[str]) -> Excuse:
         raise OrderError(f"'{args[1]}' is not + or -.", word=args[1], legal=syntax)
     target, used = resolve_seat(state, args[2:])
     text = " ".join(args[2 + used :])
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+    if is_quoted(text):
         text = text[1:-1].strip()
     return Excuse(value, sign, target, text)
 
@@ -234,10 +264,14 @@ def check(state: State, seat: str, order: Order) -> None:
                 legal=legal_summary(state, seat),
             )
         if state["last_call"]:
-            raise OrderError("'gone': the last call is already running.", word="gone")
+            raise OrderError("'gone': the last call is already running.", word="gone", legal=legal_summary(state, seat))
     elif isinstance(order, Choose):
         if seat != state["buck"]:
-            raise NotYourTurn(f"'choose': only the Leaping Buck ({state['buck']}) breaks ties.", word="choose")
+            raise NotYourTurn(
+                f"'choose': only the Leaping Buck ({state['buck']}) breaks ties.",
+                word="choose",
+                legal=legal_summary(state, seat),
+            )
         if order.target not in state["tied"]:
             raise OrderError(
                 f"'{order.target}' is not tied for oldest.",

@@ -31,6 +31,7 @@ Examples:
   move A1 place 4
   move A1 place eagle
   move A1 place X
+  move A1 draw
   stay draw
 
 Your first order must be a move: it puts your pawn on the array.
@@ -47,6 +48,7 @@ class RankChainEngine(Engine):
     title: ClassVar[str] = "Rank Chain"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = len(COLOURS)
+    order_words: ClassVar[frozenset[str]] = frozenset(("move", "stay", *orders.ACTIONS))
     variants: ClassVar[tuple[Variant, ...]] = (
         Variant("standard", "Standard", "A chain of ranks 1 to 8, up to 3 wild cards standing in."),
         Variant("bsa", "BSA", "The chain holds ranks 1 to 8 in order plus one B, one S and one A."),

@@ -52,6 +52,8 @@ def setup(players: list[str], seed: int, variant: str, options: dict[str, Any]) 
         raise ValueError(
             f"the deck mix gives {len(deck)} cards but the array and the hands of {len(players)} players need {needed}"
         )
+    if variant == "bsa" and options["wild_copies"] < 1:
+        raise ValueError("the bsa variant needs a deck mix with at least one B, one S and one A (wild_copies)")
     seats = list(COLOURS[: len(players)])
     state: State = {
         "variant": variant,

@@ -21,6 +21,7 @@ GRAMMAR = (
     "Orders: move <cell> <action>, or stay <action>; the action is flip (face-down card), "
     "take or pass (face-up card), place <card> or draw (empty cell)."
 )
+CARD_WORDS = "say 1-8 or a rank name (webelos ... eagle), B, S, A, X or blank."
 
 
 def format_order(order: Order) -> str:
@@ -124,22 +125,50 @@ def _parse_action(state: State, seat: str, cell: int, words: list[str]) -> tuple
         raise OrderError(f"'{action}' is not an action.", word=action, legal=GRAMMAR)
     card = None
     if action == "place":
-        if not rest:
-            raise OrderError("'place' needs a card, e.g. place 4 or place eagle.", word="place")
-        card = parse_card(rest)
-        if card is None:
-            bad = " ".join(rest)
-            raise OrderError(f"'{bad}' is not a card: say 1-8 or a rank name, B, S, A, X or blank.", word=bad)
-        if card not in state["hands"][seat]:
-            raise OrderError(f"'{' '.join(rest)}': you hold no {card_name(card)}.", word=rest[0])
-    elif rest:
-        raise OrderError(f"'{rest[0]}' is not understood after '{action}'.", word=rest[0], legal=GRAMMAR)
+        card, rest = _parse_place(state, seat, rest)
+    if rest:
+        said = action if card is None else f"{action} {card}"
+        raise OrderError(f"'{rest[0]}' is not understood after '{said}'.", word=rest[0], legal=GRAMMAR)
     if (action, card) not in actions_at(state, seat, cell):
         reason = f"'{action}' is not possible: {where}"
         if action == "draw" and not state["deck"]:
             reason = f"'{action}' is not possible: the draw deck is empty"
         raise OrderError(f"{reason}; {_options_text(state, seat, cell)}", word=action, legal=GRAMMAR)
     return action, card
+
+
+def _hand_text(state: State, seat: str) -> str:
+    """The seat's hand in words, offered as what ``place`` would accept."""
+    hand = sort_cards(list(state["hands"][seat]))
+    return "Your hand: " + (", ".join(card_name(card) for card in hand) or "no cards") + "."
+
+
+def _split_card(words: list[str]) -> tuple[str, int] | None:
+    """The card named by the first two words (``second class``) or the first one, and how many it took."""
+    for size in (2, 1):
+        card = parse_card(words[:size]) if len(words) >= size else None
+        if card is not None:
+            return card, size
+    return None
+
+
+def _parse_place(state: State, seat: str, words: list[str]) -> tuple[str, list[str]]:
+    """The card after ``place`` and the words left over after it."""
+    if not words:
+        raise OrderError(
+            "'place' needs a card, e.g. place 4 or place eagle.", word="place", legal=_hand_text(state, seat)
+        )
+    found = _split_card(words)
+    if found is None:
+        raise OrderError(f"'{words[0]}' is not a card: {CARD_WORDS}", word=words[0])
+    card, size = found
+    if card not in state["hands"][seat]:
+        raise OrderError(
+            f"'{' '.join(words[:size])}': you do not hold that card ({card_name(card)}).",
+            word=words[0],
+            legal=_hand_text(state, seat),
+        )
+    return card, words[size:]
 
 
 def illegal_examples(state: State, seat: str) -> list[str]:

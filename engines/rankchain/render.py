@@ -98,6 +98,23 @@ def render_text(view: dict[str, Any]) -> str:
 SIZE_W, SIZE_H, MARGIN = 72, 88, 28
 
 
+def ink_on(fill: str) -> str:
+    """Black or white, whichever reads better on ``fill`` (``#rrggbb``)."""
+    red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return "#111" if 0.299 * red + 0.587 * green + 0.114 * blue > 140 else "#fff"
+
+
+def _svg_pawn(cx: int, cy: int, seat: str, r: int, title: bool) -> list[str]:
+    """A pawn in its seat's colour with the seat's initial on it, so colour is never the only clue."""
+    colour = PAWN_COLOURS.get(seat, "#555")
+    label = f"<title>{html.escape(seat)}</title>" if title else ""
+    return [
+        f'<circle cx="{cx}" cy="{cy}" r="{r}" fill="{colour}" stroke="#000">{label}</circle>',
+        f'<text x="{cx}" y="{cy + 4}" font-size="{r + 2}" font-weight="bold" text-anchor="middle" '
+        f'fill="{ink_on(colour)}">{html.escape(seat[:1])}</text>',
+    ]
+
+
 def _svg_card(x: int, y: int, cell: dict[str, Any], highlight: bool) -> list[str]:
     face, card = cell["face"], cell["card"]
     stroke = ' stroke="#d4a017" stroke-width="4"' if highlight else ' stroke="#333" stroke-width="1"'
@@ -152,18 +169,13 @@ def render_svg(view: dict[str, Any]) -> str:
             x = MARGIN + c * SIZE_W
             out += _svg_card(x, y, cell, cell["cell"] in chains)
             if cell["pawn"]:
-                colour = PAWN_COLOURS.get(cell["pawn"], "#555")
-                out.append(
-                    f'<circle cx="{x + SIZE_W // 2}" cy="{y + SIZE_H - 16}" r="9" fill="{colour}" '
-                    f'stroke="#000"><title>{html.escape(cell["pawn"])}</title></circle>'
-                )
+                out += _svg_pawn(x + SIZE_W // 2, y + SIZE_H - 16, cell["pawn"], 10, title=True)
     y = legend_top
     out.append(f'<text x="10" y="{y}" font-size="13">{html.escape(view["phase"])}; deck {view["deck"]} cards</text>')
     for seat in view["seats"]:
         y += 20
-        colour = PAWN_COLOURS.get(seat, "#555")
         name = html.escape(view["players"].get(seat, ""))
-        out.append(f'<circle cx="18" cy="{y - 4}" r="7" fill="{colour}" stroke="#000"/>')
+        out += _svg_pawn(18, y - 4, seat, 8, title=False)
         out.append(
             f'<text x="32" y="{y}" font-size="13">{html.escape(seat)}: {name}, '
             f"{view['hand_sizes'][seat]} cards in hand</text>"

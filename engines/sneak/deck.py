@@ -155,6 +155,9 @@ def parse_challenge(raw: Any, index: int) -> Challenge:
     effects = raw.get("effects") or {}
     if not isinstance(effects, dict) or set(effects) - {"switch", "counters", "show"}:
         raise ValueError(f"{where}: effects may hold switch, counters and show")
+    switch = effects.get("switch", False)
+    if not isinstance(switch, bool):
+        raise ValueError(f"{where}: switch must be true or false")
     show = effects.get("show")
     if show is not None and (show not in SHOW_TO or kind != "act"):
         raise ValueError(f"{where}: show must be left, right or everyone, on an act challenge")
@@ -171,7 +174,7 @@ def parse_challenge(raw: Any, index: int) -> Challenge:
         foon=_text(raw, "foon", where) or "",
         sneak=_text(raw, "sneak", where, required=False),
         sneak_as=sneak_as,
-        switch=bool(effects.get("switch", False)),
+        switch=switch,
         counters=counters,
         show=show,
     )
@@ -208,4 +211,7 @@ def deck_for(option: str) -> Deck:
         return _STANDARD
     if not option.strip().startswith("["):
         raise ValueError("option 'deck' must be 'standard' or a JSON list of challenges")
-    return parse_deck(option, "custom")
+    try:
+        return parse_deck(option, "custom")
+    except ValueError as error:
+        raise ValueError(f"option 'deck': {error}") from None

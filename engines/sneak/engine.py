@@ -46,6 +46,7 @@ start of one. Missed turn: a challenge is drawn. Missed answer:
 
 class SneakEngine(Engine):
     name = "sneak"
+    order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4
     max_players = 12
@@ -148,6 +149,9 @@ class SneakEngine(Engine):
 
     def phase(self, state: State) -> str:
         return views.phase(state)
+
+    #: A seat's turn, the answers to a challenge, the vote (``over`` needs no deadline).
+    phase_kinds = ("turn", "answer", "vote")
 
     def phase_key(self, state: State) -> str:
         return state["phase"]

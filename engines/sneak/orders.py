@@ -115,8 +115,12 @@ def legal_text(state: State, seat: str) -> str:
     """What this seat could send now, in a line."""
     phase = state["phase"]
     if phase == "turn":
-        draw = "challenge, " if eligible(state) else ""
-        return f"Legal now: {draw}vote, or buy <player> <challenge id> public|private."
+        if active_seat(state) != seat:
+            return f"Nothing until your turn: {active_seat(state)} is to play."
+        words = (["challenge"] if eligible(state) else []) + ["vote"]
+        if buy_orders(state, seat):
+            words.append("buy <player> <challenge id> public|private")
+        return "Legal now: " + ", ".join(words) + "."
     if phase == "answer":
         orders = legal_orders(state, seat)
         return "Legal now: " + ", ".join(orders[:12]) + "."
@@ -146,7 +150,7 @@ def parse_order(state: State, seat: str, text: str) -> Order:
     if phase == "answer" and verb in ("answer", "show"):
         return _parse_answer(state, seat, verb, rest)
     if phase == "vote" and verb in ("ballot", "vote"):
-        return _parse_ballot(state, seat, rest)
+        return _parse_ballot(state, seat, verb, rest)
     raise OrderError(f"'{words[0]}' is not possible now.", word=words[0], legal=legal_text(state, seat))
 
 
@@ -169,6 +173,15 @@ def _parse_turn(state: State, seat: str, verb: str, rest: list[str]) -> Order:
     return _parse_buy(state, seat, rest)
 
 
+def buy_text(state: State, seat: str) -> str:
+    """The looks this seat can buy now, in a line."""
+    buys = buy_orders(state, seat)
+    if not buys:
+        return "You can buy no look now. " + legal_text(state, seat)
+    more = f" (and {len(buys) - 8} more)" if len(buys) > 8 else ""
+    return "You can buy: " + ", ".join(buys[:8]) + more + "."
+
+
 def _parse_buy(state: State, seat: str, rest: list[str]) -> BuyOrder:
     usage = "Write: buy <player> <challenge id> public (1 counter) or private (2 counters)."
     if len(rest) < 3:
@@ -184,7 +197,7 @@ def _parse_buy(state: State, seat: str, rest: list[str]) -> BuyOrder:
             f"'{name}' names no single player.", word=name, legal="Players: " + ", ".join(state["seats"]) + "."
         )
     if owner == seat:
-        raise OrderError("You cannot buy your own card.", word=name, legal=legal_text(state, seat))
+        raise OrderError(f"'{name}' is you: you cannot buy your own card.", word=name, legal=buy_text(state, seat))
     cid = rest[-2].lower()
     record = performed_record(state, cid)
     if record is None or record["kind"] != "write":
@@ -193,14 +206,27 @@ def _parse_buy(state: State, seat: str, rest: list[str]) -> BuyOrder:
             f"'{rest[-2]}' is no Write challenge of this match.", word=rest[-2], legal=f"Write cards: {cards}."
         )
     if record["answers"][owner] is None:
-        raise OrderError(f"{owner} gave no answer to '{cid}': there is nothing to see.", word=rest[-2])
+        raise OrderError(
+            f"{owner} gave no answer to '{rest[-2]}': there is nothing to see.",
+            word=rest[-2],
+            legal=buy_text(state, seat),
+        )
     if owner in record["public"]:
-        raise OrderError(f"{owner}'s '{cid}' card is already shown to everyone.", word=rest[-2])
+        raise OrderError(
+            f"{owner}'s '{rest[-2]}' card is already shown to everyone.", word=rest[-2], legal=buy_text(state, seat)
+        )
     if not public and knows(state, seat, owner, cid):
-        raise OrderError(f"You already know {owner}'s '{cid}' card.", word=how)
+        raise OrderError(
+            f"You already know {owner}'s '{cid}' card: no need to buy it {rest[-1]}.",
+            word=rest[-1],
+            legal=buy_text(state, seat),
+        )
     price, money = PRICE[public], state["counters"][seat]
     if money < price:
-        raise OrderError(f"A {how} look costs {price} counters and you have {money}.", word=how)
+        noun = "counter" if price == 1 else "counters"
+        raise OrderError(
+            f"A {rest[-1]} look costs {price} {noun} and you have {money}.", word=rest[-1], legal=buy_text(state, seat)
+        )
     return BuyOrder(owner, cid, public)
 
 
@@ -210,7 +236,7 @@ def _parse_answer(state: State, seat: str, verb: str, rest: list[str]) -> Order:
         cards = _own_cards(state, seat)
         legal = "Legal now: " + ", ".join(f"show {cid}" for cid in cards) + "."
         if len(rest) != 1:
-            raise OrderError("Name one of your Write cards: show <challenge id>.", word=verb, legal=legal)
+            raise OrderError(f"'{verb}' needs one of your Write cards: show <challenge id>.", word=verb, legal=legal)
         cid = rest[0].lower()
         if cid not in cards:
             raise OrderError(f"'{rest[0]}' is not one of your Write cards this match.", word=rest[0], legal=legal)
@@ -221,27 +247,36 @@ def _parse_answer(state: State, seat: str, verb: str, rest: list[str]) -> Order:
     chooses = challenge.sneak_chooses
     if chooses and len(rest) >= 2 and rest[0].lower() == "as" and rest[1].lower() in CAMPS:
         if camp_of(state, seat) != SNEAK:
-            raise OrderError("Only the Sneak picks whose instruction to follow; write: answer <text>.", word=rest[1])
+            raise OrderError(
+                f"Only the Sneak picks whose counters to copy ('as {rest[1]}').",
+                word=rest[1],
+                legal="Write: answer <text>.",
+            )
         follow, rest = rest[1].lower(), rest[2:]
     elif chooses and camp_of(state, seat) == SNEAK:
+        word = " ".join(rest[:2]) if rest and rest[0].lower() == "as" else verb
         raise OrderError(
-            "You are the Sneak: say whose counters you copy.",
-            word=rest[0] if rest else verb,
+            f"'{word}' does not say whose counters you copy, and as the Sneak you must.",
+            word=word,
             legal="Write: answer as spork <text>, or answer as foon <text>.",
         )
     answer = " ".join(rest)
     if not answer:
-        raise OrderError("The answer is empty.", word=verb, legal=legal_text(state, seat))
+        raise OrderError(f"'{verb}' needs some text: the answer is empty.", word=verb, legal=legal_text(state, seat))
     if len(answer) > MAX_ANSWER:
-        raise OrderError(f"Answers are limited to {MAX_ANSWER} characters.", word=rest[-1])
+        raise OrderError(
+            f"'{verb}' takes at most {MAX_ANSWER} characters, not {len(answer)}.",
+            word=verb,
+            legal="Shorten the answer and send it again.",
+        )
     return AnswerOrder(answer, follow)
 
 
-def _parse_ballot(state: State, seat: str, rest: list[str]) -> BallotOrder:
+def _parse_ballot(state: State, seat: str, verb: str, rest: list[str]) -> BallotOrder:
     name = " ".join(rest)
     sneak = camp_of(state, seat) == SNEAK
     if not name:
-        raise OrderError("Name the player you think is the Sneak.", word="ballot", legal=legal_text(state, seat))
+        raise OrderError(f"'{verb}' needs the player you think is the Sneak.", word=verb, legal=legal_text(state, seat))
     if name.lower() == SNEAK_BALLOT:
         if not sneak:
             raise OrderError(
@@ -254,9 +289,9 @@ def _parse_ballot(state: State, seat: str, rest: list[str]) -> BallotOrder:
             f"'{name}' names no single player.", word=name, legal="Players: " + ", ".join(state["seats"]) + "."
         )
     if sneak:
-        raise OrderError("You are the Sneak: your ballot is 'ballot sneak'.", word=name)
+        raise OrderError(f"You are the Sneak: you cannot name '{name}'.", word=name, legal="Legal now: ballot sneak.")
     if target == seat:
-        raise OrderError("You cannot name yourself.", word=name, legal=legal_text(state, seat))
+        raise OrderError(f"'{name}' is you: you cannot name yourself.", word=name, legal=legal_text(state, seat))
     return BallotOrder(target)
 
 

@@ -16,6 +16,9 @@ from engines.sprawl.rules import Position
 def reason(pos: Position, seat: str, order: Order) -> tuple[str, str | None]:
     """(message, offending word) for an illegal move."""
     state, board = pos.state, pos.board
+    outside = off_board(pos, order)
+    if outside:
+        return outside
     if isinstance(order, PlaceTower):
         if seat in state["opened"]:
             return "You already have a starting tower; new towers must be spored.", "tower"
@@ -23,7 +26,7 @@ def reason(pos: Position, seat: str, order: Order) -> tuple[str, str | None]:
             return f"{order.square} is not vacant.", order.square
         if not pos.has(seat, order.size):
             return f"You have no {order.size} left in your stash.", str(order.size)
-        return f"A tower of {order.size} cannot stand on {order.square}.", order.square
+        return f"A tower of {order.size} cannot stand on {order.square} now.", order.square
     if seat not in state["opened"]:
         return "Your first move must place your starting tower, e.g. 'tower 3 at c4'.", None
     if isinstance(order, Build):
@@ -31,8 +34,17 @@ def reason(pos: Position, seat: str, order: Order) -> tuple[str, str | None]:
     if isinstance(order, Branch):
         return _branch(pos, seat, order)
     if isinstance(order, Spore):
-        return _spore(pos, seat, order), order.square
+        return _spore(pos, seat, order)
     return "That order is not a move.", None
+
+
+def off_board(pos: Position, order: Order) -> tuple[str, str] | None:
+    """(message, square) when the order names a square beyond this game's board."""
+    square = order.source if isinstance(order, Branch) else getattr(order, "square", None)
+    if square is None or square in pos.geo.coords:
+        return None
+    corner = pos.geo.squares[-1]
+    return f"{square} is off the board, which runs from a1 to {corner}.", square
 
 
 def _build(pos: Position, seat: str, order: Build) -> str:
@@ -99,21 +111,21 @@ def _branch(pos: Position, seat: str, order: Branch) -> tuple[str, str | None]:
     return "That branch is not legal now.", None
 
 
-def _spore(pos: Position, seat: str, order: Spore) -> str:
-    square = order.square
+def _spore(pos: Position, seat: str, order: Spore) -> tuple[str, str | None]:
+    square, sizes = order.square, list(order.sizes)
     if square in pos.board:
-        return f"{square} is not vacant."
+        return f"{square} is not vacant.", square
     count = pos.targets(seat).get(square, 0)
     if not count:
-        return f"None of your branch points on a live tower targets {square}."
-    sizes = list(order.sizes)
-    if any(b != a - 1 for a, b in pairwise(sizes)):
-        return "Each piece of a tower must be one smaller than the one below it."
+        return f"None of your branch points on a live tower targets {square}.", square
+    for below, above in pairwise(sizes):
+        if above != below - 1:
+            return "Each piece of a tower must be one smaller than the one below it.", str(above)
     if len(sizes) > 1 and not pos.flags.overload:
-        return "A spore places a single piece (stacking at once needs the overload variant)."
+        return "A spore places a single piece (stacking at once needs the overload variant).", str(sizes[1])
     if len(sizes) > count:
-        return f"Only {count} of your branch points target {square}, so at most {count} pieces."
+        return f"Only {count} of your branch points target {square}, so at most {count} pieces.", str(sizes[count])
     for size in sizes:
         if not pos.has(seat, size):
-            return f"You have no {size} left in your stash."
-    return f"A tower of {'-'.join(map(str, sizes))} on {square} would be neutralised at once."
+            return f"You have no {size} left in your stash.", str(size)
+    return f"A tower of {'-'.join(map(str, sizes))} on {square} would be neutralised at once.", square

@@ -18,6 +18,8 @@ from engines.sprawl.model import (
 )
 from engines.sprawl.orders import (
     MOVES,
+    REPLIES,
+    REPLY_SYNONYMS,
     Build,
     Keep,
     Order,
@@ -50,8 +52,9 @@ Counting coup replies:
   warn / pass              when asked whether you warn a player's spore
   take back / keep         when warned about your own spore
 Directions: north (n, up), east (e), south (s), west (w); north is towards
-row 8. A missed turn deadline plays a random legal move; a missed warning
-counts as pass; a missed take-back answer keeps the tower.
+the higher rows, east towards the later letters. A missed turn deadline
+plays a random legal move; a missed warning counts as pass; a missed
+take-back answer keeps the tower.
 """
 
 
@@ -61,6 +64,11 @@ class SprawlEngine(Engine):
     min_players = 3
     max_players = 8
     combinable_variants = True
+    # Moves, then the counting-coup replies ("are you sure", "no warning", "take back" and synonyms).
+    order_words = frozenset(
+        {"tower", "place", "start", "build", "cap", "branch", "spore", "sprout"}
+        | {*REPLIES, *REPLY_SYNONYMS, "take", "takeback", "take-back", "retract", "are", "no"}
+    )
     variants = (
         Variant(STANDARD, "Standard", "Branches point straight away from their source."),
         Variant(COUNTING_COUP, "Counting coup", "Warn a risky spore; a take-back earns the warner a card."),
@@ -224,6 +232,9 @@ class SprawlEngine(Engine):
     def phase(self, state: State) -> str:
         return views.phase_text(state)
 
+    #: A move, the warning window of counting coup, the mover's take-back decision.
+    phase_kinds = ("turn", "warning", "take-back")
+
     def phase_key(self, state: State) -> str:
         return views.phase_key(state)
 
@@ -262,7 +273,9 @@ class SprawlEngine(Engine):
         return paths
 
     def illegal_examples(self, state: State, seat: str) -> list[str]:
-        examples = ["branch 1 from a1 north pointing south", "spore 1 2 at a1", "build z9"]
+        examples = ["branch 1 from a1 north pointing south", "spore 1 2 at a1", "build z9", "warn now"]
+        if state["width"] < 8:
+            examples += ["tower 1 at h8", "spore 1 at h8", "build h1"]
         if state["phase"] == "move":
             examples += ["warn", "keep"]
             if seat in state["opened"]:

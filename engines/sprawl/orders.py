@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from engines.base import OrderError
 from engines.sprawl.model import DIR_NAMES
@@ -121,9 +122,11 @@ def tokens_of(text: str) -> list[str]:
 
 @dataclass
 class _Parts:
-    sizes: list[int]
-    squares: list[str]
-    directions: list[str]
+    """The words of an order sorted by kind, each value kept with the word it came from."""
+
+    sizes: list[tuple[int, str]]
+    squares: list[tuple[str, str]]
+    directions: list[tuple[str, str]]
 
 
 def _classify(words: list[str], verb: str) -> _Parts:
@@ -132,13 +135,11 @@ def _classify(words: list[str], verb: str) -> _Parts:
         if word in FILLER or word in POINTING:
             continue
         if SQUARE.match(word):
-            parts.squares.append(word)
+            parts.squares.append((word, word))
         elif word in DIRECTION_WORDS:
-            parts.directions.append(DIRECTION_WORDS[word])
-        elif SIZE_RUN.match(word):
-            parts.sizes.extend(int(ch) for ch in re.split(r"[-+/]", word))
-        elif word.isdigit() and all(ch in "123" for ch in word):
-            parts.sizes.extend(int(ch) for ch in word)
+            parts.directions.append((DIRECTION_WORDS[word], word))
+        elif SIZE_RUN.match(word) or (word.isdigit() and all(ch in "123" for ch in word)):
+            parts.sizes.extend((int(ch), word) for ch in word if ch.isdigit())
         else:
             raise OrderError(
                 f"'{word}' is not understood in a {verb} order.",
@@ -156,11 +157,52 @@ _SYNTAX = {
 }
 
 
-def _one(items: list, what: str, verb: str, word: str) -> object:
-    if len(items) != 1:
-        problem = "is missing" if not items else "is given more than once"
-        raise OrderError(f"The {what} {problem} in '{word}'.", word=word, legal=_SYNTAX[verb])
-    return items[0]
+def _one(items: list[tuple[Any, str]], what: str, verb: str) -> Any:
+    """The single value of a kind; a missing one or a second one is an error naming the word."""
+    if not items:
+        raise OrderError(f"The {what} is missing.", legal=_SYNTAX[verb])
+    if len(items) > 1:
+        word = items[1][1]
+        raise OrderError(f"'{word}' gives the {what} a second time.", word=word, legal=_SYNTAX[verb])
+    return items[0][0]
+
+
+def _no_direction(parts: _Parts, verb: str, upright: str) -> None:
+    if parts.directions:
+        word = parts.directions[0][1]
+        raise OrderError(f"'{word}': {upright} takes no direction.", word=word, legal=_SYNTAX[verb])
+
+
+REPLIES = {"warn": Warn, "pass": Pass, "keep": Keep}
+REPLY_SYNONYMS = {"warning": "warn", "decline": "pass", "stand": "keep", "confirm": "keep"}
+
+
+def _reply(verb: str, rest: list[str]) -> Order | None:
+    """A counting-coup reply, None if the line is no reply at all."""
+    if verb == "are" and rest[:2] == ["you", "sure"]:
+        return Warn()
+    if verb == "no" and rest in ([], ["warning"]):
+        return Pass()
+    if verb in ("takeback", "take-back", "retract") or (verb == "take" and rest[:1] == ["back"]):
+        extra = rest[1:] if verb == "take" else rest
+        word = "take back" if verb == "take" else verb
+        return _bare(TakeBack(), word, extra)
+    if verb == "take":
+        word = rest[0] if rest else "take"
+        raise OrderError(f"'{word}': write 'take back'.", word=word, legal="Reply 'take back' or 'keep'.")
+    name = REPLY_SYNONYMS.get(verb, verb)
+    if name in REPLIES:
+        return _bare(REPLIES[name](), verb, rest)
+    return None
+
+
+def _bare(order: Order, verb: str, extra: list[str]) -> Order:
+    if extra:
+        word = extra[0]
+        raise OrderError(
+            f"'{word}' is not understood after '{verb}'.", word=word, legal=f"Reply just '{format_order(order)}'."
+        )
+    return order
 
 
 def parse_text(text: str) -> Order:
@@ -169,52 +211,44 @@ def parse_text(text: str) -> Order:
     if not words:
         raise OrderError("The order is empty.", legal=f"Orders start with {MOVE_WORDS}.")
     verb, rest = words[0], words[1:]
-    line = " ".join(words)
-    if verb in ("warn", "warning") and not rest:
-        return Warn()
-    if verb == "are" and rest[:2] == ["you", "sure"]:
-        return Warn()
-    if verb in ("pass", "decline") and not rest:
-        return Pass()
-    if verb == "no" and rest in ([], ["warning"]):
-        return Pass()
-    if (verb == "take" and rest == ["back"]) or (verb in ("takeback", "take-back", "retract") and not rest):
-        return TakeBack()
-    if verb in ("keep", "stand", "confirm") and not rest:
-        return Keep()
+    reply = _reply(verb, rest)
+    if reply is not None:
+        return reply
     if verb in ("tower", "place", "start"):
         parts = _classify(rest, "tower")
-        if parts.directions:
-            raise OrderError("A tower stands upright and takes no direction.", legal=_SYNTAX["tower"])
-        size = _one(parts.sizes, "size", "tower", line)
-        return PlaceTower(int(size), str(_one(parts.squares, "square", "tower", line)))
+        _no_direction(parts, "tower", "a tower stands upright and")
+        return PlaceTower(_one(parts.sizes, "size", "tower"), _one(parts.squares, "square", "tower"))
     if verb in ("build", "cap"):
         parts = _classify(rest, "build")
-        if parts.directions or len(parts.sizes) > 1:
-            raise OrderError("A build names only the tower's square.", legal=_SYNTAX["build"])
-        size = parts.sizes[0] if parts.sizes else None
-        return Build(str(_one(parts.squares, "square", "build", line)), size)
+        _no_direction(parts, "build", "a build")
+        size = _one(parts.sizes, "size", "build") if parts.sizes else None
+        return Build(_one(parts.squares, "square", "build"), size)
     if verb == "branch":
-        parts = _classify(rest, "branch")
-        size = int(_one(parts.sizes, "size", "branch", line))  # type: ignore[call-overload]
-        source = str(_one(parts.squares, "source square", "branch", line))
-        if not parts.directions or len(parts.directions) > 2:
-            raise OrderError(
-                f"A branch needs one direction (and optionally a second to point): '{line}'.",
-                legal=_SYNTAX["branch"],
-            )
-        step = parts.directions[0]
-        point = parts.directions[-1]
-        return Branch(size, source, step, point)
+        return _branch(_classify(rest, "branch"))
     if verb in ("spore", "sprout"):
         parts = _classify(rest, "spore")
-        if parts.directions:
-            raise OrderError("A spore stands upright and takes no direction.", legal=_SYNTAX["spore"])
+        _no_direction(parts, "spore", "a spore stands upright and")
         if not parts.sizes:
-            raise OrderError(f"The size is missing in '{line}'.", legal=_SYNTAX["spore"])
-        return Spore(tuple(parts.sizes), str(_one(parts.squares, "square", "spore", line)))
+            raise OrderError("The size is missing.", legal=_SYNTAX["spore"])
+        return Spore(tuple(size for size, _ in parts.sizes), _one(parts.squares, "square", "spore"))
     raise OrderError(
         f"'{verb}' is not a Sprawl order.",
         word=verb,
         legal=f"Orders start with {MOVE_WORDS} (or warn, pass, take back, keep in counting coup).",
     )
+
+
+def _branch(parts: _Parts) -> Branch:
+    """Size, source and the step direction, then optionally the way the piece points."""
+    size = _one(parts.sizes, "size", "branch")
+    source = _one(parts.squares, "source square", "branch")
+    if not parts.directions:
+        raise OrderError("The direction is missing.", legal=_SYNTAX["branch"])
+    if len(parts.directions) > 2:
+        word = parts.directions[2][1]
+        raise OrderError(
+            f"'{word}' is a third direction; a branch takes one, and a second to point another way.",
+            word=word,
+            legal=_SYNTAX["branch"],
+        )
+    return Branch(size, source, parts.directions[0][0], parts.directions[-1][0])

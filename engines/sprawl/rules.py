@@ -102,15 +102,12 @@ class Position:
 
 
 def opening_moves(pos: Position, seat: str, square: str | None = None) -> Iterator[PlaceTower]:
-    """The starting tower: any size left, any vacant square."""
-    squares = pos.geo.squares if square is None else (square,)
+    """The starting tower: any size left, any vacant square of the board."""
+    squares = pos.geo.squares if square is None else [s for s in (square,) if s in pos.geo.coords]
     sizes = [size for size in SIZES if pos.has(seat, size)]
     for target in squares:
-        if target in pos.board:
-            continue
-        for size in sizes:
-            if not pos.would_neutralise(target, [size]):
-                yield PlaceTower(size, target)
+        if target not in pos.board:
+            yield from (PlaceTower(size, target) for size in sizes)
 
 
 def build_moves(pos: Position, seat: str, square: str | None = None) -> Iterator[Build]:

@@ -5,11 +5,41 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from engines.sprawl.model import FILL
+from engines.sprawl.model import FILL, LETTERS
 
 CELL = 64
 MARGIN = 24
 DIR_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+#: Width of one monospace character at the badge's font size, and one line's height.
+CHAR_W, LINE_H = 7.5, 12
+LEGEND_NOTE = "Letters: each piece's owner (bottom piece first); digits: piece sizes."
+
+
+def _letter(seat: str) -> str:
+    return LETTERS.get(seat, seat[:1])
+
+
+def ink_on(fill: str) -> str:
+    """Black or white, whichever reads better on ``fill`` (``#rrggbb``)."""
+    red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return "#111" if 0.299 * red + 0.587 * green + 0.114 * blue > 140 else "#fff"
+
+
+def _badge(x: float, y: float, lines: list[str]) -> list[str]:
+    """Solid dark text on a white label, so colours are never the only clue (a player's letter is)."""
+    width = CHAR_W * max(len(line) for line in lines) + 6
+    height = LINE_H * len(lines) + 3
+    top = y - height / 2
+    out = [
+        f'<rect x="{x - width / 2:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height}" rx="3" '
+        'fill="#fff" stroke="#111" stroke-width="0.8"/>'
+    ]
+    for index, line in enumerate(lines):
+        out.append(
+            f'<text x="{x}" y="{top + LINE_H * (index + 1) - 1:.1f}" text-anchor="middle" font-size="12" '
+            f'font-weight="bold" font-family="monospace" fill="#111">{html.escape(line)}</text>'
+        )
+    return out
 
 
 def _tower(x: float, y: float, cell: dict[str, Any]) -> list[str]:
@@ -20,17 +50,14 @@ def _tower(x: float, y: float, cell: dict[str, Any]) -> list[str]:
             f'<rect x="{x - half}" y="{y - half}" width="{2 * half}" height="{2 * half}" '
             f'fill="{FILL[owner]}" stroke="#111" stroke-width="1.5"/>'
         )
-    out.append(
-        f'<text x="{x}" y="{y + 5}" text-anchor="middle" font-size="13" font-family="monospace" '
-        f'fill="#fff" stroke="#000" stroke-width="0.6">{"".join(str(s) for _, s in cell["pieces"])}</text>'
-    )
     if cell["neutralised"]:
         r = 26
         out.append(
             f'<path d="M{x - r} {y - r} L{x + r} {y + r} M{x + r} {y - r} L{x - r} {y + r}" '
             'stroke="#000" stroke-width="4" opacity="0.7"/>'
         )
-    return out
+    owners = "".join(_letter(owner) for owner, _ in cell["pieces"])
+    return out + _badge(x, y, [owners, "".join(str(s) for _, s in cell["pieces"])])
 
 
 def _branch(x: float, y: float, cell: dict[str, Any]) -> list[str]:
@@ -44,14 +71,14 @@ def _branch(x: float, y: float, cell: dict[str, Any]) -> list[str]:
     points = " ".join(f"{px:.1f},{py:.1f}" for px, py in (tip, left, right))
     return [
         f'<polygon points="{points}" fill="{FILL[cell["owner"]]}" stroke="#111" stroke-width="1.5"/>',
-        f'<text x="{x}" y="{y + 4}" text-anchor="middle" font-size="11" font-family="monospace">{cell["size"]}</text>',
+        *_badge(x, y, [f"{_letter(cell['owner'])}{cell['size']}"]),
     ]
 
 
 def render(view: dict[str, Any]) -> str:
     board = view["board"]
     width, height = board["width"], board["height"]
-    legend_rows = len(view["seats"])
+    legend_rows = len(view["seats"]) + 1
     total_w = MARGIN * 2 + width * CELL
     total_h = MARGIN * 2 + height * CELL + 18 * legend_rows + 10
     parts = [
@@ -84,10 +111,18 @@ def render(view: dict[str, Any]) -> str:
         y = top + index * 18
         name = html.escape(view["players"][seat])
         pips = view["stashes"][seat]["pips"]
-        parts.append(f'<rect x="{MARGIN}" y="{y - 10}" width="12" height="12" fill="{FILL[seat]}" stroke="#111"/>')
+        parts.append(f'<rect x="{MARGIN}" y="{y - 11}" width="14" height="14" fill="{FILL[seat]}" stroke="#111"/>')
         parts.append(
-            f'<text x="{MARGIN + 18}" y="{y}" font-size="12" font-family="sans-serif">'
-            f"{html.escape(seat)}: {name}, {pips} pips in stash</text>"
+            f'<text x="{MARGIN + 7}" y="{y}" text-anchor="middle" font-size="11" font-weight="bold" '
+            f'font-family="monospace" fill="{ink_on(FILL[seat])}">{html.escape(_letter(seat))}</text>'
         )
+        parts.append(
+            f'<text x="{MARGIN + 20}" y="{y}" font-size="12" font-family="sans-serif">'
+            f"{html.escape(_letter(seat))} = {html.escape(seat)}: {name}, {pips} pips in stash</text>"
+        )
+    parts.append(
+        f'<text x="{MARGIN}" y="{top + len(view["seats"]) * 18}" font-size="12" font-family="sans-serif">'
+        f"{LEGEND_NOTE}</text>"
+    )
     parts.append("</svg>")
     return "\n".join(parts)

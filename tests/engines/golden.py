@@ -26,16 +26,21 @@ def golden_path(name: str, variant: str, players: int) -> Path:
 
 
 def build(engine: Engine, variant: str, players: int) -> dict[str, Any]:
-    """Play one seeded game and record its orders, a digest of every state and the final views."""
-    playout = random_playout(engine, players, SEED, variant, timeout_rate=0.05)
-    states = list(replay(engine, playout.setup, playout.log))
+    """Play one seeded game (optional orders included) and record it."""
+    playout = random_playout(engine, players, SEED, variant, timeout_rate=0.05, optional_rate=0.1)
+    return record(engine, playout.setup, playout.log)
+
+
+def record(engine: Engine, setup: dict[str, Any], log: list[dict[str, Any]]) -> dict[str, Any]:
+    """Replay ``log`` from ``setup``: a digest of every state and the views mid-game and at the end."""
+    states = list(replay(engine, setup, log))
     final = states[-1]
     seats = engine.public_view(final)["seats"]
     middle = states[len(states) // 2]
     return {
         "engine": engine.name,
-        "setup": playout.setup,
-        "log": playout.log,
+        "setup": setup,
+        "log": log,
         "state_digests": [hashlib.sha256(canonical_json(s).encode()).hexdigest()[:16] for s in states],
         "middle": {
             "public": engine.public_view(middle),

@@ -12,6 +12,7 @@ Where to find each rule (v0.2 numbering first, v0.1 in brackets where it differs
 * End of the Day 1-5 [v0.1: 3-7] (scoring, 44 points, new day, winner):
   ``test_scoring.py``; v0.1 End of the Day 1-2 (no exemption on the last
   Activity, Overnight): ``test_v01.py``.
-* Order grammar, sealed-coin replacement, the email Excuse phase, missed-deadline
-  defaults, views and text: ``test_orders.py``.
+* Order grammar, refusals, canonical texts, sealed-coin replacement, the email
+  Excuse phase, missed-deadline defaults, views and text: ``test_orders.py``.
+* ``pbem engines --json`` and ``pbem selfplay`` for this game: ``test_cli.py``.
 """

@@ -115,6 +115,20 @@ def test_a_sealed_coin_may_be_replaced_until_the_last_coin_arrives_and_nobody_se
     assert done["last"] is None and "Sprouts revealed: Suns null, Moons 2, Crowns ace." in events
 
 
+def test_no_other_view_shows_a_sealed_coin_or_its_replacement():
+    from tests.engines.conformance import check_no_leaks
+
+    for variant in ("v0.2", "v0.1"):
+        state = new(4, variant)
+        for seat, text in [("Suns", "play 5"), ("Suns", "play null"), ("Moons", "play 3"), ("Moons", "play 3")]:
+            state = send(state, seat, text).state
+            check_no_leaks(ENGINE, state)
+        assert state["replaced"] == {"Suns": 1, "Moons": 1, "Crowns": 0, "Arms": 0}
+        assert "replaced your sealed Sprout 1 time" in ENGINE.render_text(ENGINE.private_view(state, "Suns"))
+        crowns = ENGINE.private_view(state, "Crowns")
+        assert crowns["you"]["sealed"] is None and "replaced" not in ENGINE.render_text(crowns)
+
+
 def test_missing_coins_default_to_the_lowest_in_hand():
     state = new(3)
     state["hands"]["Crowns"] = [2, 4, 5]
@@ -267,3 +281,117 @@ def test_states_share_no_sub_objects_so_copies_are_independent():
         containers(playout.state, set())
         copy = ENGINE.clone(playout.state)
         assert copy == playout.state and copy is not playout.state
+
+
+# -- canonical texts and refusals ---------------------------------------------------
+
+TRICKY = [
+    (["Ann", "Bob", "Cat", "Dan"], "excuse 1 + suns \"'quoted twice'\""),
+    (["Ann", "Bob", "Cat", "Dan"], 'excuse 2 - moons ""double quotes""'),
+    (["Ann", "Bob", "Cat", "Dan"], "excuse 1 + crowns 'single' and 'more'"),
+    (["Ann", "Suns Fan", "Cat", "Dan"], "excuse 1 + sun beam fan noise kept him up"),
+    (["Ann", "Suns Fan", "Cat", "Dan"], "excuse 1 + suns fan noise kept him up"),
+    (["Arms", "Bob", "Cat", "Dan"], "excuse 2 + blue arrowhead too loud by half"),
+    (["Arms", "Bob", "Cat", "Dan"], "excuse 2 + arms too loud by half"),
+]
+
+
+@pytest.mark.parametrize(("names", "line"), TRICKY)
+def test_a_canonical_excuse_reads_back_the_same_whatever_the_text_and_names(names, line):
+    state = excuse_phase(names=names)
+    order = ENGINE.parse_order(state, "Moons", line)
+    assert ENGINE.parse_order(state, "Moons", ENGINE.format_order(order)) == order
+
+
+def test_a_suit_written_in_full_names_its_own_seat_before_any_player_name():
+    state = excuse_phase(names=["Arms", "Suns Fan", "Cat", "Dan"])
+    assert ENGINE.parse_order(state, "Crowns", "excuse 1 + arms he is tall").target == "Arms"
+    assert ENGINE.parse_order(state, "Crowns", "excuse 1 + suns fan he is tall") == Excuse(
+        1, "+", "Suns", "fan he is tall"
+    )
+    assert ENGINE.parse_order(state, "Crowns", "excuse 1 + sun beam he is tall").target == "Suns"
+    assert ENGINE.parse_order(state, "Crowns", "excuse 1 + night owl he is tall").target == "Moons"
+
+
+def play_tricky_game(names: list[str], texts: list[str]) -> tuple[dict, list[dict], list]:
+    """Play one day with the given excuse texts, logging canonical texts as the server does."""
+    setup_ = {"players": names, "seed": 4, "variant": "v0.1", "options": ENGINE.resolve_options(None)}
+    state = ENGINE.new_game(names, 4, "v0.1", setup_["options"]).state
+    log, states, left = [], [state], list(texts)
+    while state["day"] == 1 and ENGINE.outcome(state) is None:
+        seat = sorted(ENGINE.to_act(state))[0]
+        legal = ENGINE.legal_orders(state, seat)
+        if state["phase"] == "excuses" and left and state["excuses"][seat]:
+            target = state["seats"][len(left) % len(state["seats"])]
+            line = f"excuse {min(state['excuses'][seat])} + {target.lower()} {left.pop()}"
+        else:
+            line = next(order for order in legal if not order.startswith("excuse"))
+        order = ENGINE.parse_order(state, seat, line)
+        state = ENGINE.apply_order(state, seat, order).state
+        log.append({"kind": "order", "seat": seat, "text": ENGINE.format_order(order)})
+        states.append(state)
+    return setup_, log, states
+
+
+def test_a_game_logged_as_canonical_texts_replays_to_the_same_states():
+    from engines.playout import replay
+
+    texts = ["\"'nested'\"", '""twice""', "'a' or 'b'", "fan club", "beam me up", "arms race"]
+    setup_, log, states = play_tricky_game(["Arms", "Suns Fan", "Cat"], texts)
+    assert sum(entry["text"].startswith("excuse") for entry in log) == len(texts)
+    assert list(replay(ENGINE, setup_, log)) == states
+
+
+BAD_LINES = {
+    "coins": ["play 6", "play ten", "play", "play 3 4", "pass", "gone", "choose suns", "frob it", "excuse 1 + x y"],
+    "excuses": [
+        "excuse 3 + suns x",
+        "excuse 1 * suns x",
+        "excuse 1 + zz x",
+        "excuse",
+        "excuse 1 + suns",
+        "pass now",
+        "gone",
+        "play 3",
+        "choose moons",
+    ],
+    "choose": ["choose crowns", "choose", "choose zz", "choose suns extra", "pass", "play 3"],
+}
+
+
+def phase_states() -> dict:
+    """A coin phase, an excuse phase (Moons to act, Suns the Buck) and a tie (Suns the Buck)."""
+    tie = setup(new(4), face=2, buck="Suns")
+    tie, _ = coins(tie, Suns="3", Moons="3", Crowns="null", Arms="ace")
+    return {"coins": new(4), "excuses": excuse_phase(), "choose": all_pass(tie)[0]}
+
+
+@pytest.mark.parametrize("phase", sorted(BAD_LINES))
+def test_every_refusal_names_the_bad_word_and_says_what_is_legal(phase):
+    state = phase_states()[phase]
+    seat = "Suns" if phase == "choose" else "Moons"
+    assert state["phase"] == phase
+    for line in BAD_LINES[phase]:
+        with pytest.raises(OrderError) as info:
+            ENGINE.parse_order(state, seat, line)
+        error = info.value
+        assert error.word and error.word.casefold() in line.casefold(), line
+        assert error.legal and error.legal in str(error), line
+
+
+def test_an_idle_seat_is_told_who_the_table_waits_for():
+    state = phase_states()["choose"]
+    with pytest.raises(NotYourTurn) as info:
+        ENGINE.parse_order(state, "Moons", "choose moons")
+    assert info.value.word == "choose"
+    assert "waiting for Suns" in str(info.value)
+
+
+def test_one_order_per_line():
+    state = excuse_phase()
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, "Moons", "excuse 1 + suns he is tall\npass")
+    assert info.value.word == "pass" and "one order per line" in str(info.value)
+    with pytest.raises(OrderError, match="'gone' starts a second line"):
+        ENGINE.parse_order(state, "Suns", "pass\n\n  gone")
+    assert ENGINE.parse_order(state, "Moons", "\npass\n") == Pass()

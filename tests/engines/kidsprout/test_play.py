@@ -218,6 +218,8 @@ def test_rule_8_a_tie_is_decided_by_the_leaping_buck(variant):
     assert ENGINE.to_act(state) == {"Arms"}
     assert "Arms decides who leads" in events[-1]
     assert ENGINE.legal_orders(state, "Arms") == ["choose Suns", "choose Moons"]
+    assert "choose <Suns|Moons>" in ENGINE.prompt(state, "Arms")
+    assert all("choose" not in ENGINE.prompt(state, seat) for seat in ("Suns", "Moons", "Crowns"))
     with pytest.raises(NotYourTurn):
         ENGINE.parse_order(state, "Suns", "choose suns")
     with pytest.raises(OrderError, match="not tied"):

@@ -33,6 +33,8 @@ def test_v02_rule_9_v01_rule_11_coins_stack_at_the_hour_the_activity_ends(varian
     schedule = ENGINE.public_view(state)["schedules"]["Suns"]
     assert schedule["pawn"] == "11:00 AM"
     assert [(e["at"], e["hours"]) for e in schedule["led"]] == [("9:00 AM", 3), ("11:00 AM", 2)]
+    names = {"v0.2": ["Craft Time!", '"Let\'s All Have Fun" Sing-Along'], "v0.1": ["Craft Time", "Sing-Along"]}
+    assert [e["activity"] for e in schedule["led"]] == names[variant]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

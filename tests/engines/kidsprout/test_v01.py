@@ -33,6 +33,14 @@ def test_rule_9_ties_among_the_remaining_players_go_to_the_buck():
     assert state["last"]["leader"] == "Crowns"
 
 
+def test_rule_9_a_tie_with_a_stressed_out_player_is_no_tie():
+    state = setup(new(4, "v0.1"), face=4, round=5, buck="Arms", pawns={"Suns": 15})
+    state, _ = coins(state, Suns="5", Moons="5", Crowns="2", Arms="null")
+    state, _ = all_pass(state)
+    assert state["phase"] == "coins" and state["last"]["leader"] == "Moons"
+    assert state["buck"] == "Moons" and led(state, "Suns") == []
+
+
 def test_rule_9_excuses_count_before_the_exemption():
     state = setup(new(3, "v0.1"), face=3, round=2, pawns={"Moons": 16})
     state, _ = coins(state, Suns="4", Moons="5", Crowns="3")

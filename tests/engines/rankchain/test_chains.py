@@ -47,6 +47,14 @@ def test_four_wilds_are_refused():
     assert standard_chains(board(row("A", "B S A B 5 6 7 8"))) == []
 
 
+def test_a_wild_card_cannot_be_used_twice():
+    # The wild on A2 could stand for 2 and, walking back onto it, for 4: no cell twice.
+    layout = {**row("A", "1 B 5 6 7 8"), "B2": "3"}
+    assert standard_chains(board(layout)) == []
+    layout["B3"] = "S"  # a second wild next to the 3 and the 5 gives a real 4
+    assert names(standard_chains(board(layout))) == ["A1-A2-B2-B3-A3-A4-A5-A6"]
+
+
 def test_x_and_blank_break_a_chain():
     assert standard_chains(board(row("A", "1 2 3 X 5 6 7 8"))) == []
     assert standard_chains(board(row("A", "1 2 3 blank 5 6 7 8"))) == []
@@ -95,12 +103,16 @@ def test_the_bsa_chain_holds_b_s_and_a_anywhere_among_the_ranks():
     # Letters at both ends and together in any order also count.
     layout = {**row("A", "A S 1 2 3 4 5 6"), "B8": "7", "B7": "8", "B6": "B"}
     assert len(bsa_chains(board(layout))) == 1
+    together = {**row("A", "1 2 3 B S A 4 5"), "B8": "6", "B7": "7", "B6": "8"}
+    assert names(bsa_chains(board(together))) == ["A1-A2-A3-A4-A5-A6-A7-A8-B8-B7-B6"]
 
 
 def test_the_bsa_chain_needs_each_letter_once_and_no_stand_ins():
     missing_a = {**row("A", "B 1 2 3 S 4 5 6"), "B8": "7", "B7": "8"}
     assert bsa_chains(board(missing_a)) == []
-    twice_b = {**row("A", "B 1 2 3 S 4 5 6"), "B8": "7", "B7": "B", "B6": "8"}
+    once_each = {**row("A", "1 B 2 3 S 4 5 6"), "B8": "7", "B7": "A", "B6": "8"}
+    assert len(bsa_chains(board(once_each))) == 1
+    twice_b = {**row("A", "1 B 2 3 S 4 5 6"), "B8": "7", "B7": "B", "B6": "A", "B5": "8"}
     assert bsa_chains(board(twice_b)) == []
     stand_in = {**row("A", "B 1 2 3 S A 5 6"), "B8": "7", "B7": "8"}
     assert bsa_chains(board(stand_in)) == []

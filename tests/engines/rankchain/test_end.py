@@ -49,6 +49,16 @@ def test_no_win_while_holding_an_x_and_nobody_else_is_told():
     assert ENGINE.outcome(order(state, "Red", "move A8 flip")).winners == ("Red",)
 
 
+def test_placing_the_last_card_while_holding_an_x_does_not_win():
+    layout = {**row("A", "1 2 3 4 5 6 7"), "A8": "."}
+    state = table(layout, pawns={"Red": "A8"}, hands={"Red": ["8", "X"]})
+    step = ENGINE.apply_order(state, "Red", ENGINE.parse_order(state, "Red", "stay place 8"))
+    assert ENGINE.outcome(step.state) is None and step.state["current"] == 1
+    assert "cannot win while you hold an X" in step.receipt
+    state["hands"]["Red"] = ["8", "blank"]
+    assert ENGINE.outcome(order(state, "Red", "stay place 8")).winners == ("Red",)
+
+
 def test_after_placing_the_x_a_later_completion_wins():
     layout = {**row("A", "1 2 3 4 5 6 7"), "C1": ".", "D8": "5"}
     state = table(layout, down={"A8": "8"}, pawns={"Red": "A8", "Blue": "D8"}, hands={"Red": ["X"]})

@@ -21,9 +21,35 @@ def test_set_up_lays_the_array_deals_three_and_draws_a_first_player():
     assert new_state(players=4, seed=3) == new_state(players=4, seed=3)
 
 
+def all_cards(state) -> list[str]:
+    """Every card of a game, wherever it lies."""
+    grid = [c["card"] for c in state["grid"] if c["card"] is not None]
+    return grid + state["deck"] + [c for hand in state["hands"].values() for c in hand]
+
+
+def test_the_default_deck_is_five_of_each_rank_two_of_each_wild_three_x_and_three_blanks():
+    cards = all_cards(new_state(players=3, seed=5))
+    assert len(cards) == 52
+    assert all(cards.count(rank) == 5 for rank in "12345678")
+    assert all(cards.count(wild) == 2 for wild in "BSA")
+    assert cards.count("X") == 3 and cards.count("blank") == 3
+
+
+def test_the_shuffle_follows_the_seed():
+    layouts = {tuple(c["card"] for c in new_state(seed=seed)["grid"]) for seed in range(5)}
+    assert len(layouts) == 5
+    again = new_state(seed=2)
+    assert [c["card"] for c in again["grid"]] == [c["card"] for c in new_state(seed=2)["grid"]]
+
+
+def test_the_bsa_variant_refuses_a_mix_without_wild_cards():
+    with pytest.raises(ValueError, match="wild_copies"):
+        new_state(variant="bsa", wild_copies=0, rank_copies=6)
+    assert "B" not in all_cards(new_state(variant="standard", wild_copies=0, rank_copies=6))
+
+
 def test_the_deck_mix_is_an_option_and_must_be_big_enough():
-    state = new_state(players=2, rank_copies=6, x_cards=0)
-    cards = [c["card"] for c in state["grid"]] + state["deck"] + [c for hand in state["hands"].values() for c in hand]
+    cards = all_cards(new_state(players=2, rank_copies=6, x_cards=0))
     assert len(cards) == 48 + 6 + 0 + 3 and "X" not in cards and cards.count("8") == 6
     with pytest.raises(ValueError, match="deck mix"):
         new_state(players=6, rank_copies=4, wild_copies=0, x_cards=0, blank_cards=0)
@@ -52,6 +78,68 @@ def test_parsing_is_case_and_space_tolerant_and_round_trips():
     assert ENGINE.format_order(Order(None, "draw")) == "stay draw"
 
 
+def example_table():
+    """B5 face down, C3 face up, A1 empty; Red on D8 holding a 4, an 8 and an X."""
+    layout = {"C3": "6", "A1": "."}
+    return table(layout, down={"B5": "2"}, hands={"Red": ["4", "8", "X"]}, pawns={"Red": "D8"})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("move B5 flip", Order(cell("B5"), "flip")),
+        ("move C3 take", Order(cell("C3"), "take")),
+        ("move C3 pass", Order(cell("C3"), "pass")),
+        ("move A1 place 4", Order(cell("A1"), "place", "4")),
+        ("move A1 place eagle", Order(cell("A1"), "place", "8")),
+        ("move A1 place X", Order(cell("A1"), "place", "X")),
+        ("move A1 draw", Order(cell("A1"), "draw")),
+    ],
+)
+def test_the_example_orders_parse(text, expected):
+    assert ENGINE.parse_order(example_table(), "Red", text) == expected
+
+
+def test_stay_draw_acts_on_the_cell_under_the_pawn():
+    state = table({"D8": "."}, pawns={"Red": "D8"}, deck=["5"])
+    assert ENGINE.parse_order(state, "Red", "stay draw") == Order(None, "draw")
+    assert order(state, "Red", "stay draw")["hands"]["Red"] == ["5"]
+
+
+@pytest.mark.parametrize(
+    ("words", "card"),
+    [
+        ("1", "1"),
+        ("webelos", "1"),
+        ("scout", "2"),
+        ("tenderfoot", "3"),
+        ("second class", "4"),
+        ("first class", "5"),
+        ("star", "6"),
+        ("life", "7"),
+        ("8", "8"),
+        ("eagle", "8"),
+        ("b", "B"),
+        ("S", "S"),
+        ("a", "A"),
+        ("x", "X"),
+        ("blank", "blank"),
+    ],
+)
+def test_every_card_name_is_understood(words, card):
+    state = table({"A1": "."}, hands={"Red": ["1", "2", "3", "4", "5", "6", "7", "8", "B", "S", "A", "X", "blank"]})
+    state["pawns"]["Red"] = cell("A1")
+    assert ENGINE.parse_order(state, "Red", f"stay place {words}") == Order(None, "place", card)
+
+
+def test_an_unheld_card_is_refused_with_the_hand_as_what_is_legal():
+    state = table({"A1": "."}, hands={"Red": ["8", "X"]}, pawns={"Red": "A1"})
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, "Red", "stay place life")
+    assert info.value.word == "life"
+    assert info.value.legal == "Your hand: Eagle (8), X."
+
+
 @pytest.mark.parametrize(
     ("text", "word"),
     [
@@ -65,6 +153,8 @@ def test_parsing_is_case_and_space_tolerant_and_round_trips():
         ("move B2 flip", "b2"),  # Blue's pawn is there
         ("move C3 flip now", "now"),
         ("move A1 dance", "dance"),
+        ("move A1 place 8 now", "now"),
+        ("move A1 place", "place"),
     ],
 )
 def test_bad_orders_name_the_bad_word(text, word):
@@ -90,6 +180,18 @@ def test_draw_needs_a_deck_and_pass_on_an_empty_cell_needs_an_empty_deck():
     with pytest.raises(OrderError, match="deck is empty"):
         ENGINE.parse_order(state, "Red", "stay draw")
     assert ENGINE.parse_order(state, "Red", "stay pass") == Order(None, "pass")
+    legal = ENGINE.legal_orders(state, "Red")
+    assert "stay pass" in legal and not any(text.endswith("draw") for text in legal)
+    after = order(state, "Red", "stay pass")
+    assert after["grid"][cell("A1")]["face"] == EMPTY and after["deck"] == [] and after["current"] == 1
+
+
+def test_there_is_no_hand_limit():
+    big = ["1", "2", "3", "4", "5", "6", "7", "8", "B", "S", "A", "blank"] * 2
+    state = table({"C3": "."}, pawns={"Red": "C3"}, hands={"Red": list(big)}, deck=["X"])
+    after = order(state, "Red", "stay draw")
+    assert len(after["hands"]["Red"]) == len(big) + 1
+    assert ENGINE.public_view(after)["hand_sizes"]["Red"] == len(big) + 1
 
 
 def test_legal_orders_list_staying_first_then_every_free_cell():

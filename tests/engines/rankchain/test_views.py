@@ -71,6 +71,19 @@ def test_a_finished_game_shows_the_chain_in_text_and_svg():
     assert svg.count('stroke="#d4a017"') == 8, "the winning chain is highlighted"
 
 
+def test_every_view_of_a_game_draws_a_well_formed_svg_board():
+    playout = random_playout(ENGINE, 4, 3, "bsa", timeout_rate=0.05)
+    states = list(replay(ENGINE, playout.setup, playout.log))
+    for state in states[:: max(1, len(states) // 10)]:
+        views = [ENGINE.public_view(state)] + [ENGINE.private_view(state, s) for s in state["seats"]]
+        for view in views:
+            root = ET.fromstring(ENGINE.render_svg(view))
+            cards = [e for e in root.iter() if e.tag.endswith("rect") and e.get("rx") == "6"]
+            pawns = [e for e in root.iter() if e.tag.endswith("circle") and e.find("{*}title") is not None]
+            assert len(cards) == 32
+            assert len(pawns) == sum(where is not None for where in state["pawns"].values())
+
+
 def test_replaying_the_log_reproduces_every_state():
     for variant, players in (("standard", 2), ("bsa", 5)):
         first = random_playout(ENGINE, players, 11, variant, timeout_rate=0.1)

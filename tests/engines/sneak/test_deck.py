@@ -45,6 +45,9 @@ def test_a_deck_of_the_groups_own_is_an_option():
         (json.dumps([dict(ACT, effects={"counters": {"spork": {"amount": 0, "with": "bank"}}})]), "amount"),
         (json.dumps([dict(ACT, effects={"counters": {"spork": {"amount": 1, "with": "moon"}}})]), "bank"),
         (json.dumps([dict(WRITE, effects={"show": "left"})]), "show"),
+        (json.dumps([dict(ACT, effects={"switch": "yes"})]), "switch must be true or false"),
+        (json.dumps([dict(WRITE, foon="")]), "'foon' must be a non-empty string"),
+        (json.dumps([{"id": "w-x", "kind": "write", "spork": "Write a cat."}]), "'foon'"),
         (json.dumps([dict(ACT, effects={"show": "left"})]), "does not show"),
         (
             json.dumps([dict(ACT, sneak="Hide.", effects={"counters": {"spork": {"amount": 1, "with": "bank"}}})]),
@@ -53,8 +56,31 @@ def test_a_deck_of_the_groups_own_is_an_option():
     ],
 )
 def test_a_bad_deck_is_refused_with_a_reason(deck, complaint):
-    with pytest.raises(ValueError, match=complaint):
+    with pytest.raises(ValueError, match=complaint) as info:
         ENGINE.resolve_options({"deck": deck})
+    assert str(info.value).startswith("option 'deck'")
+
+
+def test_a_bad_deck_stops_the_game_before_it_starts():
+    bad = json.dumps([WRITE, dict(ACT, kind="dance")])
+    with pytest.raises(ValueError, match="challenge 'bow': kind must be 'write' or 'act'"):
+        ENGINE.new_game(["A", "B", "C", "D"], 1, "standard", {"deck": bad, "answer_hours": 0})
+
+
+def test_a_deck_given_as_json_data_rather_than_text_is_accepted():
+    options = ENGINE.resolve_options({"deck": [WRITE, ACT]})
+    assert isinstance(options["deck"], str)
+    assert [c.id for c in deck_for(options["deck"]).challenges] == ["w-one", "bow"]
+    with pytest.raises(ValueError, match="challenge 1 must be an object"):
+        ENGINE.resolve_options({"deck": ["not a challenge"]})
+
+
+def test_the_standard_deck_keeps_its_ids_and_instructions_to_each_camp():
+    for challenge in deck_for(STANDARD).challenges:
+        assert deck_for(STANDARD).get(challenge.id) is challenge
+        assert challenge.kind in ("write", "act")
+        assert challenge.spork.strip() and challenge.foon.strip()
+        assert challenge.title != challenge.id
 
 
 def test_answer_deadline_option():

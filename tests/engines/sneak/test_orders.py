@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from engines.base import NotYourTurn, OrderError
+from engines.base import NotYourTurn, OrderError, State
 from engines.sneak import ENGINE
 from engines.sneak.model import FOON, SNEAK, SPORK, AnswerOrder, BallotOrder, BuyOrder, DrawOrder, VoteOrder
 from tests.engines.sneak.helpers import WRITE, answer_all, game, give_turn, play, set_camps
@@ -99,3 +101,92 @@ def test_help_lists_every_order():
     text = ENGINE.help_text()
     for word in ["challenge", "buy", "vote", "answer", "show", "ballot", "public", "private", "abstain"]:
         assert word in text
+
+
+def _written() -> State:
+    """Birch's turn after everyone wrote 'w-one' but Dogwood, who missed it."""
+    state = play(_turn(), "Ash", "challenge").state
+    state = answer_all(state, {seat: "x" for seat in state["seats"] if seat != "Dogwood"}).state
+    return ENGINE.apply_timeout(state).state
+
+
+def _poor() -> State:
+    state = _written()
+    state["counters"]["Birch"] = 1
+    return state
+
+
+def _answering() -> State:
+    return play(_turn(), "Ash", "challenge").state
+
+
+def _choosing() -> State:
+    state = set_camps(give_turn(game(), "Ash"), CAMPS)
+    state["current"] = {"id": "toll", "kind": "act", "by": "Ash", "answers": {}}
+    state["phase"] = "answer"
+    return state
+
+
+def _voting() -> State:
+    return play(_turn(), "Ash", "vote").state
+
+
+STATES: dict[str, Callable[[], State]] = {
+    "turn": _turn,
+    "written": _written,
+    "poor": _poor,
+    "answering": _answering,
+    "choosing": _choosing,
+    "voting": _voting,
+}
+REFUSALS = [
+    ("turn", "Ash", "challenge now"),
+    ("turn", "Ash", "vote Birch"),
+    ("turn", "Ash", "buy"),
+    ("turn", "Ash", "buy Birch w-one public"),
+    ("turn", "Ash", "answer hello"),
+    ("written", "Birch", "buy Birch w-one public"),
+    ("written", "Birch", "buy Zed w-one public"),
+    ("written", "Birch", "buy Cedar nosuch public"),
+    ("written", "Birch", "buy Cedar w-one loudly"),
+    ("written", "Birch", "buy Dogwood w-one public"),
+    ("poor", "Birch", "buy Cedar w-one private"),
+    ("answering", "Birch", "answer"),
+    ("answering", "Birch", "show w-one"),
+    ("answering", "Birch", "ballot Cedar"),
+    ("answering", "Birch", "answer " + "long " * 120),
+    ("choosing", "Cedar", "answer I sigh"),
+    ("choosing", "Cedar", "answer as bank I sigh"),
+    ("choosing", "Ash", "answer as foon I cheer"),
+    ("voting", "Birch", "ballot"),
+    ("voting", "Birch", "vote"),
+    ("voting", "Birch", "ballot sneak"),
+    ("voting", "Birch", "ballot Birch"),
+    ("voting", "Birch", "ballot nobody"),
+    ("voting", "Cedar", "ballot Ash"),
+    ("voting", "Cedar", "challenge"),
+]
+
+
+@pytest.mark.parametrize(("where", "seat", "text"), REFUSALS, ids=[f"{w}:{t[:24]}" for w, _, t in REFUSALS])
+def test_every_refusal_names_the_bad_word_and_says_what_is_legal(where, seat, text):
+    state = STATES[where]()
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, seat, text)
+    error = info.value
+    assert not isinstance(error, NotYourTurn)
+    assert error.word and error.word.lower() in error.args[0].lower(), f"{error} does not name {error.word!r}"
+    assert error.legal and error.legal in str(error)
+
+
+def test_the_legal_hint_offers_only_what_is_possible():
+    state = _turn()
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, "Ash", "xyzzy")
+    assert info.value.legal == "Legal now: challenge, vote."
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(_written(), "Birch", "xyzzy")
+    assert "buy <player> <challenge id> public|private" in info.value.legal
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, "Birch", "xyzzy")
+    assert info.value.legal == "Nothing until your turn: Ash is to play."

@@ -320,4 +320,81 @@ def test_each_match_starts_with_the_next_player_and_fresh_counters():
     state = ENGINE.apply_timeout(state).state
     assert state["match"] == 2 and ENGINE.to_act(state) == {"Cedar"}
     assert state["counters"] == dict.fromkeys(state["seats"], 4)
-    assert state["performed"] == [] or all(p["match"] == 1 for p in state["performed"])
+
+
+def test_every_match_starts_with_the_whole_deck_again():
+    state = give_turn(game(players=4, deck=[WRITE, WRITE2, ACT, SHOW]), "Ash")
+    state = draw_this(state, "Ash", "w-one")
+    state = answer_all(state, {seat: "x" for seat in state["seats"]}).state
+    assert {c.id for c in eligible(state)} == {"w-two", "bow", "peek"}
+    state = play(state, "Birch", "vote").state
+    state = ENGINE.apply_timeout(state).state
+    assert state["match"] == 2
+    # w-one may be drawn again; the show challenge waits for this match's first Write challenge.
+    assert {c.id for c in eligible(state)} == {"w-one", "w-two", "bow"}
+
+
+def test_a_challenge_done_in_an_earlier_round_is_still_redrawn():
+    state = give_turn(game(players=4, deck=[WRITE, WRITE2, ACT]), "Ash")
+    state = draw_this(state, "Ash", "w-one")
+    state = answer_all(state, {seat: "x" for seat in state["seats"]}).state
+    state["round"], state["pos"] = 2, 0
+    assert ENGINE.to_act(state) == {"Ash"}
+    assert {c.id for c in eligible(state)} == {"w-two", "bow"}
+    assert _drawn_ids(state, "Ash") == {"w-two", "bow"}
+
+
+def test_camps_are_dealt_afresh_and_secretly_each_match():
+    changed = 0
+    for seed in range(12):
+        state = set_camps(give_turn(game(players=6, seed=seed), "Ash"), dict(CAMPS, Fir=SPORK))
+        state = _with_current(state, "mirror")  # a camp switch in match 1
+        state = answer_all(state, {seat: "spin" for seat in state["seats"]}).state
+        before = {seat: history[-1] for seat, history in state["camps"].items()}
+        step = play(state, "Birch", "vote")
+        state = ENGINE.apply_timeout(step.state).state
+        assert state["match"] == 2
+        assert all(len(history) == 1 for history in state["camps"].values())
+        dealt = [history[0] for history in state["camps"].values()]
+        assert dealt.count(SNEAK) == 1
+        assert state["counts"] == {SPORK: dealt.count(SPORK), FOON: dealt.count(FOON)}
+        assert sorted(state["counts"].values()) == [2, 3]
+        changed += before != {seat: history[0] for seat, history in state["camps"].items()}
+    assert changed >= 6
+
+
+def test_the_larger_camp_is_announced_when_the_camps_are_dealt():
+    for players in (4, 5, 6, 7):
+        events = ENGINE.new_game([f"P{i}" for i in range(players)], 9, "standard", ENGINE.resolve_options(None)).events
+        state = game(players=players, seed=9)
+        line = next(e for e in events if "camps dealt in secret" in e)
+        if players % 2:
+            assert state["extra"] is None and "larger" not in line
+        else:
+            assert f"{state['extra']}s are the larger camp" in line
+        assert f"{state['counts'][SPORK]} Spork" in line and f"{state['counts'][FOON]} Foon" in line
+
+
+def test_counters_moved_with_the_drawer_skip_the_drawer_itself():
+    state = set_camps(give_turn(game(), "Ash"), CAMPS)
+    state = _with_current(state, "tip-jar")  # Sporks give 1 to the drawer, Foons take 1 from it
+    texts = {"Ash": "tip", "Birch": "grab", "Cedar": "as spork tip", "Dogwood": "tip", "Elm": "grab"}
+    step = answer_all(state, texts)
+    # Ash drew and is a Spork: no move with itself. Then, in seat order from Ash:
+    # Birch takes 1 from Ash, Cedar (as a Spork) and Dogwood give Ash 1 each, Elm takes 1 from Ash.
+    assert step.state["counters"] == {"Ash": 4, "Birch": 5, "Cedar": 3, "Dogwood": 3, "Elm": 5}
+    assert "Birch takes 1 from Ash (now 5 counters)." in step.events
+
+
+def test_showing_a_card_to_everyone_makes_it_public():
+    reveal = dict(SHOW, id="reveal", effects={"show": "everyone"})
+    state = set_camps(game(deck=[WRITE, reveal]), CAMPS)
+    state = _with_write(state)
+    state = play(state, "Birch", "challenge").state
+    assert state["current"]["id"] == "reveal"
+    step = ENGINE.apply_timeout(play(state, "Elm", "show w-one").state)
+    assert "Elm shows everyone their 'w-one' card: Elm secret" in step.events
+    answers = {a["seat"]: a for a in ENGINE.public_view(step.state)["performed"][0]["answers"]}
+    assert answers["Elm"] == {"seat": "Elm", "text": "Elm secret", "status": "public"}
+    assert answers["Ash"] == {"seat": "Ash", "text": None, "status": "hidden"}
+    assert "buy Elm w-one public" not in ENGINE.legal_orders(step.state, "Cedar")

@@ -52,6 +52,20 @@ def test_the_sneaks_prompt_and_instruction():
     assert "answer as" not in ENGINE.prompt(state, "Ash")
 
 
+def test_a_sneak_told_what_to_do_gets_that_instruction():
+    state = set_camps(give_turn(game(deck=[WRITE, dict(ACT, sneak_as="foon")]), "Ash"), CAMPS)
+    state = draw_this(state, "Ash", "bow")
+    assert ENGINE.private_view(state, "Cedar")["instruction"] == "Act as a Foon: Curtsy."
+    assert ENGINE.private_view(state, "Birch")["instruction"] == "Curtsy."
+    state = set_camps(give_turn(game(), "Ash"), CAMPS)
+    state["current"] = {"id": "confession", "kind": "write", "by": "Ash", "answers": {}}
+    state["phase"] = "answer"
+    sneak = ENGINE.private_view(state, "Cedar")
+    assert sneak["instruction"] == "Write a true fact, as a Spork would."
+    assert "The Sneak must act as a Spork." in sneak["challenge"]["effects"]
+    assert ENGINE.private_view(state, "Elm")["instruction"] == "Write a believable lie about yourself."
+
+
 def test_camps_become_public_when_the_match_ends():
     state = set_camps(give_turn(game(), "Ash"), CAMPS)
     state = play(state, "Ash", "vote").state

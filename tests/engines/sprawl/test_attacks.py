@@ -6,31 +6,54 @@ from engines.sprawl import ENGINE
 from tests.engines.sprawl.helpers import branch, game, legal, play, refusal, tower
 
 
-def test_worked_example_yellow_red_green():
-    """The rules' picture, rebuilt by legal moves, and its four questions."""
-    state = ENGINE.new_game(["Ann", "Bob", "Cy", "Di"], 4, "standard", {}).state
+def worked_example() -> tuple[dict, dict]:
+    """The rules' picture, rebuilt by legal moves on a three-player board (a-e, 1-6).
+
+    Returns the position and the one just before Red capped its tower.
+    """
+    state = ENGINE.new_game(["Ann", "Bob", "Cy"], 4, "standard", {}).state
     state = play(state, "Red", "tower 2 at b2")
     state = play(state, "Yellow", "tower 3 at b4")
     state = play(state, "Green", "tower 3 at d2")
-    state = play(state, "Blue", "tower 3 at f6")
+    before_cap = state
     state = play(state, "Red", "build b2")  # Red's tower: a 2 capped by a 1
     state = play(state, "Yellow", "branch 1 from b4 south")  # a yellow 1 on b3 attacks b2
-    state = play(state, "Red", "branch 2 from b2 east")  # a red 2 on c2 attacks d2
-    state = play(state, "Yellow", "branch 3 from b4 east")  # a yellow 3 on c4, targeting f4
-    view = ENGINE.public_view(state)
-    cells = view["board"]["cells"]
+    state = play(state, "Red", "branch 2 from b2 east")  # a red 2 on c2 attacks d2 and targets e2
+    state = play(state, "Yellow", "branch 2 from b4 east")  # a yellow 2 on c4 targets e4
+    return state, before_cap
 
-    # Q1: the dots are the squares each player may spore to.
-    assert view["spore_targets"]["Yellow"] == ["f4"]
-    assert view["spore_targets"]["Red"] == ["e2"]
-    assert view["spore_targets"]["Green"] == []
-    # Q2: the green tower is neutralised by the red 2 attacking it.
+
+def test_worked_example_q1_dots_are_the_squares_each_player_may_spore_to():
+    state, _ = worked_example()
+    view = ENGINE.public_view(state)
+    assert view["spore_targets"] == {"Red": ["e2"], "Yellow": ["e4"], "Green": []}
+    board = ENGINE.render_text(ENGINE.private_view(state, "Red")).splitlines()
+    row_2 = next(line for line in board if line.startswith(" 2 |"))
+    assert [cell.strip() for cell in row_2.split("|")[1:6]] == [".", "[R21]", "R2>", "(G3)", "*"]
+
+
+def test_worked_example_q2_the_green_tower_is_neutralised_by_the_red_two():
+    state, _ = worked_example()
+    cells = ENGINE.public_view(state)["board"]["cells"]
+    assert cells["c2"] == {**cells["c2"], "owner": "Red", "size": 2, "points": "east"}
     assert cells["d2"]["neutralised"] is True
     assert cells["d2"]["neutralised_by"] == "Red"
-    # Q3: the red tower holds a 1, so the yellow 1 attacking it does nothing.
-    assert cells["b3"] | {} == {**cells["b3"], "owner": "Yellow", "size": 1, "points": "south"}
+    assert legal(state, "Green") == []  # nothing grows from a neutralised tower
+
+
+def test_worked_example_q3_the_red_tower_holds_a_one_so_the_yellow_one_does_nothing():
+    state, before_cap = worked_example()
+    cells = ENGINE.public_view(state)["board"]["cells"]
+    assert cells["b3"] == {**cells["b3"], "owner": "Yellow", "size": 1, "points": "south"}
+    assert cells["b2"]["pieces"] == [["Red", 2], ["Red", 1]]
     assert cells["b2"]["neutralised"] is False
-    # Q4: the red 2 targets e2 two squares away, over the green tower.
+    uncapped = play(before_cap, "Yellow", "branch 1 from b4 south")  # the same attack on a lone 2
+    assert uncapped["board"]["b2"]["neutral"] is True
+
+
+def test_worked_example_q4_red_spores_beside_the_green_tower_over_it():
+    state, _ = worked_example()
+    assert "d2" in state["board"]  # between the red 2 on c2 and its target e2
     assert [o for o in legal(state, "Red") if o.startswith("spore")] == [
         "spore 1 at e2", "spore 2 at e2", "spore 3 at e2"
     ]  # fmt: skip

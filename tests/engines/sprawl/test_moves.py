@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engines.sprawl import ENGINE
 from engines.sprawl.model import geometry
+from engines.sprawl.scoring import final_result
 from tests.engines.sprawl.helpers import accepts, branch, game, legal, play, refusal, tower, turn
 
 
@@ -208,3 +209,32 @@ def test_one_pip_branch_targets_the_square_it_attacks():
     tower(state, "c3", "Red", 2)
     branch(state, "c4", "Red", 1, "n", "c3")
     assert {o for o in legal(state, "Red") if o.startswith("spore")} == {"spore 1 at c5"}
+
+
+# -- a branch between two towers -----------------------------------------------------------
+
+
+def two_towers():
+    """Red's 3-2 on c3 and lone 3 on e3; a red 3 on d3, grown from c3, touches both."""
+    state = game()
+    tower(state, "c3", "Red", 3, 2)
+    tower(state, "e3", "Red", 3)
+    return play(state, "Red", "branch 3 from c3 east")  # points at e3, which holds a 3: no effect
+
+
+def test_a_branch_between_two_towers_belongs_to_its_source_only():
+    state = two_towers()
+    assert state["board"]["d3"]["root"] == "c3"
+    assert state["board"]["e3"]["neutral"] is False
+    # d4 is two from c3 (reach 2) but also two from e3 (reach 1): allowed, so d3 counts for c3
+    assert "branch 2 from d3 north" in legal(state, "Red")
+    state["board"]["c3"]["neutral"] = True
+    assert not [o for o in legal(state, "Red") if "from d3" in o]  # e3 is live, but not its tower
+
+
+def test_a_branch_between_two_towers_goes_home_with_its_source():
+    state = two_towers()
+    state["board"]["c3"]["neutral"] = True
+    result = final_result(state)
+    assert result["returned"]["Red"] == 3 + 2 + 3  # c3 and the d3 branch; e3 stays
+    assert result["tiebreaks"]["Red"]["squares controlled"] == 1

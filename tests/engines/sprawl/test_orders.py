@@ -23,6 +23,7 @@ from tests.engines.sprawl.helpers import branch, game, refusal, tower, turn
         ("build c4", Build("c4")),
         ("branch 2 from c4 north", Branch(2, "c4", "n", "n")),
         ("branch 2 c4 n", Branch(2, "c4", "n", "n")),
+        ("branch 2 from c4 n", Branch(2, "c4", "n", "n")),
         ("Branch 2, from C4, N.", Branch(2, "c4", "n", "n")),
         ("branch 2 from c4 north pointing east", Branch(2, "c4", "n", "e")),
         ("branch 2 c4 n e", Branch(2, "c4", "n", "e")),
@@ -45,13 +46,49 @@ def test_orders_parse_and_format_back(text, order):
         ("branch 2 from c4 northwest", "northwest"),
         ("spore 1 at z9", "z9"),
         ("build c4 please", "please"),
+        ("tower 3 2 at c4", "2"),
+        ("tower 3 at c4 d5", "d5"),
+        ("tower 3 at c4 north", "north"),
+        ("spore 1 at e4 west", "west"),
+        ("branch 2 3 from c4 n", "3"),
+        ("branch 2 from c4 n e w", "w"),
+        ("warn now", "now"),
+        ("pass it on", "it"),
+        ("take it back", "it"),
+        ("keep going", "going"),
     ],
 )
 def test_errors_name_the_bad_word(text, word):
     with pytest.raises(OrderError) as info:
         parse_text(text)
-    assert word in str(info.value)
+    assert f"'{word}'" in str(info.value)
     assert info.value.word == word
+    assert info.value.legal
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [("tower at c4", "size"), ("tower 3", "square"), ("branch from c4 n", "size"), ("branch 2 c4", "direction")],
+)
+def test_a_missing_part_is_named_with_an_example(text, part):
+    with pytest.raises(OrderError) as info:
+        parse_text(text)
+    assert f"The {part} is missing" in str(info.value)
+    assert "Write e.g." in str(info.value)
+    assert info.value.word is None
+
+
+@pytest.mark.parametrize("text", ["tower 3 at f1", "tower 1 at h8", "build h1", "spore 1 at a7", "branch 2 from f2 n"])
+def test_squares_off_the_board_are_refused_by_name(text):
+    state = ENGINE.new_game(list("abc"), 1, "standard", {}).state  # 5 columns by 6 rows
+    seat = state["current"]
+    with pytest.raises(OrderError) as info:
+        ENGINE.parse_order(state, seat, text)
+    square = next(word for word in text.split() if word[0] in "abcdefgh" and word[1:].isdigit())
+    assert info.value.word == square
+    assert f"{square} is off the board, which runs from a1 to e6." in str(info.value)
+    assert not any(square in order for order in ENGINE.legal_orders(state, seat))
+    assert ENGINE.parse_order(state, seat, "tower 3 at e6") == PlaceTower(3, "e6")
 
 
 def test_build_may_name_the_size_but_it_must_be_right():

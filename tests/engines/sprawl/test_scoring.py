@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engines.sprawl import ENGINE
 from engines.sprawl.scoring import card_points, final_result
 from tests.engines.sprawl.helpers import branch, game, tower, turn
@@ -126,3 +128,48 @@ def test_counting_coup_cards_take_points_off():
     assert result["scores"]["Red"] == 3
     assert result["card_points"]["Red"] == 3
     assert result["ranking"][0] == ["Red"]
+
+
+def neutralised_green(state, square: str, size: int, by: str) -> None:
+    tower(state, square, "Green", size, neutral=True)
+    state["board"][square]["by"] = by
+
+
+def yellow_wins_level_one(state) -> None:
+    """Yellow neutralised more pips; Red more towers."""
+    neutralised_green(state, "a1", 3, "Yellow")
+    neutralised_green(state, "c1", 1, "Red")
+    neutralised_green(state, "e1", 1, "Red")
+
+
+def yellow_wins_level_two(state) -> None:
+    """Equal pips neutralised, Yellow more towers; Red more squares."""
+    neutralised_green(state, "a1", 1, "Yellow")
+    neutralised_green(state, "c1", 1, "Yellow")
+    neutralised_green(state, "e1", 2, "Red")
+    tower(state, "a4", "Red", 3)
+    branch(state, "a5", "Red", 1, "n", "a4")
+
+
+def yellow_wins_level_three(state) -> None:
+    """Yellow controls more squares; Red more pips in towers."""
+    tower(state, "a1", "Yellow", 1)
+    branch(state, "a2", "Yellow", 1, "n", "a1")
+    tower(state, "c1", "Red", 3, 2)
+
+
+def yellow_wins_level_four(state) -> None:
+    """Equal squares, Yellow more pips in towers; Red more towers."""
+    tower(state, "a1", "Yellow", 3, 2)
+    branch(state, "a2", "Yellow", 1, "n", "a1")
+    tower(state, "c1", "Red", 1)
+    tower(state, "e1", "Red", 2)
+
+
+@pytest.mark.parametrize(
+    "setup", [yellow_wins_level_one, yellow_wins_level_two, yellow_wins_level_three, yellow_wins_level_four]
+)
+def test_an_earlier_tie_break_outranks_every_later_one(setup):
+    state = game(players=3)
+    setup(state)
+    assert tie(state)[:2] == [["Yellow"], ["Red"]]
