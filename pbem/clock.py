@@ -8,6 +8,8 @@ import re
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"^\s*(?:(\d+)\s*([smhdw]))+\s*$", re.IGNORECASE)
 _PART = re.compile(r"(\d+)\s*([smhdw])", re.IGNORECASE)
+#: The longest duration accepted anywhere (deadlines, extensions, reminders).
+MAX_DURATION_SECONDS = 365 * 86400
 
 
 def utcnow() -> dt.datetime:
@@ -19,12 +21,17 @@ class DurationError(ValueError):
 
 
 def parse_duration(text: str) -> int:
-    """Seconds in a duration like ``90s``, ``45m``, ``12h``, ``2d`` or ``1d12h``."""
+    """Seconds in a duration like ``90s``, ``45m``, ``12h``, ``2d`` or ``1d12h``, at most 365 days."""
     if not text or not _DURATION.match(text):
-        raise DurationError(f"{text!r} is not a duration; write it like 90s, 45m, 12h, 2d or 1d12h")
-    seconds = sum(int(n) * _UNITS[u.lower()] for n, u in _PART.findall(text))
+        raise DurationError(f"{text[:40]!r} is not a duration; write it like 90s, 45m, 12h, 2d or 1d12h")
+    parts = _PART.findall(text)
+    if any(len(n.lstrip("0")) > 12 for n, _ in parts):  # far beyond the cap; int() of huge digit runs is slow
+        raise DurationError(f"{text[:40]!r} is too long; a duration may be at most 365 days (365d)")
+    seconds = sum(int(n) * _UNITS[u.lower()] for n, u in parts)
     if seconds <= 0:
-        raise DurationError(f"{text!r} is not a positive duration")
+        raise DurationError(f"{text[:40]!r} is not a positive duration")
+    if seconds > MAX_DURATION_SECONDS:
+        raise DurationError(f"{text[:40]!r} is too long; a duration may be at most 365 days (365d)")
     return seconds
 
 

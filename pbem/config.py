@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,60 @@ def _secret_key(instance: Path) -> str:
 
 
 @dataclass(frozen=True)
+class MailLimits:
+    """Inbound mail allowed per seat and per sender address within a sliding window.
+
+    Generous enough for a player who corrects themselves a few times a turn, tight
+    enough that a mail loop or a flood is cut off after one notice.
+    """
+
+    per_seat: int = 60
+    per_sender: int = 120
+    window_seconds: int = 3600
+
+    @classmethod
+    def from_env(cls, env: Callable[[str], str | None]) -> MailLimits:
+        """PBEM_MAIL_RATE_SEAT and _SENDER (messages) per PBEM_MAIL_RATE_WINDOW (seconds)."""
+        names = {
+            "per_seat": "PBEM_MAIL_RATE_SEAT",
+            "per_sender": "PBEM_MAIL_RATE_SENDER",
+            "window_seconds": "PBEM_MAIL_RATE_WINDOW",
+        }
+        return cls(**{field: _positive_int(name, env(name)) for field, name in names.items() if env(name)})
+
+
+class ConfigError(ValueError):
+    """A ``PBEM_*`` setting that cannot be used; the message names it."""
+
+
+def _positive_int(name: str, raw: str | None) -> int:
+    """A whole number above zero, or a start-up error that names the variable."""
+    try:
+        value = int(raw or "")
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ConfigError(f"{name} must be a whole number above zero, not {raw!r}")
+    return value
+
+
+#: The most reverse-proxy hops ``PBEM_TRUSTED_PROXIES`` may name.
+MAX_PROXY_HOPS = 5
+
+
+def _proxy_hops(raw: str | None) -> int:
+    """0 (the default: forwarded headers are forgeable) up to :data:`MAX_PROXY_HOPS`."""
+    text = (raw or "").strip()
+    if not text:
+        return 0
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_PROXY_HOPS:
+        raise ConfigError(
+            f"PBEM_TRUSTED_PROXIES must be a number of proxy hops from 0 to {MAX_PROXY_HOPS}, not {raw!r}"
+        )
+    return int(text)
+
+
+@dataclass(frozen=True)
 class Settings:
     instance: Path
     database_url: str
@@ -45,7 +100,9 @@ class Settings:
     server_address: str = ""
     max_message_bytes: int = 2_000_000
     reminder_offsets: tuple[int, ...] = (24 * 3600, 3600)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
+    trusted_proxies: int = 0
+    mail_limits: MailLimits = field(default_factory=MailLimits)
 
     @property
     def embedded_broker(self) -> bool:
@@ -77,6 +134,8 @@ def load_settings(**overrides: Any) -> Settings:
         imap_url=env("PBEM_IMAP_URL") or None,
         inbound_secret=env("PBEM_INBOUND_SECRET") or None,
         server_address=env("PBEM_SERVER_ADDRESS") or f"pbem@{domain}",
-        max_message_bytes=int(env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
+        max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
+        mail_limits=MailLimits.from_env(env),
+        trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),
     )
     return settings.with_(**overrides) if overrides else settings

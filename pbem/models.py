@@ -90,6 +90,11 @@ class Game(Base):
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
 
+def public_name(name: str | None, position: int) -> str:
+    """A player as everyone may read them: their chosen name, else "Player N" (never their address)."""
+    return (name or "").strip() or f"Player {position + 1}"
+
+
 class Seat(Base):
     __tablename__ = "seats"
     __table_args__ = (UniqueConstraint("game_id", "seat"),)
@@ -106,6 +111,16 @@ class Seat(Base):
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
+
+    @property
+    def public_player(self) -> str:
+        """The seat's player as the whole table may read them (a name, or "Player N")."""
+        return public_name(self.account.name, self.position)
+
+    @property
+    def public_label(self) -> str:
+        """``Suns (Ann)``: the seat and its player as announcements to the whole table name them."""
+        return f"{self.seat} ({self.public_player})"
 
 
 class LogEntry(Base):
@@ -131,6 +146,11 @@ class InboundMessage(Base):
     """Raw bytes first, processed afterwards; Message-ID makes redelivery harmless."""
 
     __tablename__ = "inbound_messages"
+    # The rate limits count a sender's and a seat's recent messages for every message.
+    __table_args__ = (
+        Index("ix_inbound_sender_processed", "sender", "processed_at"),
+        Index("ix_inbound_seat_processed", "seat_id", "processed_at"),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     message_id: Mapped[str] = mapped_column(String(500), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)

@@ -14,13 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session
 
-from pbem.config import Settings, load_settings
-from pbem.db import Database
+from pbem.config import ConfigError, Settings, load_settings
+from pbem.db import Database, normalise_url
 
 log = logging.getLogger(__name__)
 Nudger = Callable[[str, tuple[Any, ...]], None]
+#: Database back-ends the server supports.
+DATABASES = ("sqlite", "postgresql")
+#: Task kinds whose nudge already failed in this process (each is reported once).
+_failed_nudges: set[str] = set()
 
 
 def _no_nudge(task: str, args: tuple[Any, ...]) -> None:
@@ -43,8 +49,22 @@ class Runtime:
     def nudge(self, task: str, *args: Any) -> None:
         try:
             self.nudger(task, args)
-        except Exception:  # the sweep will find the work; a broker outage must not fail a request
-            log.warning("could not nudge %s%r; the sweep will pick it up", task, args, exc_info=True)
+        except Exception as error:  # the sweep will find the work; a broker outage must not fail a request
+            report_nudge_failure(task, error)
+
+
+def report_nudge_failure(task: str, error: Exception) -> None:
+    """One line per task kind and process: the sweep does the work, so the details matter little."""
+    if task in _failed_nudges:
+        return
+    _failed_nudges.add(task)
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    log.warning(
+        "could not reach the broker for %s (%s%s); the sweep will pick the work up",
+        task,
+        type(error).__name__,
+        f": {reason[:200]}" if reason else "",
+    )
 
 
 @event.listens_for(Session, "after_commit")
@@ -63,7 +83,47 @@ _current: Runtime | None = None
 
 def make_runtime(settings: Settings | None = None, nudger: Nudger | None = None) -> Runtime:
     settings = settings or load_settings()
+    check_database_url(settings.database_url)
     return Runtime(settings=settings, db=Database(settings.database_url), nudger=nudger or _no_nudge)
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit for messages: the password is hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url.split("@")[-1][:100]
+
+
+def check_database_url(url: str) -> None:
+    """A :class:`ConfigError` naming ``PBEM_DATABASE_URL`` unless it is an SQLite or PostgreSQL URL."""
+    try:
+        backend = make_url(normalise_url(url)).get_backend_name()
+    except ArgumentError:
+        raise ConfigError(
+            f"PBEM_DATABASE_URL {shown_url(url)!r} is not a database URL; "
+            "use sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME"
+        ) from None
+    if backend not in DATABASES:
+        raise ConfigError(
+            f"PBEM_DATABASE_URL {shown_url(url)!r}: {backend} is not supported; use sqlite:/// or postgresql://"
+        )
+
+
+def connect_worker(runtime: Runtime) -> Runtime:
+    """Send this process's post-commit nudges to the Celery workers.
+
+    Every process that writes work — web, ``pbem smtpd``, ``pbem ingest``, the
+    CLI — nudges, so work starts at once rather than at the next sweep.  Without
+    a reachable broker the sweep still finds everything.
+    """
+    try:
+        import worker
+
+        runtime.nudger = worker.send
+    except Exception as error:
+        log.warning("Celery app unavailable (%s: %s); relying on the sweep", type(error).__name__, error)
+    return runtime
 
 
 def get_runtime() -> Runtime:

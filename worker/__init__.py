@@ -9,16 +9,18 @@ runtime, so importing this module has no side effects.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from celery import Celery
 from celery.schedules import crontab
-from celery.signals import worker_init, worker_process_init
+from celery.signals import task_prerun, worker_init, worker_process_init
 
 from pbem import db
 from pbem.config import Settings
 from pbem.runtime import get_runtime, make_runtime, set_runtime
+from worker import broker
 
 SWEEP_SECONDS = 2.0
 TASKS = {
@@ -28,9 +30,13 @@ TASKS = {
     "send_reminders": "worker.tasks.send_reminders",
     "flush_outbox": "worker.tasks.flush_outbox",
     "send_digests": "worker.tasks.send_digests",
+    "send_overdue_digests": "worker.tasks.send_overdue_digests",
 }
 #: When the daily digest goes out (UTC).
 DIGEST_HOUR = 6
+#: Emails a task delivers itself once its transaction commits, over the process's kept
+#: SMTP connection; any more (a big turn, many observers) go to the pool as tasks.
+INLINE_DELIVERIES = 8
 
 
 def broker_options(settings: Settings) -> dict[str, Any]:
@@ -54,6 +60,8 @@ def broker_options(settings: Settings) -> dict[str, Any]:
 def celery_config(settings: Settings) -> dict[str, Any]:
     return {
         "broker_url": settings.broker_url,
+        # The embedded broker's files are written and claimed atomically (worker.broker).
+        "broker_transport": broker.TRANSPORT if settings.embedded_broker else None,
         "broker_transport_options": broker_options(settings),
         "broker_connection_retry_on_startup": True,
         "task_acks_late": True,
@@ -84,18 +92,40 @@ def send(task: str, args: tuple[Any, ...]) -> None:
     app.send_task(TASKS[task], args=list(args))
 
 
-def _install() -> None:
+_inline = threading.local()
+
+
+def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
+    """A worker's nudger: the emails its own task queued are delivered at once, the rest sent.
+
+    Delivering in the task that queued the email saves a broker round trip and a
+    task per email, and it runs in the same pool a ``deliver_outbox`` task would
+    occupy.  The row is claimed exactly as by the task, so a failure here backs
+    off and the sweep retries it.
+    """
+    left = getattr(_inline, "left", 0)
     runtime = get_runtime()
-    runtime.nudger = send
+    if task == "deliver_outbox" and left > 0 and runtime.settings.smtp_url:
+        _inline.left = left - 1
+        from pbem.services import outbox
+
+        outbox.deliver(runtime, *args)
+        return
+    send(task, args)
+
+
+@task_prerun.connect
+def _fresh_inline_budget(**_: Any) -> None:
+    _inline.left = INLINE_DELIVERIES
 
 
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
-    _install()
+    get_runtime().nudger = worker_nudge
 
 
 @worker_process_init.connect
 def _fresh_connections(**_: Any) -> None:
     """Each forked worker process opens its own database connections."""
     db.dispose_all()
-    set_runtime(make_runtime(get_runtime().settings, nudger=send))
+    set_runtime(make_runtime(get_runtime().settings, nudger=worker_nudge))

@@ -50,3 +50,9 @@ def sweep() -> dict[str, int]:
 def send_digests() -> int:
     """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
     return digest.send_digests(get_runtime())
+
+
+@shared_task(name="worker.tasks.send_overdue_digests", acks_late=True)
+def send_overdue_digests() -> int:
+    """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""
+    return digest.send_overdue(get_runtime())

@@ -3,18 +3,24 @@ deadlines, a SIGKILLed worker and a lost broker."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 import redis
 from sqlalchemy import func, select
 
 from engines import get_engine
+from engines.playout import apply_entry
 from engines.rng import Rng
 from pbem.models import Game, LogEntry, OutboxMessage
 from pbem.services import orders
 from pbem.services.verify import verify
-from tests.support.celery_proc import wait_until
+from tests.mail.helpers import mail, seat_address, seat_of
+from tests.support.celery_proc import process_env, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -68,6 +74,9 @@ def test_full_game_with_deadlines(deployment):
     assert sorted(received) == sorted(row.message_id for row in rows)
     over = [m for m in deployment.sink.messages if "game over" in m.message["Subject"]]
     assert len(over) == 4
+    reminders = outbox_rows(runtime, kind="reminder")
+    per_turn = [(row.seat_id, row.subject) for row in reminders]
+    assert len(per_turn) == len(set(per_turn)), "a seat was reminded twice in one turn"
 
 
 def test_sigkill_mid_resolution_then_restart_resolves_once(deployment):
@@ -93,12 +102,44 @@ def test_sigkill_mid_resolution_then_restart_resolves_once(deployment):
             select(func.count(LogEntry.id)).where(LogEntry.kind == "timeout", LogEntry.turn == turn)
         )
     assert timeouts_for_turn == 1
-    per_seat = {}
-    for row in outbox_rows(runtime, kind="turn"):
-        if "missing:" in row.body_text and row.created_at:
-            per_seat[row.seat_id] = per_seat.get(row.seat_id, 0) + 1
-    assert sorted(per_seat.values())[:4] == [1, 1, 1, 1] or len(per_seat) == 4
+    resolved = turn_after_first_timeout(runtime, game_id)
+    emails = [row for row in outbox_rows(runtime, kind="turn") if f"] Turn {resolved}: " in row.subject]
+    assert sorted(row.seat_id for row in emails) == sorted(seat_ids(runtime, game_id).values()), (
+        "the resolution of the turn queues exactly one email per seat"
+    )
+    assert all("The deadline passed" in row.body_text for row in emails)
     assert verify(runtime, game_id).ok
+
+
+def turn_after_first_timeout(runtime, game_id: int) -> int:
+    """The turn the game's first deadline led to, by replaying its log up to that deadline."""
+    game = game_row(runtime, game_id)
+    engine = get_engine(game.engine)
+    state = engine.new_game(list(game.players), game.seed, game.variant, dict(game.options)).state
+    with runtime.db.read() as session:
+        entries = session.scalars(select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq))
+        for entry in entries:
+            if entry.kind != "admin":
+                state = apply_entry(engine, state, {"kind": entry.kind, "seat": entry.seat, "text": entry.text}).state
+            if entry.kind == "timeout":
+                return engine.turn(state)
+    raise AssertionError("no deadline was applied")
+
+
+def test_reminders_reach_the_waiting_seats_once_before_the_deadline(deployment):
+    deployment.start("worker")
+    deployment.start("beat")
+    runtime = deployment.runtime
+    game_id = start(runtime, deadline_seconds=8, reminders=[5])
+    game = game_row(runtime, game_id)
+    waiting = {seat.account.email for seat in game.seats if seat.seat in get_engine("kidsprout").to_act(game.state)}
+    wait_until(lambda: game_row(runtime, game_id).turn != game.turn, 60, "the deadline to fire")
+    wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
+    reminders = [m for m in deployment.sink.messages if "reminder" in m.message["Subject"]]
+    assert sorted(r for m in reminders for r in m.recipients) == sorted(waiting), deployment.logs()
+    deadline = game.deadline.replace(tzinfo=dt.UTC).timestamp()
+    assert all(m.at < deadline for m in reminders), "a reminder came after the deadline"
+    assert "Reminder: your orders are due by" in reminders[0].message.get_body(("plain",)).get_content()
 
 
 def test_broker_loss_is_recovered_by_the_sweep(deployment):
@@ -128,3 +169,46 @@ def test_broker_loss_is_recovered_by_the_sweep(deployment):
     wait_until(lambda: all_sent(runtime), 60, "the new turn's emails")
     with runtime.db.read() as session:
         assert session.get(Game, game_id).turn > turn
+
+
+def test_a_message_piped_to_pbem_ingest_is_answered_without_waiting_for_the_sweep(deployment):
+    """Only a worker runs, no beat: the receipt can come only from the nudge ``pbem ingest`` sends."""
+    deployment.start("worker")
+    runtime = deployment.runtime
+    game_id = start(runtime, reminders=[])
+    seat = seat_of(runtime, game_id, "Suns")
+    raw = mail(seat_address(runtime, seat), seat.account.email, "play 3")
+    piped = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "ingest"],
+        input=raw,
+        env=process_env(runtime.settings),
+        capture_output=True,
+        timeout=60,
+    )
+    assert piped.returncode == 0, piped.stderr.decode()
+    wait_until(lambda: outbox_rows(runtime, kind="receipt"), 30, "the receipt to be queued", interval=0.05)
+    [receipt] = outbox_rows(runtime, kind="receipt")
+    wait_until(lambda: outbox_rows(runtime, kind="receipt", status="sent"), 30, "the receipt to be sent")
+    delivered = [m for m in deployment.sink.messages if m.message["Message-ID"] == receipt.message_id]
+    assert len(delivered) == 1 and "sealed" in receipt.body_text.lower(), deployment.logs()
+
+
+def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(deployment):
+    """The deadline task of an eight-player game queues more emails than it delivers itself."""
+    from worker import INLINE_DELIVERIES
+
+    players = [f"p{i}@example.org" for i in range(8)]
+    runtime = deployment.runtime
+    game_id = start(runtime, engine="sprawl", players=players, deadline_seconds=2, reminders=[])
+    welcome = len(outbox_rows(runtime))
+    worker = deployment.start("worker")
+    deployment.start("beat")
+    wait_until(lambda: game_row(runtime, game_id).turn > 1, 60, "the deadline to fire")
+    wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
+    burst = len(outbox_rows(runtime)) - welcome
+    assert burst > INLINE_DELIVERIES, "the deadline should queue a view for every seat and more"
+    sent_ids = [m.message["Message-ID"] for m in deployment.sink.messages]
+    assert sorted(sent_ids) == sorted(row.message_id for row in outbox_rows(runtime)), "each email exactly once"
+    log = worker.log.read_text(errors="replace")
+    received = len(re.findall(r"Task worker\.tasks\.deliver_outbox\[[^\]]+\] received", log))
+    assert received == welcome + burst - INLINE_DELIVERIES, deployment.logs()

@@ -1,0 +1,114 @@
+"""The embedded broker (file system): unreadable message files never stop a consumer."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+from celery import Celery
+
+from pbem.runtime import set_runtime
+from tests.conftest import build_runtime
+from tests.support.celery_proc import CeleryProcess, sender, wait_until
+from tests.support.play import outbox_count, start
+from tests.support.smtp_sink import SmtpSink
+from worker import broker, celery_config
+
+pytestmark = [pytest.mark.timeout(300)]
+
+
+@pytest.fixture
+def embedded(tmp_path, sqlite_url):
+    runtime = build_runtime(tmp_path, sqlite_url, broker_url="filesystem://")
+    app = Celery("broker-test", set_as_current=False)
+    app.conf.update(celery_config(runtime.settings))
+    yield runtime, app
+    app.close()
+    set_runtime(None)
+
+
+def queue_folder(runtime):
+    return runtime.settings.instance / "broker" / "queue"
+
+
+def test_an_empty_or_garbled_message_file_is_skipped(embedded):
+    runtime, app = embedded
+    with app.connection_for_write() as connection:
+        assert isinstance(connection.transport, broker.Transport)
+        queue = connection.SimpleQueue("celery")
+        # Older than any message written now, so a consumer meets them first.
+        (queue_folder(runtime) / f"{1:020d}_empty.celery.msg").write_bytes(b"")  # a file another process opened
+        (queue_folder(runtime) / f"{2:020d}_garbled.celery.msg").write_bytes(b'{"body": ')
+        (queue_folder(runtime) / f"{3:020d}_half.celery.msg.partial").write_bytes(b'{"body": ')
+        queue.put({"n": 1})
+        message = queue.get(timeout=5)
+        assert message.payload == {"n": 1}
+        message.ack()
+        names = sorted(p.name for p in queue_folder(runtime).iterdir())
+        assert names == [f"{3:020d}_half.celery.msg.partial"], "unreadable files dropped, files being written kept"
+        queue.close()
+
+
+def _produce(settings_values: dict, count: int) -> None:
+    from pbem.config import load_settings
+
+    app = Celery("producer", set_as_current=False)
+    app.conf.update(celery_config(load_settings(**settings_values)))
+    with app.connection_for_write() as connection:
+        queue = connection.SimpleQueue("race")
+        for n in range(count):
+            queue.put({"n": n})
+
+
+def test_consumers_never_see_a_half_written_message(embedded):
+    runtime, app = embedded
+    values = {"instance": runtime.settings.instance, "broker_url": "filesystem://", "secret_key": "s"}
+    producers = [multiprocessing.get_context("fork").Process(target=_produce, args=(values, 300)) for _ in range(3)]
+    received = 0
+    with app.connection_for_write() as connection:
+        queue = connection.SimpleQueue("race")
+        for producer in producers:
+            producer.start()
+        while received < 900:
+            message = queue.get(timeout=30)
+            assert isinstance(message.payload, dict)
+            message.ack()
+            received += 1
+        queue.close()
+    for producer in producers:
+        producer.join(timeout=30)
+    assert received == 900
+
+
+def test_a_worker_keeps_working_after_an_empty_message_file(embedded, tmp_path):
+    runtime, _ = embedded
+    with SmtpSink() as sink:
+        runtime.settings = runtime.settings.with_(smtp_url=sink.url)
+        client, runtime.nudger = sender(runtime.settings)
+        (queue_folder(runtime) / "0_empty.celery.msg").write_bytes(b"")
+        worker = CeleryProcess("worker", runtime.settings, tmp_path / "worker.log")
+        try:
+            start(runtime)  # four welcome emails, each nudged through the embedded broker
+            wait_until(lambda: len(sink.messages) == 4, 60, "the welcome emails")
+            assert worker.proc.poll() is None, worker.log.read_text()
+            assert outbox_count(runtime, status="sent") == 4
+            assert "dropped an unreadable message" in worker.log.read_text()
+        finally:
+            worker.stop()
+            client.close()
+
+
+def test_messages_come_out_in_the_order_they_were_written(embedded):
+    _, app = embedded
+    with app.connection_for_write() as connection:
+        queue = connection.SimpleQueue("fifo")
+        for n in range(30):
+            queue.put({"n": n})
+        received = []
+        for _ in range(30):
+            message = queue.get(timeout=5)
+            received.append(message.payload["n"])
+            message.ack()
+        queue.close()
+    assert received == list(range(30))
+    assert broker.message_stamp() < broker.message_stamp() and len(broker.message_stamp()) == 20
