@@ -1,5 +1,6 @@
-"""Commands by mail: ``help`` and ``status`` in a seat's reply, and command mode
-at the server's base address (``help``, ``games``, ``status <game>``).
+"""Command mode: mail to the server's base address (``help``, ``games``,
+``status <game>``, ``observe <game>``).  A seat's own commands, in replies to its
+game's emails, are :mod:`pbem.services.seat_commands`.
 
 Command mode is open to anyone, so it shows only what the public status page
 shows: never a seat's view, address or token.
@@ -13,50 +14,25 @@ from sqlalchemy.orm import Session, selectinload
 from engines import get_engine, registry
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
-from pbem.services import notify
+from pbem.services import NotFound, notify, observers
 from pbem.services.orders import Verdict
 from pbem.services.queries import public_summary
 
-SEAT_HELP = "help", "?", "commands"
-SEAT_STATUS = "status", "view", "board"
-
 
 def server_help(server_address: str) -> str:
-    """The commands every player may use, whatever the game."""
+    """What anyone may write to the server's own address."""
     return (
-        "Server commands (one per line):\n"
-        "  help            this text; in a game's reply it adds the\n"
-        "                  game's order syntax\n"
-        "  status          in a game's reply: your private view again\n"
-        f"Written to {server_address}:\n"
-        "  games           the games on this server and their status\n"
-        "  status <game>   the public status of game number <game>\n"
-        "Quoted text and signatures in your mail are ignored; each\n"
-        "remaining line is read as one order or command."
+        f"Commands written to {server_address} (one per line):\n"
+        "  help             this text\n"
+        "  games            the games on this server and their status\n"
+        "  status GAME      the public status of game number GAME\n"
+        "  observe GAME     follow game GAME's public news by email (you\n"
+        "                   are sent a link to confirm; every email has a\n"
+        "                   link to stop)\n"
+        "Players send orders and their own commands (help, status, press,\n"
+        "vacation, notify) in replies to their game's emails instead.\n"
+        "Quoted text and signatures in your mail are ignored."
     )
-
-
-def split_seat_lines(
-    game: Game, seat: Seat, lines: list[str], server_address: str
-) -> tuple[list[Verdict], list[str], list[Verdict]]:
-    """``(commands before the orders, order lines, commands after them)``: ``help``/``status`` are
-    answered here, in the reply's order as far as one receipt allows; every other line is an order."""
-    engine = get_engine(game.engine)
-    before: list[Verdict] = []
-    after: list[Verdict] = []
-    orders: list[str] = []
-    for line in lines:
-        word = line.strip().lower().rstrip(".!")
-        if word in SEAT_HELP:
-            text = engine.help_text().rstrip() + "\n\n" + server_help(server_address)
-            (after if orders else before).append(Verdict(line, True, text))
-        elif word in SEAT_STATUS:
-            view = engine.render_text(engine.private_view(game.state, seat.seat))
-            prompt = engine.prompt(game.state, seat.seat) if game.status == "active" else ""
-            (after if orders else before).append(Verdict(line, True, f"{view.rstrip()}\n\n{prompt}".rstrip()))
-        else:
-            orders.append(line)
-    return before, orders, after
 
 
 def _games_text(session: Session) -> str:
@@ -73,7 +49,7 @@ def _games_text(session: Session) -> str:
 
 def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[bool, str]:
     number = argument.strip().lstrip("#")
-    if not number.isdigit():
+    if not (number.isascii() and number.isdigit()) or len(number) > 12:
         return False, "write: status <game number> (see: games)"
     game = session.get(Game, int(number))
     if game is None:
@@ -97,7 +73,7 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     return True, "\n".join(lines)
 
 
-def server_commands(runtime: Runtime, session: Session, lines: list[str]) -> list[Verdict]:
+def server_commands(runtime: Runtime, session: Session, lines: list[str], sender: str | None = None) -> list[Verdict]:
     """Answer each line written to the base address; an empty message is answered with help."""
     if not lines:
         lines = ["help"]
@@ -105,7 +81,7 @@ def server_commands(runtime: Runtime, session: Session, lines: list[str]) -> lis
     for line in lines:
         words = line.split()
         word = words[0].lower().rstrip(".!") if words else ""
-        if word in SEAT_HELP:
+        if word in ("help", "?", "commands"):
             engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
             text = server_help(runtime.settings.server_address) + f"\n\nGames played here: {engines}."
             verdicts.append(Verdict(line, True, text))
@@ -114,12 +90,27 @@ def server_commands(runtime: Runtime, session: Session, lines: list[str]) -> lis
         elif word == "status":
             ok, text = _status_text(runtime, session, " ".join(words[1:]))
             verdicts.append(Verdict(line, ok, text))
+        elif word == "observe":
+            verdicts.append(_observe(runtime, line, " ".join(words[1:]), sender))
         else:
             verdicts.append(
-                Verdict(line, False, "not a command here; write help, games or status <game>. "
+                Verdict(line, False, "not a command here; write help, games, status GAME or observe GAME. "
                         "Orders go to the reply address of your game's emails.")
             )  # fmt: skip
     return verdicts
+
+
+def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+    number = argument.strip().lstrip("#")
+    if not (number.isascii() and number.isdigit()) or len(number) > 12:
+        return Verdict(line, False, "write: observe GAME (the game's number; see: games)")
+    if not sender:
+        return Verdict(line, False, "your message has no address to send the game's news to")
+    try:
+        outcome = observers.subscribe(runtime, int(number), sender)
+    except NotFound as error:
+        return Verdict(line, False, f"{error} (see: games)")
+    return Verdict(line, outcome.ok, outcome.message)
 
 
 def queue_reply(

@@ -3,6 +3,7 @@ client and an HTML part, from the same context."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from functools import cache
 from pathlib import Path
@@ -12,15 +13,55 @@ import jinja2
 
 import mail_templates
 
+#: A URL is never broken: one too long for a line gets a line of its own.
+_URL = re.compile(r"^<?https?://", re.IGNORECASE)
+#: A line's own indentation and list bullet, kept in front of its continuation lines.
+_LEAD = re.compile(r"^\s*(?:(?:[*\u2022-]|\d{1,3}[.)])\s+)?")
 
-def _wrap(text: str, width: int = 72) -> str:
-    """Wrap prose paragraphs to ``width``; lines that look preformatted are kept."""
-    out = []
-    for line in str(text).splitlines():
-        if len(line) <= width or line.startswith((" ", "|", "+", "-")):
-            out.append(line)
-        else:
-            out.extend(textwrap.wrap(line, width, break_long_words=True, break_on_hyphens=False))
+
+class _Wrapper(textwrap.TextWrapper):
+    """Breaks an over-long word at the margin, except a URL, which goes whole onto its own line."""
+
+    def _handle_long_word(self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int) -> None:
+        if _URL.match(reversed_chunks[-1]):
+            if not cur_line:
+                cur_line.append(reversed_chunks.pop())
+            return
+        super()._handle_long_word(reversed_chunks, cur_line, cur_len, width)
+
+
+def _preformatted(line: str) -> bool:
+    """A row of an ASCII board or table: never re-wrapped."""
+    return line.lstrip()[:1] in ("|", "+")
+
+
+def _wrap_line(line: str, width: int, first: str, rest: str) -> list[str]:
+    """One line after ``first``, its continuations after ``rest`` plus the line's own indentation."""
+    if not line.strip() or len(first + line) <= width or _preformatted(line):
+        return [(first + line).rstrip()]
+    lead = _LEAD.match(line).group(0)
+    if len(rest) + len(lead) > width // 2:  # so deep an indentation would leave no room for words
+        lead = ""
+    body = line[len(lead) :].strip()
+    wrapper = _Wrapper(
+        width, initial_indent=first + lead, subsequent_indent=rest + " " * len(lead), break_on_hyphens=False
+    )
+    return wrapper.wrap(body)
+
+
+def _wrap(text: object, width: int = 72, indent: str = "", hang: str | None = None) -> str:
+    """``text`` wrapped to ``width`` columns, each line a paragraph.
+
+    The first line starts with ``indent``, every other line (continuations and the
+    following lines alike) with ``hang`` (default: as many spaces as ``indent``), so
+    ``reason | wrap(indent="  REFUSED: ", hang="    ")`` wraps the whole composed
+    sentence and indents its continuations.  A line keeps its own indentation and
+    bullet on its continuations; board and table rows are left as they are.
+    """
+    hang = " " * len(indent) if hang is None else hang
+    out: list[str] = []
+    for number, line in enumerate(str(text).splitlines() or [""]):
+        out.extend(_wrap_line(line, width, indent if number == 0 else hang, hang))
     return "\n".join(out)
 
 

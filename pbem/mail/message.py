@@ -17,7 +17,14 @@ from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
 _ADDRESS = re.compile(r"^[^@\s<>\"',;()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*$")
-_MESSAGE_ID = re.compile(r"<[^<>\s\"\\]{1,480}>")
+#: Any ``<...>`` token: enough to recognise a redelivered message.
+_ANY_ID = re.compile(r"<[^<>\s\"\\]{1,480}>")
+#: A msg-id (RFC 5322) made of atext, dots, "@" and a domain literal's brackets only.
+_MSG_ID = re.compile(r"<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.@\[\]-]+>")
+#: Longer ids get folded into encoded words by our own header policy, which breaks threading.
+MAX_ID_LENGTH = 190
+#: What starts an RFC 2047 encoded word: the email package decodes it again when a header is set.
+_ENCODED_WORD = "=?"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
@@ -57,10 +64,15 @@ def headers(message: Message, name: str) -> list[str]:
 def clean_address(address: str) -> str | None:
     """A plain, lower-cased ``local@domain`` if ``address`` looks like one, else None."""
     address = (address or "").strip().strip("<>").strip()
-    if not address or len(address) > 320 or not _ADDRESS.match(address):
+    if not address or len(address) > 320 or not _ADDRESS.match(address) or _ENCODED_WORD in address:
         return None
     local, _, domain = address.rpartition("@")
     return f"{local}@{domain}".lower()
+
+
+def command_locals(server_address: str) -> tuple[str, str]:
+    """Local parts answered in command mode: the server's own and ``postmaster`` (RFC 5321)."""
+    return server_address.lower().split("@")[0], "postmaster"
 
 
 def addresses(message: Message, *names: str) -> list[str]:
@@ -87,10 +99,27 @@ def display_name(message: Message) -> str:
     return pairs[0][0][:100] if pairs else ""
 
 
-def message_id(message: Message) -> str | None:
-    """The sender's Message-ID if it is well formed (it goes into our In-Reply-To)."""
-    match = _MESSAGE_ID.search(header(message, "Message-ID"))
+def _raw_id(message: Message) -> str | None:
+    """The first ``<...>`` token of the Message-ID header, as sent (never RFC 2047 decoded)."""
+    values = headers(message, "Message-ID")
+    match = _ANY_ID.search(values[0]) if values else None
     return match.group(0) if match else None
+
+
+def safe_message_id(value: str | None) -> str | None:
+    """``value`` if it may go into our In-Reply-To and References as it is, else None.
+
+    Only msg-id characters, no encoded word (the email package would decode it into
+    a line break when the header is set) and at most :data:`MAX_ID_LENGTH` characters.
+    """
+    if not value or len(value) > MAX_ID_LENGTH or _ENCODED_WORD in value or not _MSG_ID.fullmatch(value):
+        return None
+    return value
+
+
+def message_id(message: Message) -> str | None:
+    """The sender's Message-ID if it is safe to echo in our own headers (see :func:`safe_message_id`)."""
+    return safe_message_id(_raw_id(message))
 
 
 def synthetic_id(raw: bytes) -> str:
@@ -101,15 +130,23 @@ def synthetic_id(raw: bytes) -> str:
 def dedupe_key(raw: bytes) -> str:
     """What :class:`~pbem.models.InboundMessage` is unique on."""
     try:
-        found = message_id(parse_headers(raw))
+        found = _raw_id(parse_headers(raw))
     except Exception:
         found = None
     return found or synthetic_id(raw)
 
 
 def safe_subject(text: str, limit: int = 200) -> str:
-    """A subject fit to be echoed in our own header: one line, no control characters, bounded."""
-    return " ".join(_CONTROL.sub(" ", text or "").split())[:limit]
+    """A decoded subject fit to be echoed in our own header: one line, bounded, no encoded word.
+
+    Setting a header decodes RFC 2047 words once more, so a subject that decodes to
+    an encoded word would turn back into raw bytes (a line break, another header):
+    every ``=?`` becomes ``= ?``, which no decoder reads as the start of a word.
+    """
+    text = " ".join(_CONTROL.sub(" ", text or "").split())[:limit]
+    while _ENCODED_WORD in text:
+        text = text.replace(_ENCODED_WORD, "= ?")
+    return text
 
 
 def modern(raw: bytes) -> Message:

@@ -16,28 +16,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import Message
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy.orm import Session, joinedload
 
 from pbem.clock import utcnow
 from pbem.db import Database
 from pbem.mail import commands, machine
-from pbem.mail.message import addresses, clean_address, header, message_id, parse, safe_subject
+from pbem.mail.message import addresses, clean_address, command_locals, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
 from pbem.models import Account, Game, InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import notify
+from pbem.services import notify, press, seat_commands
 from pbem.services import orders as order_service
+from pbem.services.locking import lock_game
 from pbem.tokens import token_from_local_part
 
 #: Lines read from one message; the rest is refused in the reply.
 MAX_LINES = 60
-#: Defaults for the rate limits (``settings.extra`` may override: mail_rate_seat, mail_rate_sender,
-#: mail_rate_window seconds).
-RATE_PER_SEAT = 60
-RATE_PER_SENDER = 120
-RATE_WINDOW = 3600
+PRESS_REPLY_NOTE = (
+    "This message answered a press email, so its text went out as press. "
+    "Orders go in a reply to one of your game's emails."
+)
 RATE_NOTICE = "rate limit"
 
 
@@ -134,8 +134,7 @@ def route(ctx: Context) -> None:
     if ctx.recipient is None:
         raise Reject("This message was not addressed to one of this server's addresses.")
     local = ctx.recipient.split("@")[0]
-    base = settings.server_address.lower().split("@")[0]
-    if local == base:
+    if local in command_locals(settings.server_address):
         ctx.command_mode = True
         return
     token = token_from_local_part(settings.secret_key, local)
@@ -145,7 +144,9 @@ def route(ctx: Context) -> None:
             "Reply to the latest email of your game, or write to "
             f"{settings.server_address} with the word help."
         )
-    seat = ctx.session.scalars(select(Seat).where(Seat.reply_token == token)).one_or_none()
+    query = select(Seat).where(Seat.reply_token == token).options(joinedload(Seat.account))
+    with ctx.session.no_autoflush:  # the row's sender is written with its verdict, not in a statement of its own
+        seat = ctx.session.scalars(query).one_or_none()
     if seat is None:
         raise Reject(
             "This reply address is no longer valid (it was replaced); nothing was applied. "
@@ -156,35 +157,75 @@ def route(ctx: Context) -> None:
     ctx.row.game_id = seat.game_id
 
 
+def _span(seconds: int) -> str:
+    """A window in the words a player reads: "an hour", "2 hours", "10 minutes"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            count = seconds // size
+            return f"an {unit}" if count == 1 and unit == "hour" else f"{count} {unit}{'s' * (count != 1)}"
+    return f"{seconds} seconds"
+
+
 def limit_rate(ctx: Context) -> None:
-    """At most N messages an hour per sender and per seat; one notice, then silence."""
-    extra = ctx.settings.extra or {}
-    window = utcnow() - dt.timedelta(seconds=int(extra.get("mail_rate_window", RATE_WINDOW)))
-    checks: list[tuple[str, object, int]] = []
-    if ctx.sender:
-        limit = int(extra.get("mail_rate_sender", RATE_PER_SENDER))
-        checks.append(("sender", InboundMessage.sender == ctx.sender, limit))
-    if ctx.seat is not None:
-        checks.append(("seat", InboundMessage.seat_id == ctx.seat.id, int(extra.get("mail_rate_seat", RATE_PER_SEAT))))
-    for what, condition, limit in checks:
-        recent = select(func.count(InboundMessage.id)).where(
-            condition,
-            InboundMessage.id != ctx.row.id,
-            InboundMessage.processed_at >= window,
-            InboundMessage.status.in_(("done", "rejected")),
-        )
-        if ctx.session.scalar(recent) < limit:
+    """At most N messages per window per sender and per seat; one notice, then silence."""
+    limits = ctx.settings.mail_limits
+    checks = _rate_checks(ctx)
+    if not checks:
+        return
+    counts = _recent_counts(ctx, checks, utcnow() - dt.timedelta(seconds=limits.window_seconds))
+    for (what, _, limit), (recent, noticed) in zip(checks, counts, strict=True):
+        if recent < limit:
             continue
-        noticed = select(func.count(InboundMessage.id)).where(
-            condition, InboundMessage.processed_at >= window, InboundMessage.verdict.startswith(RATE_NOTICE)
-        )
-        if ctx.session.scalar(noticed):
-            raise Discard(f"{RATE_NOTICE} per {what} exceeded (notice already sent)")
+        if noticed:
+            raise Discard(f"{RATE_NOTICE} exceeded: messages {what} (notice already sent)")
         ctx.trusted = ctx.seat is not None and ctx.sender == ctx.seat.account.email
         raise Reject(
-            f"{RATE_NOTICE}: more than {limit} messages in an hour from this {what}. "
+            f"{RATE_NOTICE}: more than {limit} messages in {_span(limits.window_seconds)} {what}. "
             "Further messages are ignored for a while; nothing in this one was applied."
         )
+
+
+def _rate_checks(ctx: Context) -> list[tuple[str, ColumnElement[bool], int]]:
+    """What this message counts against: its sender, and its seat.
+
+    A seat's own player and everyone else are counted apart, so that a stranger
+    who knows a reply address cannot use up the player's allowance (nor send the
+    player more than a window's worth of notices about refused messages).
+    """
+    limits = ctx.settings.mail_limits
+    checks: list[tuple[str, ColumnElement[bool], int]] = []
+    if ctx.sender:
+        checks.append(("from this sender", InboundMessage.sender == ctx.sender, limits.per_sender))
+    if ctx.seat is None:
+        return checks
+    owner = ctx.seat.account.email
+    to_seat = InboundMessage.seat_id == ctx.seat.id
+    if ctx.sender == owner:
+        checks.append(("from this seat", and_(to_seat, InboundMessage.sender == owner), limits.per_seat))
+    else:
+        others = or_(InboundMessage.sender.is_(None), InboundMessage.sender != owner)
+        checks.append(("to this reply address from other senders", and_(to_seat, others), limits.per_seat))
+    return checks
+
+
+def _recent_counts(
+    ctx: Context, checks: list[tuple[str, ColumnElement[bool], int]], since: dt.datetime
+) -> list[tuple[int, int]]:
+    """For each check: messages answered in the window, and rate notices among them (one query)."""
+    answered = InboundMessage.status.in_(("done", "rejected"))
+    notice = InboundMessage.verdict.startswith(RATE_NOTICE)
+    columns = []
+    for _, condition, _ in checks:
+        columns.append(func.count(InboundMessage.id).filter(condition, answered))
+        columns.append(func.count(InboundMessage.id).filter(condition, notice))
+    query = select(*columns).where(
+        or_(*(condition for _, condition, _ in checks)),
+        InboundMessage.id != ctx.row.id,
+        InboundMessage.processed_at >= since,
+    )
+    with ctx.session.no_autoflush:
+        row = ctx.session.execute(query).one()
+    return [(row[i], row[i + 1]) for i in range(0, len(row), 2)]
 
 
 def check_sender(ctx: Context) -> None:
@@ -214,25 +255,31 @@ def strip_quotes(ctx: Context) -> None:
 def answer(ctx: Context) -> None:
     """Command mode answers commands; a seat's lines are applied and answered in one receipt."""
     lines, overflow = ctx.lines[:MAX_LINES], ctx.lines[MAX_LINES:]
+    shared = _shared(ctx)
     if ctx.command_mode:
-        verdicts = commands.server_commands(ctx.runtime, ctx.session, lines)
+        verdicts = commands.server_commands(shared, ctx.session, lines, ctx.sender)
         commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.subject, ctx.their_id, verdicts)
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
-    game = ctx.session.get(Game, ctx.seat.game_id)
-    before, orders, after = commands.split_seat_lines(game, ctx.seat, lines, ctx.settings.server_address)
-    if overflow:
-        after.append(order_service.Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read"))
-    subject = ctx.subject if game.name.lower() in ctx.subject.lower() else notify.subject_for(game, "your orders")
-    shared = _shared(ctx)
-    result = order_service.submit(
-        shared,
-        game.id,
-        ctx.seat.id,
-        orders,
-        source="email",
-        reply=order_service.Reply(in_reply_to=ctx.their_id, subject=subject, before=before, after=after),
+    game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
+    press_id = press.press_id_from_message_id(
+        f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
     )
+    answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
+    if answering_press:  # a reply to a press email is press itself
+        lines = ["press reply:", *lines]
+    split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
+    if answering_press:
+        split.after.append(order_service.Verdict("(reply to a press email)", True, PRESS_REPLY_NOTE))
+    if overflow:
+        split.after.append(
+            order_service.Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read")
+        )
+    subject = notify.subject_for(game, "your orders")  # the turn now, not the one the player answered
+    reply = order_service.Reply(
+        in_reply_to=ctx.their_id, subject=subject, before=split.before, after=split.after, status=split.status
+    )
+    result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
 
@@ -321,7 +368,7 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
     """One reply listing every reason; threaded in the game only for the seat's own player."""
     if not ctx.sender:
         return
-    subject = f"Re: {ctx.subject}" if ctx.subject else "Your message was not applied"
+    subject = ctx.subject or "Your message was not applied"
     if not subject.lower().startswith("re:"):
         subject = f"Re: {subject}"
     if ctx.trusted and ctx.seat is not None:

@@ -14,7 +14,7 @@ import re
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 
 _WROTE = (
-    r"wrote|writes|schrieb|a\s+écrit|escribió|escreveu|ha\s+scritto|scrisse|schreef|skrev|kirjoitti|"
+    r"wrote|writes|schrieb|a\s+écrit|escribió|escreveu|ha\s+scritto|scrisse|schreef|het\s+volgende\s+geschreven|skrev|kirjoitti|"
     r"napisał|napsal|написал|написала|пишет|έγραψε|yazdı|írta|scrise|a\s+scris|写道|寫道|のメッセージ|님이\s*작성"
 )
 _ATTRIBUTION_END = re.compile(rf"(?:{_WROTE})[^:：]{{0,60}}[:：]\s*$|>\s*[:：]\s*$|wrote\s*$", re.IGNORECASE)
@@ -44,9 +44,14 @@ _UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
 _SIGNATURE = re.compile(r"^(?:--|-- |—|__)\s*$")
 _PHONE = re.compile(
     r"^\s*(?:sent\s+(?:from|via|with)\s+(?:my\s+)?\S.{0,40}|get\s+outlook\s+for\s+\S+|"
-    r"envoyé\s+de\s+mon\s+\S.{0,30}|von\s+meinem\s+\S.{0,30}\s+gesendet|gesendet\s+von\s+\S.{0,30}|"
-    r"enviado\s+desde\s+mi\s+\S.{0,30}|enviado\s+do\s+meu\s+\S.{0,30}|inviato\s+da\s+\S.{0,30}|"
-    r"verzonden\s+(?:met|vanaf)\s+\S.{0,30}|отправлено\s+с\s+\S.{0,40}|wysłane\s+z\s+\S.{0,30})\.?\s*$",
+    r"envoyé\s+(?:de|depuis)\s+(?:mon\s+)?\S.{0,30}|obtenir\s+outlook\s+pour\s+\S+|"
+    r"von\s+meinem\s+\S.{0,30}\s+gesendet|gesendet\s+von\s+\S.{0,30}|outlook\s+für\s+\S+\s+beziehen|"
+    r"enviado\s+desde\s+(?:mi\s+)?\S.{0,30}|obtener\s+outlook\s+para\s+\S+|"
+    r"enviado\s+do\s+(?:meu\s+)?\S.{0,30}|obter\s+o\s+outlook\s+para\s+\S+|"
+    r"inviato\s+da(?:l\s+mio)?\s+\S.{0,30}|scarica\s+outlook\s+per\s+\S+|"
+    r"(?:verzonden|verstuurd)\s+(?:met|vanaf|van|via)\s+\S.{0,30}|outlook\s+voor\s+\S+\s+downloaden|"
+    r"skickat\s+från\s+\S.{0,30}|sendt\s+fra\s+\S.{0,30}|"
+    r"отправлено\s+(?:с|из)\s+\S.{0,40}|wysłane\s+z\s+\S.{0,30})\.?\s*$",
     re.IGNORECASE,
 )
 _GREETING = re.compile(

@@ -1,7 +1,8 @@
 """The SMTP listener (aiosmtpd): the server's own MX, never an open relay.
 
-Recipients must be in ``PBEM_MAIL_DOMAIN`` and be either the base address or
-a reply address (``550`` otherwise); messages over the size limit get ``552``;
+Recipients must be in ``PBEM_MAIL_DOMAIN`` and be the base address, the
+postmaster or a reply address whose MAC is right (``550`` otherwise, ``553``
+for a non-ASCII mailbox name); messages over the size limit get ``552``;
 a message is acknowledged with ``250`` only once :func:`receive` has stored it,
 and a storage failure answers ``451`` so the sending MTA tries again later.
 """
@@ -17,8 +18,9 @@ import threading
 from aiosmtpd.controller import Controller
 
 from pbem.mail.inbound import receive
-from pbem.mail.message import clean_address
+from pbem.mail.message import clean_address, command_locals
 from pbem.runtime import Runtime
+from pbem.tokens import token_from_local_part
 
 log = logging.getLogger(__name__)
 MAX_RECIPIENTS = 20
@@ -31,17 +33,35 @@ class InboundHandler:
         self.runtime = runtime
 
     def recipient_problem(self, address: str) -> str | None:
-        """An SMTP refusal for ``address``, or None if we take mail for it."""
+        """An SMTP refusal for ``address``, or None if we take mail for it.
+
+        A reply address is taken only if its MAC is right, so mail for a forged one
+        is refused here, before it is accepted and would have to be bounced.
+        """
         settings = self.runtime.settings
-        cleaned = clean_address(address)
-        if not cleaned or not cleaned.endswith("@" + settings.mail_domain.lower()):
+        local, _, domain = address.strip().strip("<>").rpartition("@")
+        if not domain.isascii() or domain.lower() != settings.mail_domain.lower():
             return "550 5.7.1 Relay denied: this server only takes mail for its own domain"
+        if not local.isascii():
+            return "553 5.6.7 Non-ASCII mailbox names are not used here"
+        cleaned = clean_address(address)
+        if not cleaned:
+            return "550 5.1.1 No such mailbox here"
         local = cleaned.split("@")[0]
-        if local != settings.server_address.lower().split("@")[0] and not local.startswith("play-"):
+        if local in command_locals(settings.server_address):
+            return None
+        if token_from_local_part(settings.secret_key, local) is None:
             return "550 5.1.1 No such mailbox here"
         return None
 
+    def mailbox(self, address: str) -> str:
+        """The recipient as stored: ``<Postmaster>`` without a domain is the domain's postmaster."""
+        if address.strip().strip("<>").lower() == "postmaster":
+            return f"postmaster@{self.runtime.settings.mail_domain.lower()}"
+        return address
+
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        address = self.mailbox(address)
         problem = self.recipient_problem(address)
         if problem:
             return problem

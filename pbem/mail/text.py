@@ -112,7 +112,7 @@ def body_text(message: Message) -> str:
 
 
 class _HtmlText(HTMLParser):
-    """HTML to lines: blocks become line breaks, quoted originals are left out."""
+    """HTML to lines: blocks become line breaks (and so do those inside ``<pre>``), quoted originals are left out."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -149,7 +149,11 @@ class _HtmlText(HTMLParser):
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
-        if not self.hidden and not self.stopped:
+        if self.hidden or self.stopped:
+            return
+        if any(name == "pre" for name, _ in self.stack):  # preformatted: its line breaks are lines
+            self.parts.append(re.sub(r"[ \t]+", " ", data.replace("\r\n", "\n").replace("\r", "\n")))
+        else:
             self.parts.append(re.sub(r"[ \t\r\n]+", " ", data))
 
 

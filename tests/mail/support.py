@@ -84,6 +84,17 @@ def text_of(message: EmailMessage) -> str:
     return message.get_body(("plain",)).get_content()
 
 
+def echoed(text: str) -> list[str]:
+    """The player's lines a reply quotes back: ``> line``, a wrapped one continued by ``>   more``."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(">   ") and lines:
+            lines[-1] += " " + line[4:]
+        elif line.startswith("> "):
+            lines.append(line[2:])
+    return lines
+
+
 def reply_to(message: EmailMessage, sender: str, body: str, *, bottom: bool = False) -> EmailMessage:
     """A reply as a mail client writes it: quoted original, Re: subject, threading headers."""
     quoted = "\n".join("> " + line for line in text_of(message).splitlines())

@@ -4,15 +4,15 @@ both when read alone and through the whole pipeline into a game."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from pbem.mail.message import addresses, parse
 from pbem.mail.quotes import order_lines
-from pbem.mail.text import body_text
+from pbem.mail.text import body_text, html_to_text
 from tests.mail.helpers import deliver, outbox, seat_address
+from tests.mail.support import echoed
 from tests.support.play import game_row, start
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "mail"
@@ -60,5 +60,42 @@ def test_each_message_through_the_pipeline_answers_exactly_those_lines(sqlite_ru
     assert status == "done"
     [receipt] = outbox(runtime, kind="receipt")
     assert receipt.recipient == sender
-    answered = re.findall(r"^> (.*)$", receipt.body_text, flags=re.MULTILINE)
-    assert answered == EXPECTED[name]
+    assert echoed(receipt.body_text) == EXPECTED[name]
+
+
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "Sent from my iPhone",
+        "Get Outlook for Android",
+        "Verstuurd vanaf mijn iPhone",
+        "Verstuurd vanaf mijn Samsung Galaxy-smartphone.",
+        "Verzonden met Outlook voor Android",
+        "Outlook voor iOS downloaden",
+        "Inviato da iPhone",
+        "Inviato dal mio smartphone Samsung Galaxy.",
+        "Scarica Outlook per iOS",
+        "Envoyé de mon iPhone",
+        "Envoyé depuis mon iPad",
+        "Obtenir Outlook pour iOS",
+        "Von meinem iPhone gesendet",
+        "Outlook für iOS beziehen",
+        "Enviado desde mi iPhone",
+        "Obtener Outlook para iOS",
+        "Enviado do meu iPhone",
+        "Obter o Outlook para iOS",
+        "Skickat från min iPhone",
+        "Sendt fra min iPhone",
+        "Отправлено из мобильной Почты Mail.ru",
+        "Wysłane z mojego iPhone'a",
+    ],
+)
+def test_phone_footers_are_not_orders(footer):
+    assert order_lines(f"play 3\n\n{footer}\n") == ["play 3"]
+    assert order_lines(f"play 3\n{footer}\n\n> quoted\n") == ["play 3"]
+
+
+def test_html_pre_keeps_its_line_breaks():
+    html = "<html><body><p>My orders:</p><pre>play 3\r\nexcuse 1 + Moons  late\n\nhelp</pre><p>a\nb</p></body></html>"
+    lines = ["My orders:", "", "play 3", "excuse 1 + Moons late", "", "help", "", "a b"]
+    assert html_to_text(html).split("\n") == lines

@@ -95,6 +95,6 @@ def test_help_in_a_seat_mail_answers_with_the_game_syntax_in_one_reply(sqlite_ru
     assert status == "done"
     [receipt] = outbox(sqlite_runtime, kind="receipt")
     if body:
-        assert "KidSprout Jumboree orders" in receipt.body_text and "status <game>" in receipt.body_text
+        assert "KidSprout Jumboree orders" in receipt.body_text and "press SEAT: TEXT" in receipt.body_text
     else:
         assert "Your message held no orders" in receipt.body_text

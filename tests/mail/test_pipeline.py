@@ -8,6 +8,7 @@ import random
 import pytest
 from sqlalchemy import func, select
 
+from pbem.config import MailLimits
 from pbem.mail import machine
 from pbem.mail.inbound import process, receive
 from pbem.mail.message import parse
@@ -123,7 +124,7 @@ def test_a_stale_token_is_refused(table):
     games.rotate_tokens(runtime, game_id, "Suns")
     applied = log_count(runtime)
     status, _ = deliver(runtime, mail(address, seat.account.email, "play 3"))
-    assert status == "rejected" and log_count(runtime) > applied - 1
+    assert status == "rejected" and log_count(runtime) == applied
     assert "no longer valid" in outbox(runtime, kind="error")[-1].body_text
 
 
@@ -153,7 +154,7 @@ def test_a_duplicate_changes_nothing(table):
 
 def test_rate_limit_per_seat_sends_one_notice_then_silence(sqlite_runtime):
     runtime = sqlite_runtime
-    runtime.settings = runtime.settings.with_(extra={"mail_rate_seat": 3})
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_seat=3))
     game_id = start(runtime)
     seat = seat_of(runtime, game_id, "Suns")
     address = seat_address(runtime, seat)
@@ -161,6 +162,38 @@ def test_rate_limit_per_seat_sends_one_notice_then_silence(sqlite_runtime):
     assert statuses == ["done", "done", "done", "rejected", "dropped", "dropped"]
     [notice] = outbox(runtime, kind="error")
     assert "rate limit" in notice.body_text and notice.recipient == seat.account.email
+    assert "more than 3 messages in an hour" in notice.body_text
+
+
+def test_a_stranger_at_a_reply_address_cannot_lock_its_player_out(sqlite_runtime):
+    runtime = sqlite_runtime
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_seat=3))
+    seat = seat_of(runtime, start(runtime), "Suns")
+    address = seat_address(runtime, seat)
+    strangers = [deliver(runtime, mail(address, f"x{n}@evil.example", "play 3"))[0] for n in range(6)]
+    assert strangers == ["rejected"] * 4 + ["dropped"] * 2
+    assert len(outbox(runtime, kind="notice")) == 3, "the player hears of each refused message, up to the limit"
+    [notice] = [row for row in outbox(runtime, kind="error") if "rate limit" in row.body_text]
+    assert notice.recipient == "x3@evil.example"
+    assert "to this reply address from other senders" in " ".join(notice.body_text.split())
+    own = [deliver(runtime, mail(address, seat.account.email, "play 3"))[0] for _ in range(3)]
+    assert own == ["done"] * 3
+
+
+def test_rate_limit_window_comes_from_the_environment_and_is_told_in_words(sqlite_runtime):
+    env = {"PBEM_MAIL_RATE_SENDER": "2", "PBEM_MAIL_RATE_WINDOW": "600"}
+    limits = MailLimits.from_env(env.get)
+    assert limits == MailLimits(per_seat=MailLimits().per_seat, per_sender=2, window_seconds=600)
+    with pytest.raises(ValueError, match="PBEM_MAIL_RATE_WINDOW"):
+        MailLimits.from_env({"PBEM_MAIL_RATE_WINDOW": "soon"}.get)
+    runtime = sqlite_runtime
+    runtime.settings = runtime.settings.with_(mail_limits=limits)
+    seat = seat_of(runtime, start(runtime), "Moons")
+    address = seat_address(runtime, seat)
+    statuses = [deliver(runtime, mail(address, seat.account.email, "play 2"))[0] for _ in range(3)]
+    assert statuses == ["done", "done", "rejected"]
+    [notice] = outbox(runtime, kind="error")
+    assert "more than 2 messages in 10 minutes from this sender" in notice.body_text
 
 
 def test_command_mode_answers_help_games_and_status_without_secrets(table):
@@ -171,9 +204,25 @@ def test_command_mode_answers_help_games_and_status_without_secrets(table):
     [reply] = outbox(runtime, kind="commands")
     assert reply.recipient == "stranger@example.net" and reply.headers["Auto-Submitted"] == "auto-replied"
     text = reply.body_text
-    assert "status <game>" in text and "KidSprout Jumboree #1" in text and "there is no game 999" in text
+    assert "status GAME" in text and "KidSprout Jumboree #1" in text and "there is no game 999" in text
     assert "not a command here" in text
     assert seat.reply_token not in text and seat.web_token not in text and "play-" not in text
+    footer = " ".join(text.split("\n-- \n")[-1].split())
+    assert "with your orders" not in footer and "Reply to this email" not in footer
+    assert all(word in footer for word in ('"help"', '"games"', '"status GAME"', '"observe GAME"'))
+    assert "with your orders" not in reply.body_html and "<code>observe GAME</code>" in reply.body_html
+
+
+def test_observe_at_the_base_address_sends_a_confirmation_link_to_the_sender(table):
+    runtime, game_id, _, _ = table
+    body = f"observe {game_id}\nobserve 999\nobserve soon"
+    status, _ = deliver(runtime, mail("pbem@pbem.test", "Fan <fan@example.net>", body, subject="follow"))
+    assert status == "done"
+    [reply] = outbox(runtime, kind="commands")
+    assert "confirmation link is on its way" in reply.body_text
+    assert "there is no game 999" in reply.body_text and "write: observe GAME" in reply.body_text
+    [confirm] = outbox(runtime, kind="observer_confirm")
+    assert confirm.recipient == "fan@example.net" and "/observe/confirm/" in confirm.body_text
 
 
 def test_the_machine_rules_collect_every_reason():
@@ -247,3 +296,37 @@ def test_the_listener_refuses_relaying_and_unknown_mailboxes(table):
         send(port, mail(address, seat.account.email, "play 3"), seat.account.email, [address])
         pump.drain()
         assert pump.processed == ["done"]
+
+
+def test_the_listener_checks_the_reply_address_at_rcpt_and_takes_postmaster(table):
+    runtime, game_id, seat, address = table
+    import smtplib
+
+    forged = address.replace(address.split("-")[2][:10], "0000000000")
+    with mail_world(runtime) as (_sink, port, pump):
+        with smtplib.SMTP("127.0.0.1", port) as client:
+            client.ehlo()
+            client.mail("ann@example.org")
+            assert client.rcpt(forged)[0] == 550
+            assert client.rcpt("play-nothing-here@pbem.test")[0] == 550
+            assert client.rcpt(address)[0] == 250
+            assert client.rcpt("postmaster@pbem.test")[0] == 250
+            assert client.rcpt("<Postmaster>")[0] == 250
+        with smtplib.SMTP("127.0.0.1", port) as client:
+            client.ehlo()
+            client.mail("ann@example.org", ["SMTPUTF8"])
+            assert client.rcpt("spiel-ü@pbem.test") == (553, b"5.6.7 Non-ASCII mailbox names are not used here")
+            assert client.rcpt("play-ü@pbem.test")[0] == 553
+            assert client.rcpt("ü@elsewhere.example")[0] == 550
+            assert client.noop()[0] == 250, "the session goes on"
+        with pytest.raises(smtplib.SMTPRecipientsRefused):
+            send(port, mail(forged, seat.account.email, "play 3"), seat.account.email, [forged])
+        send(port, mail("postmaster@pbem.test", "fan@example.net", f"status {game_id}"), "fan@example.net",
+             ["Postmaster"])  # fmt: skip
+        pump.drain()
+        assert pump.processed == ["done"]
+    [reply] = outbox(runtime, kind="commands")
+    assert reply.recipient == "fan@example.net" and "KidSprout Jumboree #1" in reply.body_text
+    with runtime.db.read() as session:
+        [row] = session.scalars(select(InboundMessage)).all()
+    assert row.envelope_to == "postmaster@pbem.test"

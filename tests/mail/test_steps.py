@@ -1,0 +1,253 @@
+"""Each step of :data:`pbem.mail.pipeline.PIPELINE` on its own, on a :class:`Context`
+built by hand inside a real transaction (the whole pipeline is tested elsewhere)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import select
+
+from engines.rng import Rng
+from pbem.clock import utcnow
+from pbem.config import MailLimits
+from pbem.mail import pipeline
+from pbem.mail.message import parse
+from pbem.mail.pipeline import Context, Discard, Reject
+from pbem.models import Game, InboundMessage, OutboxMessage, Seat
+from pbem.services import games
+from tests.mail.helpers import mail, seat_address, seat_of
+from tests.support.play import game_row, play_one, start
+
+STEPS = {step.__name__ for step in pipeline.PIPELINE}
+TESTED: set[str] = set()
+_serial = itertools.count(1)
+
+
+def covers(step):
+    """Mark a test as one of ``step``'s own tests (checked against :data:`PIPELINE`)."""
+    TESTED.add(step.__name__)
+    return lambda test: test
+
+
+@contextmanager
+def context(runtime, raw: bytes = b"From: a@b.org\r\n\r\nx", **row) -> Iterator[Context]:
+    """A stored message and a fresh :class:`Context` for it, in one transaction."""
+    with runtime.db.write() as session:
+        key = f"<step-{next(_serial)}@test>"
+        stored = InboundMessage(message_id=key, raw=raw, transport="test", status="pending", **row)
+        session.add(stored)
+        session.flush()
+        yield Context(runtime=runtime, session=session, row=stored)
+
+
+def seat_in(ctx: Context, seat_id: int) -> Seat:
+    return ctx.session.get(Seat, seat_id)
+
+
+@pytest.fixture
+def table(sqlite_runtime):
+    game_id = start(sqlite_runtime)
+    seat = seat_of(sqlite_runtime, game_id, "Suns")
+    return sqlite_runtime, game_id, seat, seat_address(sqlite_runtime, seat)
+
+
+@covers(pipeline.read_headers)
+def test_read_headers_notes_sender_subject_id_and_prefers_a_reply_address(table):
+    runtime, _, _, address = table
+    raw = mail(f"pbem@pbem.test, {address}", "Ann <ANN@Example.org>", "x", subject="Re: =?utf-8?q?caf=C3=A9?=")
+    with context(runtime, raw) as ctx:
+        pipeline.read_headers(ctx)
+        assert (ctx.sender, ctx.row.sender, ctx.subject) == ("ann@example.org", "ann@example.org", "Re: café")
+        assert ctx.recipient == address and ctx.their_id.endswith("@client.example>")
+    with context(runtime, mail("someone@elsewhere.example", "a@b.org", "x"), envelope_to="pbem@pbem.test") as ctx:
+        pipeline.read_headers(ctx)
+        assert ctx.recipient == "pbem@pbem.test"
+
+
+@covers(pipeline.drop_machines)
+def test_drop_machines_discards_automatic_mail_only(table):
+    runtime, _, seat, address = table
+    auto = mail(address, seat.account.email, "x", headers={"Auto-Submitted": "auto-replied", "Precedence": "bulk"})
+    with context(runtime, auto) as ctx:
+        ctx.message = parse(auto)
+        with pytest.raises(Discard) as stop:
+            pipeline.drop_machines(ctx)
+        assert stop.value.reasons == ["Auto-Submitted: auto-replied", "Precedence: bulk"]
+    person = mail(address, seat.account.email, "x")
+    with context(runtime, person) as ctx:
+        ctx.message = parse(person)
+        assert pipeline.drop_machines(ctx) is None
+
+
+@covers(pipeline.drop_loops)
+def test_drop_loops_discards_our_own_mail(table):
+    runtime, _, seat, address = table
+    echoed = mail(address, seat.account.email, "x", headers={"X-Loop": "pbem@pbem.test"})
+    with context(runtime, echoed) as ctx:
+        ctx.message = parse(echoed)
+        with pytest.raises(Discard, match="X-Loop"):
+            pipeline.drop_loops(ctx)
+    with context(runtime, mail(address, seat.account.email, "x")) as ctx:
+        ctx.message = parse(ctx.row.raw)
+        assert pipeline.drop_loops(ctx) is None
+
+
+@covers(pipeline.check_size)
+def test_check_size_refuses_a_message_over_the_limit(table):
+    runtime, _, seat, address = table
+    raw = mail(address, seat.account.email, "play 3\n" + "x" * 500)
+    runtime.settings = runtime.settings.with_(max_message_bytes=len(raw) - 1)
+    with context(runtime, raw) as ctx, pytest.raises(Reject, match=f"the limit is {len(raw) - 1}"):
+        pipeline.check_size(ctx)
+    runtime.settings = runtime.settings.with_(max_message_bytes=len(raw))
+    with context(runtime, raw) as ctx:
+        assert pipeline.check_size(ctx) is None
+
+
+@covers(pipeline.route)
+@pytest.mark.parametrize("local", ["pbem", "postmaster", "PostMaster"])
+def test_route_sends_the_base_address_and_postmaster_to_command_mode(table, local):
+    runtime = table[0]
+    with context(runtime) as ctx:
+        ctx.recipient = f"{local.lower()}@pbem.test"
+        pipeline.route(ctx)
+        assert ctx.command_mode and ctx.seat is None
+
+
+@covers(pipeline.route)
+def test_route_finds_the_seat_of_a_signed_reply_address_and_refuses_others(table):
+    runtime, game_id, seat, address = table
+    with context(runtime) as ctx:
+        ctx.recipient = address
+        pipeline.route(ctx)
+        assert ctx.seat.id == seat.id and (ctx.row.seat_id, ctx.row.game_id) == (seat.id, game_id)
+        assert not ctx.command_mode
+    forged = address.replace(address.split("-")[2][:10], "0000000000")
+    for recipient, reason in ((forged, "not a valid reply address"), (None, "not addressed")):
+        with context(runtime) as ctx, pytest.raises(Reject, match=reason):
+            ctx.recipient = recipient
+            pipeline.route(ctx)
+    games.rotate_tokens(runtime, game_id, "Suns")
+    with context(runtime) as ctx, pytest.raises(Reject, match="no longer valid"):
+        ctx.recipient = address
+        pipeline.route(ctx)
+
+
+def earlier_messages(runtime, seat_id: int, senders: list[str], verdict: str = "orders: 1 accepted") -> None:
+    """Messages already answered in the window, as the rate limit counts them."""
+    with runtime.db.write() as session:
+        for n, sender in enumerate(senders):
+            session.add(
+                InboundMessage(message_id=f"<earlier-{n}-{sender}>", raw=b"x", transport="test", status="rejected",
+                               sender=sender, seat_id=seat_id, verdict=verdict, processed_at=utcnow())
+            )  # fmt: skip
+
+
+@covers(pipeline.limit_rate)
+def test_limit_rate_counts_a_seat_only_over_its_players_own_messages(table):
+    runtime, _, seat, _ = table
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_seat=3))
+    earlier_messages(runtime, seat.id, [f"x{n}@evil.example" for n in range(5)])
+    with context(runtime, sender=seat.account.email) as ctx:
+        ctx.sender, ctx.seat = seat.account.email, seat_in(ctx, seat.id)
+        assert pipeline.limit_rate(ctx) is None, "strangers' messages do not count against the player"
+    with context(runtime, sender="y@evil.example") as ctx:
+        ctx.sender, ctx.seat = "y@evil.example", seat_in(ctx, seat.id)
+        with pytest.raises(Reject, match="to this reply address from other senders"):
+            pipeline.limit_rate(ctx)
+        assert not ctx.trusted
+    earlier_messages(runtime, seat.id, [seat.account.email] * 3)
+    with context(runtime, sender=seat.account.email) as ctx:
+        ctx.sender, ctx.seat = seat.account.email, seat_in(ctx, seat.id)
+        with pytest.raises(Reject, match="more than 3 messages in an hour from this seat"):
+            pipeline.limit_rate(ctx)
+        assert ctx.trusted
+
+
+@covers(pipeline.limit_rate)
+def test_limit_rate_is_silent_once_the_notice_went_out(table):
+    runtime, _, seat, _ = table
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_sender=2))
+    earlier_messages(runtime, seat.id, ["z@example.net"] * 2, verdict="rate limit: more than 2 messages")
+    with context(runtime) as ctx:
+        ctx.sender = "z@example.net"
+        with pytest.raises(Discard, match="notice already sent"):
+            pipeline.limit_rate(ctx)
+
+
+@covers(pipeline.check_sender)
+def test_check_sender_trusts_the_owner_and_tells_them_of_anyone_else(table):
+    runtime, _, seat, _ = table
+    with context(runtime) as ctx:
+        ctx.sender, ctx.seat = seat.account.email, seat_in(ctx, seat.id)
+        pipeline.check_sender(ctx)
+        assert ctx.trusted
+    with context(runtime) as ctx:
+        ctx.sender, ctx.seat = "mallory@evil.example", seat_in(ctx, seat.id)
+        with pytest.raises(Reject, match="writes from another address"):
+            pipeline.check_sender(ctx)
+        assert not ctx.trusted
+        [notice] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "notice")).all()
+        assert notice.recipient == seat.account.email and "mallory@evil.example" in notice.body_text
+    with context(runtime) as ctx:
+        ctx.sender = "anyone@example.net"
+        assert pipeline.check_sender(ctx) is None and not ctx.trusted  # command mode: no seat to check
+
+
+@covers(pipeline.extract_text)
+def test_extract_text_reads_html_only_mail(table):
+    runtime = table[0]
+    raw = (
+        b"From: a@b.org\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+        b"<div>play 3</div><pre>pass\nhelp</pre>"
+    )
+    with context(runtime, raw) as ctx:
+        ctx.message = parse(raw)
+        pipeline.extract_text(ctx)
+        assert ctx.text.split("\n") == ["play 3", "", "pass", "help"]
+
+
+@covers(pipeline.strip_quotes)
+def test_strip_quotes_keeps_only_the_players_lines(table):
+    runtime = table[0]
+    with context(runtime) as ctx:
+        ctx.text = "Hi,\nplay 3\n\nVerstuurd vanaf mijn iPhone\n\nOp 15 jan. 2024 schreef pbem <p@x>:\n> old\n"
+        pipeline.strip_quotes(ctx)
+        assert ctx.lines == ["play 3"]
+
+
+@covers(pipeline.answer)
+def test_answer_in_command_mode_replies_to_the_sender(table):
+    runtime = table[0]
+    with context(runtime) as ctx:
+        ctx.command_mode, ctx.sender, ctx.subject, ctx.lines = True, "fan@example.net", "hi", ["games"]
+        pipeline.answer(ctx)
+        assert ctx.verdict == "commands: 1 answered"
+        [reply] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "commands")).all()
+        assert reply.recipient == "fan@example.net" and reply.subject == "Re: hi"
+        assert "KidSprout Jumboree #1" in reply.body_text
+
+
+@covers(pipeline.answer)
+def test_answer_applies_a_seats_orders_and_the_receipt_names_the_current_turn(table):
+    runtime, game_id, seat, address = table
+    rng = Rng(5)
+    while game_row(runtime, game_id).turn < 2:
+        play_one(runtime, game_id, rng)
+    turn = game_row(runtime, game_id).turn
+    stale = mail(address, seat.account.email, "help", subject="Re: [KidSprout Jumboree #1] Turn 1: game started")
+    with context(runtime, stale) as ctx:
+        ctx.message, ctx.seat, ctx.sender = parse(stale), seat_in(ctx, seat.id), seat.account.email
+        ctx.subject, ctx.their_id, ctx.lines = "Re: [KidSprout Jumboree #1] Turn 1: game started", "<a@b>", ["help"]
+        pipeline.answer(ctx)
+        game = ctx.session.get(Game, game_id)
+        [receipt] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "receipt")).all()
+    assert turn > 1 and receipt.subject == f"Re: [{game.name}] Turn {turn}: your orders"
+    assert receipt.headers["In-Reply-To"] == "<a@b>" and "KidSprout Jumboree orders" in receipt.body_text
+
+
+def test_every_step_has_its_own_test():
+    assert STEPS <= TESTED, STEPS - TESTED

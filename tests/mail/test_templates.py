@@ -1,0 +1,47 @@
+"""Every email template is used, and each has both parts (plain text and HTML)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import mail_templates
+from engines import registry
+from pbem.mail.compose import render
+
+ROOT = Path(mail_templates.__file__).parent
+SOURCES = Path(__file__).resolve().parents[2] / "pbem"
+
+
+def code_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in SOURCES.rglob("*.py"))
+
+
+def template_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in ROOT.rglob("*.txt"))
+
+
+def test_every_template_has_a_text_and_an_html_part():
+    texts = {p.relative_to(ROOT).with_suffix("") for p in ROOT.rglob("*.txt")}
+    htmls = {p.relative_to(ROOT).with_suffix("") for p in ROOT.rglob("*.html")}
+    assert texts == htmls
+
+
+def test_no_template_is_dead():
+    code, templates = code_text(), template_text()
+    named = set(re.findall(r'template="([a-z_]+)"', code))
+    kinds = set(re.findall(r'kind="([a-z_]+)"', code))
+    extended = set(re.findall(r'{% extends "([a-z_/]+)\.txt" %}', templates))
+    for path in ROOT.glob("*.txt"):
+        assert path.stem in named | extended, f"{path.name} is never rendered"
+    for path in (ROOT / "kinds").glob("*.txt"):
+        assert path.stem in kinds, f"kinds/{path.name} matches no kind of email"
+    for path in (ROOT / "engines").glob("*/*.txt"):
+        assert path.parent.name in registry(), f"engines/{path.parent.name} is no engine"
+        assert f'"/{path.name}"' in templates, f"engines/*/{path.name} is never included"
+
+
+def test_commands_footer_is_about_command_mode():
+    text, html = render("commands", subject="Re: hi", game=None, seat=None, kind="commands", verdicts=[])
+    assert "with your orders" not in text and "with your orders" not in html
+    assert '"status GAME"' in text and "<code>status GAME</code>" in html
