@@ -19,7 +19,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
-from pbem.services import NotFound, ServiceError, games
+from pbem.services import NotFound, ServiceError, games, house_rules
 from pbem.services.queries import load_game, public_summary
 from pbem.services.webviews import dashboard as dashboard_data
 from pbem.services.webviews import game_inbound, game_log, resend_latest
@@ -113,6 +113,17 @@ def dashboard():
 # -- creating a game -----------------------------------------------------------------
 
 
+#: Form field -> the :func:`pbem.services.house_rules.parse_rules` argument it fills.
+RULE_FIELDS = {
+    "press": "press",
+    "press_identity": "press_identity",
+    "late": "late",
+    "vacation_per_game": "vacation_days_per_game",
+    "vacation_per_year": "vacation_days_per_year",
+}
+RULE_DEFAULTS = {"press": "full", "press_identity": "signed", "late": "defaults", "late_n": "1"}
+
+
 @dataclass
 class GameForm:
     """The create-a-game form: raw values (kept on error) and the errors per field."""
@@ -120,11 +131,18 @@ class GameForm:
     values: dict[str, str]
     errors: dict[str, list[str]] = field(default_factory=dict)
 
-    FIELDS = ("name", "engine", "variant", "options", "players", "deadline", "phase_deadlines", "reminders")
+    FIELDS = (
+        "name", "engine", "variant", "options", "players", "deadline", "phase_deadlines", "reminders",
+        "press", "press_identity", "late", "late_n", "vacation_per_game", "vacation_per_year",
+    )  # fmt: skip
+
+    @classmethod
+    def blank(cls, engine: str) -> GameForm:
+        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | {"engine": engine})
 
     @classmethod
     def from_request(cls) -> GameForm:
-        return cls({name: request.form.get(name, "") for name in cls.FIELDS})
+        return cls({name: request.form.get(name, "")[:10_000] for name in cls.FIELDS})
 
     def error(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message)
@@ -136,7 +154,7 @@ class GameForm:
                 continue
             key, sep, value = line.partition("=")
             if not sep or not key.strip():
-                self.error(name, f"{line.strip()!r} is not {what}")
+                self.error(name, f"{line.strip()[:60]!r} is not {what}")
                 continue
             out.append((key.strip(), value.strip()))
         return out
@@ -148,8 +166,41 @@ class GameForm:
             self.error(name, str(error))
             return None
 
-    def to_request(self) -> games.NewGame | None:
-        """The service request, or None with every problem recorded."""
+    def days(self, name: str) -> int | None:
+        text = self.values[name].strip()
+        if not text:
+            return None
+        if not (text.isascii() and text.isdigit()) or len(text) > 6:
+            self.error(name, f"{text[:20]!r} is not a whole number of days")
+            return None
+        return int(text)
+
+    def late_policy(self) -> str:
+        kind = self.values["late"].strip().lower() or "defaults"
+        return kind if kind == "defaults" else f"{kind}:{self.values['late_n'].strip()}"
+
+    def rules(self) -> house_rules.HouseRules | None:
+        """The house rules, each choice checked on its own so every error sits beside its field."""
+        chosen: dict[str, Any] = {
+            "press": self.values["press"].strip() or None,
+            "press_identity": self.values["press_identity"].strip() or None,
+            "late": self.late_policy(),
+            "vacation_per_game": self.days("vacation_per_game"),
+            "vacation_per_year": self.days("vacation_per_year"),
+        }
+        for name, value in chosen.items():
+            if value is None:
+                continue
+            try:
+                house_rules.parse_rules(**{RULE_FIELDS[name]: value})
+            except ServiceError as error:
+                self.error(name, str(error))
+        if self.errors:
+            return None
+        return house_rules.parse_rules(**{RULE_FIELDS[name]: value for name, value in chosen.items()})
+
+    def to_request(self) -> tuple[games.NewGame, house_rules.HouseRules] | None:
+        """The service request and house rules, or None with every problem recorded."""
         v = self.values
         if v["engine"] not in registry():
             self.error("engine", "choose a game from the list")
@@ -166,9 +217,10 @@ class GameForm:
         reminders = None
         if v["reminders"].strip():
             reminders = [s for s in (self.duration("reminders", t.strip()) for t in v["reminders"].split(",")) if s]
-        if self.errors:
+        rules = self.rules()
+        if self.errors or rules is None:
             return None
-        return games.NewGame(
+        request_ = games.NewGame(
             engine=v["engine"],
             players=players,
             variant=v["variant"].strip() or None,
@@ -178,66 +230,98 @@ class GameForm:
             per_phase=per_phase or None,
             reminders=reminders,
         )
+        return request_, rules
 
 
 def _engines() -> list[Any]:
     return list(registry().values())
 
 
+def _new_game_page(form: GameForm, general: str | None = None, status: int = 200):
+    page = render_template(
+        "admin/new_game.html",
+        form=form,
+        engines=_engines(),
+        general=general,
+        press_modes=house_rules.PRESS_MODES,
+        late_kinds=house_rules.LATE_KINDS,
+        max_days=house_rules.MAX_VACATION_DAYS,
+        max_late=house_rules.MAX_LATE_N,
+    )
+    return page, status
+
+
 @bp.get("/games/new")
 def new_game():
-    form = GameForm({name: "" for name in GameForm.FIELDS} | {"engine": next(iter(registry()), "")})
-    return render_template("admin/new_game.html", form=form, engines=_engines(), general=None)
+    return _new_game_page(GameForm.blank(next(iter(registry()), "")))
 
 
 @bp.post("/games/new")
 def create_game():
     form = GameForm.from_request()
     if not common.csrf_ok():
-        general = "The form had expired; nothing was created. Check the values and send again."
-        return render_template("admin/new_game.html", form=form, engines=_engines(), general=general), 400
-    request_ = form.to_request()
-    general = None
-    if request_ is not None:
-        try:
-            game_id = games.create_game(common.runtime(), request_)
-        except ServiceError as error:
-            general = str(error)
-        else:
-            flash(f"Game {game_id} started; every player has been sent their first email.")
-            return redirect(url_for("admin.game", game_id=game_id))
-    return render_template("admin/new_game.html", form=form, engines=_engines(), general=general), 400
+        return _new_game_page(form, "The form had expired; nothing was created. Check the values and send again.", 400)
+    checked = form.to_request()
+    if checked is None:
+        return _new_game_page(form, None, 400)
+    request_, rules = checked
+    try:
+        game_id = games.create_game(common.runtime(), request_, rules)
+    except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
+        return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
+    flash(f"Game {game_id} started; every player has been sent their first email.")
+    return redirect(url_for("admin.game", game_id=game_id))
 
 
 # -- one game ------------------------------------------------------------------------
 
 
+LOG_PAGE = 100
+#: Log pages beyond any real log are refused before touching the database.
+MAX_LOG_PAGE = 100_000
+
+
+def _log_page() -> int:
+    raw = request.args.get("log", "1")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or not 1 <= int(raw) <= MAX_LOG_PAGE:
+        abort(404)
+    return int(raw)
+
+
 def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str] | None = None, status: int = 200):
     rt = common.runtime()
+    log_page = _log_page() if request.method == "GET" else 1
     with rt.db.read() as db:
         try:
             game = load_game(db, game_id)
         except NotFound:
             abort(404)
         summary = public_summary(game)
+        flags = {x["name"]: x["submitted"] for x in summary["seats"]}
         seats = [
             {
                 "seat": s.seat,
                 "player": s.account.display,
                 "email": s.account.email,
                 "missed": s.missed_deadlines,
-                "submitted": next(x["submitted"] for x in summary["seats"] if x["name"] == s.seat),
+                "submitted": flags[s.seat],
             }
             for s in game.seats
         ]
         deadline, paused_remaining = game.deadline, game.paused_remaining
+    log, log_total = game_log(rt, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
+    if log_page > 1 and not log:
+        abort(404)
     page = render_template(
         "admin/game.html",
         game=summary,
         seats=seats,
         deadline=deadline,
         paused_remaining=paused_remaining,
-        log=game_log(rt, game_id),
+        log=log,
+        log_total=log_total,
+        log_page=log_page,
+        log_pages=max(1, -(-log_total // LOG_PAGE)),
         inbound=game_inbound(rt, game_id),
         error=error,
         values=values or {},
@@ -295,6 +379,8 @@ def _resume(rt, game_id: int) -> str:
 
 
 def _cancel(rt, game_id: int) -> str:
+    if request.form.get("confirm") != "yes":
+        raise ServiceError("nothing was cancelled: tick the box to confirm that the game ends for good")
     games.cancel(rt, game_id, _reason())
     return "The game is cancelled; every player has been told."
 
@@ -325,7 +411,7 @@ def game_action(game_id: int, action: str):
         if "there is no game" in str(error):
             abort(404)
         return _game_page(game_id, error=str(error), values=values, status=400)
-    except ServiceError as error:
-        return _game_page(game_id, error=str(error), values=values, status=400)
+    except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
+        return _game_page(game_id, error=str(error) or "that could not be done", values=values, status=400)
     flash(message)
     return redirect(url_for("admin.game", game_id=game_id))

@@ -7,6 +7,7 @@ headers and error pages cover every blueprint, including ones added later.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 import secrets
 from typing import Any
@@ -20,9 +21,13 @@ log = logging.getLogger(__name__)
 
 #: No inline script, no third-party anything; the dev mailbox relaxes styles for email HTML only.
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
+#: Paths that are capabilities (secret links) or per-user: never cached by a browser or a proxy.
+PRIVATE_PATHS = ("/play/", "/admin", "/dev/", "/notify/", "/observe/")
+#: Headers a reverse proxy adds; a request carrying one did not come straight from this machine.
+PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP")
 CSRF_FIELD = "csrf_token"
 
 
@@ -47,6 +52,27 @@ def csrf_ok() -> bool:
     return bool(expected) and hmac.compare_digest(str(expected), given)
 
 
+def direct_local_request() -> bool:
+    """True for a request from this machine's loopback with no reverse proxy in between."""
+    if any(name in request.headers for name in PROXY_HEADERS):
+        return False
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
+def admin_logged_in() -> bool:
+    """True if the session belongs to an admin user who still exists."""
+    from pbem.models import AdminUser
+
+    admin_id = session.get("admin_id")
+    if not admin_id:
+        return False
+    with runtime().db.read() as db:
+        return db.get(AdminUser, admin_id) is not None
+
+
 def wants_json() -> bool:
     return request.path.endswith(".json") or request.mimetype == "application/json"
 
@@ -65,7 +91,7 @@ def _security_headers(response: Response) -> Response:
     headers["X-Content-Type-Options"] = "nosniff"
     headers["X-Frame-Options"] = "DENY"
     headers["Cross-Origin-Opener-Policy"] = "same-origin"
-    if request.path.startswith(("/play/", "/admin", "/dev/")):
+    if request.path.startswith(PRIVATE_PATHS):
         headers["Cache-Control"] = "no-store"
     return response
 

@@ -4,16 +4,17 @@ message through the inbound pipeline — one person can play a whole game on
 one machine with ``pbem serve`` and a browser.
 
 It shows every seat's mail, so it exists only in embedded mode and answers
-only the local machine or a logged-in admin; everywhere else it is a 404.
+only a logged-in admin, or a request straight from this machine's loopback
+(no proxy headers: behind a reverse proxy every request looks local);
+everywhere else it is a 404.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.services import NotFound
 from pbem.services.webviews import mailbox, mailbox_recipients, outbox_message
@@ -28,18 +29,11 @@ DEVMAIL_CSP = (
 )
 
 
-def _local_request() -> bool:
-    try:
-        return ipaddress.ip_address(request.remote_addr or "").is_loopback
-    except ValueError:
-        return False
-
-
 @bp.before_request
 def only_embedded():
     if not common.runtime().settings.embedded:
         abort(404)
-    if not (_local_request() or session.get("admin_id")):
+    if not (common.direct_local_request() or common.admin_logged_in()):
         abort(404)
 
 

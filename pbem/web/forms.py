@@ -4,7 +4,7 @@ Legal orders are grouped by their first word (the verb).  A small group
 becomes a row of buttons, a large one a select; a group whose orders hold a
 ``<text>`` placeholder gets a text input whose value replaces the placeholder.
 The server never trusts the chosen value: it goes through the same parser as
-an email line.
+an email line (the line and length caps of an email apply to every line sent).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from engines.base import TEXT
 
 MAX_BUTTONS = 8
-MAX_LINES = 200
 
 
 @dataclass
@@ -55,13 +54,5 @@ def lines_from_form(form) -> tuple[list[str], str]:
                 raise FormProblem(f"write the text that goes in place of {TEXT} for '{chosen}'")
             chosen = chosen.replace(TEXT, text)
         return [" ".join(chosen.split())], typed
-    lines = [line.strip() for line in typed.replace("\r\n", "\n").split("\n") if line.strip()]
-    if len(lines) > MAX_LINES:
-        raise FormProblem(f"send at most {MAX_LINES} lines at once")
+    lines = [line.strip() for line in typed.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
     return lines, typed
-
-
-def split_help(lines: list[str]) -> tuple[list[str], bool]:
-    """Remove ``help`` lines; say whether there was one (it is answered with the engine's help text)."""
-    rest = [line for line in lines if line.strip().lower() != "help"]
-    return rest, len(rest) != len(lines)

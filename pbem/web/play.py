@@ -1,27 +1,39 @@
 """A seat's private page (``/play/<token>``) and its JSON twin for clients and bots.
 
 The token is the capability: it names one seat of one game, so a token can only
-ever act in its own game.  Forms carry a session-bound CSRF token; the JSON
-POST needs ``Content-Type: application/json``, which a browser cannot send
-cross-site without a CORS preflight this app never grants.
+ever act in its own game.  Lines sent from the page or as JSON get exactly the
+answer an email reply gets (:func:`pbem.services.webviews.answer_seat`): the
+same commands (press, vacation, notify, help, status), the same orders, the
+same verdicts in the same order.  Forms carry a session-bound CSRF token; the
+JSON POST needs ``Content-Type: application/json``, which a browser cannot
+send cross-site without a CORS preflight this app never grants.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 
 from engines import get_engine
-from pbem.services import NotFound, ServiceError
-from pbem.services.orders import Verdict, submit
+from pbem.models import public_name
+from pbem.services import NotFound, ServiceError, preferences, press
+from pbem.services.house_rules import rules_of
+from pbem.services.orders import Verdict
 from pbem.services.queries import seat_by_web_token
+from pbem.services.webviews import SeatAnswer, answer_seat
 from pbem.web import common
 from pbem.web.board import render_view
-from pbem.web.forms import FormProblem, lines_from_form, order_groups, split_help
+from pbem.web.forms import FormProblem, lines_from_form, order_groups
 
 bp = Blueprint("play", __name__)
+
+#: Press shown on the page, newest first.
+PRESS_SHOWN = 100
+OPEN = ("active", "paused")
+#: The flash category of a press verdict, shown beside the press form.
+PRESS_FLASH = "press"
 
 
 @dataclass
@@ -40,6 +52,22 @@ class SeatPage:
     legal: list[str]
     help_text: str
     deadline: Any
+    press_mode: str = "full"
+    press_signed: bool = True
+    others: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    notify_token: str = ""
+    press_log: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def press_open(self) -> bool:
+        """Press may be sent now (the game runs and its rules allow press)."""
+        return self.press_mode != "none" and self.game["status"] in OPEN
+
+    @property
+    def press_targets(self) -> list[str]:
+        """Whom the press form offers: every seat, and each other seat where private press is allowed."""
+        return ["all", *self.others] if self.press_mode == "full" else ["all"]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,11 +80,13 @@ class SeatPage:
             "legal_orders": self.legal,
             "view": self.view,
             "deadline": self.game["deadline"],
+            "house_rules": self.rules,
+            "press": self.press_log,
         }
 
 
 def load_seat(token: str) -> SeatPage | None:
-    """The seat behind ``token`` and its private view, or None for an unknown token."""
+    """The seat behind ``token``, its private view and its press, or None for an unknown token."""
     rt = common.runtime()
     with rt.db.read() as session:
         seat = seat_by_web_token(session, token)
@@ -67,11 +97,12 @@ def load_seat(token: str) -> SeatPage | None:
         active = game.status == "active"
         to_act = active and seat.seat in engine.to_act(game.state)
         may_act = active and (to_act or engine.may_act(game.state, seat.seat))
-        return SeatPage(
+        rules = rules_of(game)
+        page = SeatPage(
             game_id=game.id,
             seat_id=seat.id,
             seat=seat.seat,
-            player=seat.account.display,
+            player=public_name(seat.account.name, seat.position),
             game={
                 "id": game.id,
                 "name": game.name,
@@ -91,7 +122,14 @@ def load_seat(token: str) -> SeatPage | None:
             legal=engine.legal_orders(game.state, seat.seat) if may_act else [],
             help_text=engine.help_text(),
             deadline=game.deadline if active else None,
+            press_mode=rules.press,
+            press_signed=rules.press_signed,
+            others=[s.seat for s in game.seats if s.id != seat.id],
+            rules=rules.describe(),
+            notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
         )
+    page.press_log = press.history_for_seat(rt, page.game_id, page.seat_id)
+    return page
 
 
 def _seat_or_404(token: str) -> SeatPage:
@@ -99,14 +137,6 @@ def _seat_or_404(token: str) -> SeatPage:
     if page is None:
         abort(404)
     return page
-
-
-def headline(verdicts: list[Verdict]) -> str:
-    """The receipt's first line, worded as the emailed receipt words it."""
-    if not verdicts:
-        return "No orders found."
-    accepted = sum(v.ok for v in verdicts)
-    return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
 
 
 def _render(page: SeatPage, *, status: int = 200, **extra: Any):
@@ -117,9 +147,13 @@ def _render(page: SeatPage, *, status: int = 200, **extra: Any):
         "groups": order_groups(page.legal),
         "verdicts": None,
         "headline": None,
-        "show_help": False,
         "typed": "",
         "problem": None,
+        "press_result": None,
+        "press_typed": "",
+        "press_to": "all",
+        "reply_typed": {},
+        "shown_press": list(reversed(page.press_log))[:PRESS_SHOWN],
     }
     context.update(extra)
     return render_template("play.html", **context), status
@@ -130,11 +164,14 @@ def play_page(token: str):
     return _render(_seat_or_404(token))
 
 
-def _apply(page: SeatPage, lines: list[str]) -> list[Verdict]:
+def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
     try:
-        return submit(common.runtime(), page.game_id, page.seat_id, lines, source="web").verdicts
+        return answer_seat(common.runtime(), page.game_id, page.seat_id, lines)
     except NotFound:
         abort(404)
+
+
+EXPIRED = "This form had expired (or cookies are off). Nothing was sent; check what you wrote and send again."
 
 
 @bp.post("/play/<token>")
@@ -142,58 +179,98 @@ def play_submit(token: str):
     page = _seat_or_404(token)
     typed = request.form.get("orders") or ""
     if not common.csrf_ok():
-        problem = "This form had expired (or cookies are off). Nothing was sent; check your orders and send again."
-        return _render(page, status=400, problem=problem, typed=typed)
+        return _render(page, status=400, problem=EXPIRED, typed=typed)
     try:
         lines, typed = lines_from_form(request.form)
     except FormProblem as error:
         return _render(page, status=400, problem=str(error), typed=typed)
-    lines, show_help = split_help(lines)
-    verdicts = _apply(page, lines) if lines else []
-    fresh = _seat_or_404(token)
-    refused_typed = "\n".join(v.line for v in verdicts if not v.ok) if typed.strip() else ""
-    return _render(
-        fresh,
-        verdicts=verdicts,
-        headline=None if (show_help and not verdicts) else headline(verdicts),
-        show_help=show_help,
-        typed=refused_typed,
-    )
+    answer = _answer(page, lines)
+    typed_lines = {line.strip() for line in typed.splitlines()}
+    refused = [v.line for v in answer.verdicts if not v.ok and v.line in typed_lines]
+    return _render(_seat_or_404(token), verdicts=answer.verdicts, headline=answer.headline, typed="\n".join(refused))
+
+
+# -- press -------------------------------------------------------------------------------
+
+
+def _press_outcome(token: str, outcome: press.PressResult, **typed: Any):
+    """After a press: back to the page (so a reload sends nothing twice), or the refusal with the text kept."""
+    if outcome.ok:
+        flash(outcome.message, PRESS_FLASH)
+        return redirect(url_for("play.play_page", token=token, _anchor="press"))
+    result = Verdict("press", outcome.ok, outcome.message)
+    return _render(_seat_or_404(token), status=400, press_result=result, **typed)
+
+
+@bp.post("/play/<token>/press")
+def press_submit(token: str):
+    page = _seat_or_404(token)
+    to = (request.form.get("to") or "all").strip()[:60]
+    text = request.form.get("text") or ""
+    if not common.csrf_ok():
+        return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), press_typed=text, press_to=to)
+    try:
+        outcome = press.send_press(common.runtime(), page.game_id, page.seat_id, to, text)
+    except NotFound:
+        abort(404)
+    return _press_outcome(token, outcome, press_typed=text, press_to=to)
+
+
+@bp.post("/play/<token>/press/<int:press_id>/reply")
+def press_reply(token: str, press_id: int):
+    page = _seat_or_404(token)
+    text = request.form.get("text") or ""
+    if not common.csrf_ok():
+        return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), reply_typed={press_id: text})
+    try:
+        outcome = press.reply_to_press(common.runtime(), page.game_id, page.seat_id, press_id, text)
+    except NotFound:
+        abort(404)
+    return _press_outcome(token, outcome, reply_typed={press_id: text})
+
+
+# -- JSON ---------------------------------------------------------------------------------
+
+
+def _json_error(message: str, status: int):
+    return jsonify(error=message, status=status), status
 
 
 @bp.get("/play/<token>.json")
 def play_json(token: str):
     page = load_seat(token)
     if page is None:
-        return jsonify(error="unknown or replaced link", status=404), 404
+        return _json_error("unknown or replaced link", 404)
     return jsonify(page.to_json())
+
+
+def json_lines(body: Any) -> list[str] | None:
+    """The lines of ``{"orders": "text"}`` or ``{"orders": ["line", ...]}``; None for any other body."""
+    orders = body.get("orders") if isinstance(body, dict) else None
+    if isinstance(orders, list) and all(isinstance(line, str) for line in orders):
+        orders = "\n".join(orders)
+    if not isinstance(orders, str):
+        return None
+    return [line.strip() for line in orders.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
 
 
 @bp.post("/play/<token>.json")
 def play_json_submit(token: str):
     page = load_seat(token)
     if page is None:
-        return jsonify(error="unknown or replaced link", status=404), 404
+        return _json_error("unknown or replaced link", 404)
     if request.mimetype != "application/json":
-        return jsonify(error="send the orders as JSON with Content-Type: application/json", status=415), 415
-    body = request.get_json(silent=True)
-    orders = body.get("orders") if isinstance(body, dict) else None
-    if isinstance(orders, list) and all(isinstance(line, str) for line in orders):
-        orders = "\n".join(orders)
-    if not isinstance(orders, str):
-        return jsonify(error='send {"orders": "one order per line"}', status=400), 400
-    lines = [line.strip() for line in orders.replace("\r\n", "\n").split("\n") if line.strip()]
-    lines, show_help = split_help(lines)
+        return _json_error("send the orders as JSON with Content-Type: application/json", 415)
+    lines = json_lines(request.get_json(silent=True))
+    if lines is None:
+        return _json_error('send {"orders": "one order per line"}', 400)
     try:
-        verdicts = submit(common.runtime(), page.game_id, page.seat_id, lines, source="web").verdicts if lines else []
+        answer = answer_seat(common.runtime(), page.game_id, page.seat_id, lines)
     except ServiceError as error:
-        return jsonify(error=str(error), status=404), 404
+        return _json_error(str(error), 404)
     fresh = load_seat(token)
-    answer: dict[str, Any] = {
-        "headline": headline(verdicts),
-        "verdicts": [v.to_json() for v in verdicts],
-        "to_act": bool(fresh and fresh.to_act),
-    }
-    if show_help:
-        answer["help"] = page.help_text
-    return jsonify(answer)
+    return jsonify(
+        headline=answer.headline,
+        verdicts=[v.to_json() for v in answer.verdicts],
+        to_act=bool(fresh and fresh.to_act),
+    )

@@ -1,7 +1,9 @@
-"""Public pages: the list of games and each game's turn status page (and JSON).
+"""Public pages: the list of games, each game's turn status page (and JSON), its
+Atom feed, its export and the form to follow it by email.
 
-Everything here is built from :func:`pbem.services.queries.public_summary` and
-``public_history``, which never carry a seat's secrets.
+Everything here is built from :func:`pbem.services.queries.public_summary`,
+``public_history``, broadcast press and the replayed public views, none of
+which carries a seat's secret or a player's address.
 """
 
 from __future__ import annotations
@@ -9,24 +11,39 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, abort, jsonify, render_template, request, session
-from sqlalchemy import bindparam, select
+from flask import Blueprint, Response, abort, jsonify, render_template, request, session
+from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.models import Game
-from pbem.services import NotFound
-from pbem.services.queries import list_games, load_game, public_history, public_summary
+from pbem.models import Game, PressMessage
+from pbem.services import NotFound, ServiceError, export, observers, press
+from pbem.services.house_rules import rules_of
+from pbem.services.queries import acted_seats, list_games, load_game, public_history, public_summary
 from pbem.services.webviews import history_size, lean_game
-from pbem.web import common
+from pbem.web import common, replay
 from pbem.web.board import LruCache, public_board
 
 bp = Blueprint("public", __name__)
 common.install(bp)
 
 HISTORY_PAGE = 25
+#: Page numbers beyond any real history are refused before touching the database.
+MAX_PAGE = 100_000
 _pages = LruCache(2048)
 _html = LruCache(2048)
+OPEN = ("active", "paused")
+
+
+def duration_words(seconds: int | None) -> str:
+    """``345540`` -> "3 days 23 hours 59 minutes" (seconds dropped; under a minute: "less than a minute")."""
+    seconds = max(0, int(seconds or 0))
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {unit}{'s' * (count != 1)}")
+    return " ".join(parts) or "less than a minute"
 
 
 def time_left(deadline: dt.datetime | None, now: dt.datetime | None = None) -> str:
@@ -56,6 +73,11 @@ def iso_filter(value: dt.datetime | None) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
 
 
+@bp.app_template_filter("duration_words")
+def duration_words_filter(value: int | None) -> str:
+    return duration_words(value)
+
+
 @bp.app_template_global("time_left")
 def time_left_global(value: dt.datetime | None) -> str:
     return time_left(value)
@@ -66,8 +88,8 @@ def index():
     games = list_games(common.runtime())
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
-    running = [g for g in games if g["status"] in ("active", "paused")]
-    over = [g for g in games if g["status"] not in ("active", "paused")]
+    running = [g for g in games if g["status"] in OPEN]
+    over = [g for g in games if g["status"] not in OPEN]
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
     return render_template("index.html", running=running, over=over, titles=titles)
 
@@ -75,75 +97,182 @@ def index():
 @bp.get("/games/<int:game_id>.json")
 def game_json(game_id: int):
     rt = common.runtime()
-    with rt.db.read() as session:
+    with rt.db.read() as db:
         try:
-            game = load_game(session, game_id)
+            game = load_game(db, game_id)
         except NotFound:
             return jsonify(error=f"there is no game {game_id}", status=404), 404
         return jsonify(public_summary(game))
 
 
-_PROBE = select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining).where(
+_LAST_PRESS = (
+    select(func.max(PressMessage.id))
+    .where(PressMessage.game_id == bindparam("game_id"), PressMessage.to_seat.is_(None))
+    .scalar_subquery()
+)
+_PROBE = select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining, _LAST_PRESS).where(
     Game.id == bindparam("game_id")
 )
 
 
-def _probe(session, game_id: int) -> tuple[Any, ...] | None:
-    """What identifies a game's current public data: one indexed single-row read."""
-    row = session.execute(_PROBE, {"game_id": game_id}).one_or_none()
+def _probe(db, game_id: int) -> tuple[Any, ...] | None:
+    """What identifies a game's current public data (broadcast press included): one indexed read."""
+    row = db.execute(_PROBE, {"game_id": game_id}).one_or_none()
     return tuple(row) if row is not None else None
 
 
+def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The status page's data for one history page, or None if the game or the page does not exist."""
+    total = history_size(db, game_id)
+    if page > 1 and (page - 1) * HISTORY_PAGE >= total:
+        return None
+    game = lean_game(db, game_id)
+    if game is None:
+        return None
+    acted = acted_seats(db, game_id, game.turn) if game.status in OPEN else set()
+    summary = public_summary(game, acted)
+    finished = game.status == "finished"
+    return {
+        "game": summary,
+        "board": public_board(
+            rt.settings.database_url, game.id, game.version, game.status, game.engine, summary["public"]
+        ),
+        "history": public_history(db, game_id, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE),
+        "has_next": page * HISTORY_PAGE < total,
+        "deadline": game.deadline if game.status == "active" else None,
+        "paused_remaining": game.paused_remaining if game.status == "paused" else None,
+        "rules": rules_of(game).describe(),
+        "finished": finished,
+        "cache_key": key,
+    }
+
+
 def status_data(game_id: int, page: int) -> dict[str, Any] | None:
-    """The status page's data, cached per game version (None: no such game).
+    """The status page's data, cached per game version (None: no such game or page).
 
     Every change a page shows (orders, turns, timeouts, admin actions) bumps
-    the game's version or touches its row, so the key below is enough; the
-    time-dependent parts (countdown) are rendered per request from ``deadline``.
+    the game's version or touches its row, and broadcast press is in the probe,
+    so the key below is enough; the time-dependent parts (countdown) are
+    rendered per request from ``deadline``.
     """
     rt = common.runtime()
-    with rt.db.read() as session:
-        probe = _probe(session, game_id)
+    with rt.db.read() as db:
+        probe = _probe(db, game_id)
         if probe is None:
             return None
         key = (rt.settings.database_url, game_id, page, *probe)
         data = _pages.get(key)
         if data is not None:
             return data
-        game = lean_game(session, game_id)
-        if game is None:
-            return None
-        summary = public_summary(game)
-        history = public_history(session, game_id, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
-        total = history_size(session, game_id)
-        board = public_board(
-            rt.settings.database_url, game.id, game.version, game.status, game.engine, summary["public"]
-        )
-        data = {
-            "game": summary,
-            "board": board,
-            "history": history,
-            "has_next": page * HISTORY_PAGE < total,
-            "deadline": game.deadline if game.status == "active" else None,
-            "paused_remaining": game.paused_remaining if game.status == "paused" else None,
-            "cache_key": key,
-        }
+        data = _build(db, rt, game_id, page, key)
+    if data is None:
+        return None
+    data["press"] = press.public_press(rt, game_id)
+    version_key = (rt.settings.database_url, game_id, *probe)
+    data["steps"] = replay.steps(replay.frames(rt, version_key, game_id, private=False))
+    data["version_key"] = version_key
     _pages.put(key, data)
     return data
 
 
+def _int_arg(name: str, default: int | None) -> int | None:
+    """A small non-negative whole-number query parameter; 404 for anything out of range."""
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6:
+        abort(404)
+    return int(raw)
+
+
+def _replay_frame(data: dict[str, Any], index: int | None) -> replay.Frame | None:
+    if index is None:
+        return None
+    if index >= len(data["steps"]):
+        abort(404)
+    rt = common.runtime()
+    private = data["finished"]
+    frames = replay.frames(rt, data["version_key"], data["game"]["id"], private=private)
+    if frames is None or index >= len(frames):
+        abort(404)
+    return replay.frame_at(data["game"]["engine"], frames, index, private)
+
+
+def _render_status(data: dict[str, Any], page: int, step: int | None) -> str:
+    return render_template("game.html", page=page, frame=_replay_frame(data, step), **data)
+
+
 @bp.get("/games/<int:game_id>")
 def game_page(game_id: int):
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    page = _int_arg("page", 1) or 1
+    step = _int_arg("replay", None)
+    if page > MAX_PAGE:
+        abort(404)
     data = status_data(game_id, page)
     if data is None:
         abort(404)
     if session.get("admin_id") or "_flashes" in session:  # the header differs per session
-        return render_template("game.html", page=page, **data)
+        return _render_status(data, page, step)
     # anonymous views share the rendered page while the no-JavaScript countdown text stays the same
-    key = (*data["cache_key"], time_left(data["deadline"]))
+    key = (*data["cache_key"], step, time_left(data["deadline"]))
     html = _html.get(key)
     if html is None:
-        html = render_template("game.html", page=page, **data)
+        html = _render_status(data, page, step)
         _html.put(key, html)
     return html
+
+
+# -- feed, export, following by email ---------------------------------------------------
+
+
+@bp.get("/games/<int:game_id>/feed.atom")
+def game_feed(game_id: int):
+    try:
+        feed = observers.atom_feed(common.runtime(), game_id)
+    except NotFound:
+        abort(404)
+    return Response(feed, mimetype="application/atom+xml")
+
+
+@bp.get("/games/<int:game_id>/export.json")
+def game_export(game_id: int):
+    try:
+        data = export.export_game(common.runtime(), game_id)
+    except NotFound:
+        return jsonify(error=f"there is no game {game_id}", status=404), 404
+    except ServiceError as error:
+        return jsonify(error=str(error), status=500), 500
+    return jsonify(data)
+
+
+def _game_name(game_id: int) -> dict[str, Any]:
+    with common.runtime().db.read() as db:
+        game = db.get(Game, game_id)
+        if game is None:
+            abort(404)
+        return {"id": game.id, "name": game.name, "status": game.status}
+
+
+def _follow_page(game: dict[str, Any], email: str, *, result=None, error: str = "", status: int = 200):
+    page = render_template("follow.html", game=game, email=email, result=result, error=error)
+    return page, status
+
+
+@bp.get("/games/<int:game_id>/follow")
+def follow_page(game_id: int):
+    return _follow_page(_game_name(game_id), (request.args.get("email") or "").strip()[:320])
+
+
+@bp.post("/games/<int:game_id>/follow")
+def follow(game_id: int):
+    game = _game_name(game_id)
+    email = (request.form.get("email") or "").strip()[:320]
+    if not common.csrf_ok():
+        return _follow_page(game, email, error="The form had expired; nothing was sent. Send it again.", status=400)
+    try:
+        result = observers.subscribe(common.runtime(), game_id, email)
+    except NotFound:
+        abort(404)
+    if not result.ok:
+        return _follow_page(game, email, error=result.message, status=400)
+    return _follow_page(game, email, result=result)

@@ -16,7 +16,7 @@ ACTIONS = {
     "resume": {},
     "extend": {"by": "1d"},
     "replace": {"seat": "Suns", "player": "New <new@example.org>"},
-    "cancel": {"reason": "done"},
+    "cancel": {"reason": "done", "confirm": "yes"},
     "resend": {"seat": "Suns"},
     "rotate": {"seat": "Suns"},
 }
@@ -207,7 +207,7 @@ def test_create_game(admin_client, sqlite_runtime):
         ({"players": "a@x.org\na@x.org\nc@x.org"}, ["each player needs a different address"]),
         ({"variant": "v9"}, ["unknown variant"]),
         ({"options": "colour=red"}, ["unknown option(s) colour"]),
-        ({"options": "last_call_seconds=abc"}, ["must be a int"]),
+        ({"options": "last_call_seconds=abc"}, ["must be a whole number"]),
         (
             {"deadline": "soon", "players": "", "engine": "chess"},
             ["not a duration", "list the players", "choose a game"],
@@ -281,7 +281,7 @@ def test_game_actions(admin_client, sqlite_runtime):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     assert act(admin_client, game_id, "rotate", seat="Moons").status_code == 302
     assert web_tokens(sqlite_runtime, game_id)["Moons"] != token
-    assert act(admin_client, game_id, "cancel", reason="enough").status_code == 302
+    assert act(admin_client, game_id, "cancel", reason="enough", confirm="yes").status_code == 302
     assert game_row(sqlite_runtime, game_id).status == "cancelled"
     html = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
     for text in ("pause: lunch", "resume", "extend: 86400s", "replace: Suns -&gt; neo@x.org", "cancel: enough"):
@@ -346,4 +346,4 @@ def test_game_page_shows_log_and_inbound_verdicts(admin_client, sqlite_runtime, 
     html = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
     assert "<code>play 5</code>" in html  # the admin sees the orders themselves
     assert "my orders" in html and "1 line(s) accepted, 0 refused." in html
-    assert re.search(r"<td>web</td>", html)
+    assert re.search(r'<td data-label="Source">web</td>', html)

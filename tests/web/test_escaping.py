@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbem.models import OutboxMessage
-from pbem.services import orders
+from pbem.services import orders, press
 from tests.support.play import seat_ids, start
 from tests.web.conftest import web_tokens
 
@@ -27,10 +27,14 @@ def test_hostile_text_is_escaped_on_every_page(admin_client, sqlite_runtime):
     seat = sorted(ids)[0]
     verdicts = orders.submit(sqlite_runtime, game_id, ids[seat], [f"excuse 1 + {seat} {EXCUSE}"], source="web")
     assert verdicts.verdicts[0].ok, verdicts.verdicts[0].message
+    for to in ("all", sorted(ids)[1]):
+        assert press.send_press(sqlite_runtime, game_id, ids[seat], to, f"{to}: {EXCUSE}").ok
     tokens = web_tokens(sqlite_runtime, game_id)
     paths = [
         "/",
         f"/games/{game_id}",
+        f"/games/{game_id}?replay=1",
+        f"/games/{game_id}/follow?email=%3Cscript%3Ealert(1)%3C/script%3E",
         "/admin/",
         f"/admin/games/{game_id}",
         "/dev/mail/",
@@ -45,6 +49,10 @@ def test_hostile_text_is_escaped_on_every_page(admin_client, sqlite_runtime):
             assert raw not in html, f"{path} shows {raw!r} as markup"
     status = admin_client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "&lt;script&gt;alert(&#39;excuse&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in status
+    assert "all: &lt;script&gt;alert(&#39;excuse&#39;)" in status  # broadcast press, shown literally
+    for token in tokens.values():
+        page = admin_client.get(f"/play/{token}").get_data(as_text=True)
+        assert "all: &lt;script&gt;alert(&#39;excuse&#39;)" in page
     assert "&lt;img src=x onerror=alert(&#39;game&#39;)&gt;" in status
     assert "&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;" in status
     # JSON carries the text as data, and is served as JSON (never sniffed as HTML)

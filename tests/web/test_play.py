@@ -62,11 +62,13 @@ def test_free_text_verdicts_and_refused_lines_kept(client, sqlite_runtime, game_
     assert re.search(r'<textarea id="orders" name="orders"[^>]*>play banana</textarea>', html)
 
 
-def test_help_shows_the_engines_help(client, sqlite_runtime, game_id):
+def test_help_shows_the_engines_help_and_the_commands(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     _, csrf = open_page(client, token)
     html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "HELP"}).get_data(as_text=True)
     assert "KidSprout Jumboree orders (one per line" in html
+    assert "press SEAT: TEXT" in html and "vacation DAYS" in html  # the commands an email may hold too
+    assert "1 line(s) accepted, 0 refused." in html
     assert log_count(sqlite_runtime, game_id) == 0
 
 
@@ -144,9 +146,9 @@ def test_json_get_and_post(client, sqlite_runtime, game_id):
     assert data["seat"] == "Crowns" and data["to_act"] is True
     assert "play ace" in data["legal_orders"] and data["prompt"] and data["view"]["seat"] == "Crowns"
     answer = client.post(f"/play/{token}.json", json={"orders": "play 9\nplay 5\nhelp"}).get_json()
-    assert answer["headline"] == "1 line(s) accepted, 1 refused."
-    assert [v["ok"] for v in answer["verdicts"]] == [False, True]
-    assert "KidSprout Jumboree orders" in answer["help"]
+    assert answer["headline"] == "2 line(s) accepted, 1 refused."
+    assert [(v["line"], v["ok"]) for v in answer["verdicts"]] == [("play 9", False), ("play 5", True), ("help", True)]
+    assert "KidSprout Jumboree orders" in answer["verdicts"][2]["message"]
     assert answer["to_act"] is False  # sealed; may still replace
     answer = client.post(f"/play/{token}.json", json={"orders": ["play 4"]}).get_json()
     assert answer["verdicts"][0]["ok"] is True

@@ -108,7 +108,7 @@ def test_finished_game_shows_result(client, sqlite_runtime):
 def test_board_svg_embedded_when_the_engine_draws_one(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org", "c@x.org"])
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert "<svg" in html and "The board as text" in html
+    assert "<svg" in html and "The public board as text" in html
     kid = start(sqlite_runtime)
     assert "<svg" not in client.get(f"/games/{kid}").get_data(as_text=True)
 

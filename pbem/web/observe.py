@@ -1,0 +1,78 @@
+"""Observers' links: confirm a subscription, stop one.
+
+A ``GET`` only shows a page with a button: mail scanners and link
+prefetchers follow links, and must not confirm or stop anything.  The button
+``POST``s with the session's CSRF token.  The stop address also takes the
+one-click ``POST`` of RFC 8058 (body ``List-Unsubscribe=One-Click``) that mail
+clients send from the ``List-Unsubscribe`` header; that one carries no CSRF
+token by design, and the secret token in the address is what authorises it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template, request
+
+from pbem.services import observers
+from pbem.services.webviews import observer_by_token
+from pbem.web import common
+
+bp = Blueprint("observe", __name__, url_prefix="/observe")
+
+ONE_CLICK = ("List-Unsubscribe", "One-Click")
+EXPIRED = "The form had expired; nothing was done. Press the button again."
+ACTIONS = {
+    "confirm": ("Follow this game by email", "Yes, send me the game's public updates"),
+    "stop": ("Stop following this game", "Stop the emails"),
+}
+
+
+def _observer_or_404(token: str) -> dict[str, Any]:
+    info = observer_by_token(common.runtime(), token)
+    if info is None:
+        abort(404)
+    return info
+
+
+def _page(action: str, info: dict[str, Any], *, done: observers.ObserverResult | None = None, error: str = "",
+          status: int = 200):  # fmt: skip
+    title, button = ACTIONS[action]
+    page = render_template("observe/action.html", action=action, info=info, title=title, button=button,
+                           done=done, error=error)  # fmt: skip
+    return page, status
+
+
+@bp.get("/confirm/<token>")
+def confirm_page(token: str):
+    return _page("confirm", _observer_or_404(token))
+
+
+@bp.post("/confirm/<token>")
+def confirm(token: str):
+    info = _observer_or_404(token)
+    if not common.csrf_ok():
+        return _page("confirm", info, error=EXPIRED, status=400)
+    result = observers.confirm(common.runtime(), token)
+    return _page("confirm", info, done=result, status=200 if result.ok else 409)
+
+
+@bp.get("/stop/<token>")
+def stop_page(token: str):
+    return _page("stop", _observer_or_404(token))
+
+
+def _one_click() -> bool:
+    name, value = ONE_CLICK
+    return request.form.get(name, "").strip() == value
+
+
+@bp.post("/stop/<token>")
+def stop(token: str):
+    info = _observer_or_404(token)
+    if _one_click():
+        result = observers.unsubscribe(common.runtime(), token)
+        return Response(result.message + "\n", mimetype="text/plain")
+    if not common.csrf_ok():
+        return _page("stop", info, error=EXPIRED, status=400)
+    return _page("stop", info, done=observers.unsubscribe(common.runtime(), token))

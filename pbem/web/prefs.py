@@ -1,0 +1,47 @@
+"""``/notify/<token>``: an account's email notification preference, from the link in every email.
+
+The token is an HMAC of the account id (:mod:`pbem.services.preferences`), so
+the page needs no log-in; changing the choice is a ``POST`` with CSRF.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template, request
+
+from pbem.services import NotFound, ServiceError, preferences
+from pbem.web import common
+
+bp = Blueprint("prefs", __name__)
+
+
+def _current(token: str) -> dict[str, str]:
+    try:
+        return preferences.preference_by_token(common.runtime(), token)
+    except NotFound:
+        abort(404)
+
+
+def _page(current: dict[str, str], *, message: str = "", error: str = "", status: int = 200):
+    page = render_template(
+        "notify.html", current=current, choices=preferences.DESCRIPTIONS, message=message, error=error
+    )
+    return page, status
+
+
+@bp.get("/notify/<token>")
+def notify_page(token: str):
+    return _page(_current(token))
+
+
+@bp.post("/notify/<token>")
+def notify_submit(token: str):
+    current = _current(token)
+    if not common.csrf_ok():
+        return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)
+    try:
+        message = preferences.set_preference_by_token(common.runtime(), token, request.form.get("preference", ""))
+    except NotFound:
+        abort(404)
+    except ServiceError as error:
+        return _page(current, error=str(error), status=400)
+    return _page(_current(token), message=message)
