@@ -2,25 +2,41 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from flask import Flask, jsonify
+from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import IntegerConverter
 
 from pbem.config import load_settings
-from pbem.runtime import Runtime, make_runtime, set_runtime
+from pbem.runtime import Runtime, connect_worker, make_runtime, set_runtime
 
-log = logging.getLogger(__name__)
+#: Ids in addresses fit the tables' INTEGER keys (32 bits on PostgreSQL); anything larger is a clean 404,
+#: never a database error.
+MAX_ID = 2**31 - 1
+class IdConverter(IntegerConverter):
+    """``<int:...>`` bounded to what the database can hold."""
+
+    def __init__(self, map, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(map, *args, **kwargs)
 
 
 def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None = None) -> Flask:
-    """Build the web app; ``runtime`` (settings, database, nudger) is shared with services."""
+    """Build the web app; ``runtime`` (settings, database, nudger) is shared with services.
+
+    Behind a reverse proxy, set ``PBEM_TRUSTED_PROXIES`` to the number of proxies
+    in front of the app: their ``X-Forwarded-For``/``-Proto``/``-Host`` headers
+    then give the client's address (for log-in throttling) and the public URL.
+    Left at 0, those headers are ignored, as any client could forge them.
+    """
     if runtime is None:
         runtime = make_runtime(load_settings(**(overrides or {})))
         set_runtime(runtime)
-        _connect_worker(runtime)
+        connect_worker(runtime)
     set_runtime(runtime)
     settings = runtime.settings
+    hops = settings.trusted_proxies
     app = Flask(__name__, instance_path=str(settings.instance), instance_relative_config=False)
     app.config.update(
         SECRET_KEY=settings.secret_key,
@@ -28,7 +44,11 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         PBEM_EMBEDDED=settings.embedded,
+        PBEM_TRUSTED_PROXIES=hops,
     )
+    app.url_map.converters["int"] = IdConverter
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["pbem"] = runtime
 
     @app.get("/healthz")
@@ -39,16 +59,6 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
     return app
 
 
-def _connect_worker(runtime: Runtime) -> None:
-    """Post-commit nudges go to the Celery workers (the sweep covers any loss)."""
-    try:
-        import worker
-
-        runtime.nudger = worker.send
-    except Exception:  # a web process without a reachable broker still serves pages
-        log.warning("Celery app unavailable; relying on the sweep", exc_info=True)
-
-
 def _register_blueprints(app: Flask) -> None:
     """Each feature is one blueprint; a missing optional one is skipped."""
     import importlib
@@ -56,6 +66,8 @@ def _register_blueprints(app: Flask) -> None:
     for module_name in (
         "pbem.web.public",
         "pbem.web.play",
+        "pbem.web.observe",
+        "pbem.web.prefs",
         "pbem.web.admin",
         "pbem.web.devmail",
         "pbem.web.inbound",

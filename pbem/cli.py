@@ -6,12 +6,38 @@ import json
 import time
 
 import click
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from engines import get_engine, registry
 from engines.playout import random_playout
+from pbem.config import ConfigError
+from pbem.services import ServiceError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def first_line(error: BaseException, limit: int = 300) -> str:
+    """The first non-empty line of an error's message (drivers add pages of detail)."""
+    source = getattr(error, "orig", None) or error
+    lines = [line.strip() for line in str(source).splitlines() if line.strip()]
+    return (lines[0] if lines else type(source).__name__)[:limit]
+
+
+class _Commands(click.Group):
+    """Configuration mistakes, an unreachable database and refused requests end a command
+    with one line saying what is wrong, not a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ConfigError as error:
+            raise click.ClickException(f"configuration: {error}") from None
+        except (OperationalError, InterfaceError) as error:
+            message = f"cannot use the database (check PBEM_DATABASE_URL): {first_line(error)}"
+            raise click.ClickException(message) from None
+        except ServiceError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """pbem: a play-by-email turn server."""
 
@@ -26,9 +52,11 @@ def engines_command(as_json: bool) -> None:
             "title": engine.title,
             "variants": [v.name for v in engine.variants],
             "default_variant": engine.default_variant,
+            "variants_combine": engine.combinable_variants,
             "min_players": engine.min_players,
             "max_players": engine.max_players,
             "options": {o.name: o.default for o in engine.options},
+            "phase_kinds": list(engine.phase_kinds),
         }
         for engine in registry().values()
     ]
@@ -37,7 +65,9 @@ def engines_command(as_json: bool) -> None:
         return
     for row in rows:
         players = f"{row['min_players']}-{row['max_players']} players"
-        click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {', '.join(row['variants'])}")
+        variants = ", ".join(row["variants"]) + (" (combine with +)" if row["variants_combine"] else "")
+        phases = ", ".join(row["phase_kinds"])
+        click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {variants}; phase kinds: {phases}")
 
 
 def _attach_commands() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from pbem.runtime import Runtime, get_runtime
+from pbem.runtime import Runtime, connect_worker, get_runtime
 
 
 def runtime() -> Runtime:
-    """The runtime for a CLI command (built from the environment)."""
-    return get_runtime()
+    """The runtime for a CLI command (built from the environment), nudging the workers."""
+    return connect_worker(get_runtime())
 
 
 def fail(message: str) -> None:

@@ -14,6 +14,10 @@ from pbem.services.queries import game_summary, list_games, load_game
 from pbem.services.verify import verify
 from pbem.tokens import reply_address
 
+#: Game ids are positive 64-bit integers.
+#: Game ids are INTEGER columns: anything larger is refused as a bad argument, not sent to the database.
+GAME_ID = click.IntRange(1, 2**31 - 1)
+
 
 @click.group("game")
 def game_group() -> None:
@@ -62,10 +66,15 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help="Time per turn, like 90s, 12h or 2d (default: none).")
-@click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION per phase kind.")
+@click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
-@click.option("--seed", type=int, default=None, help="Fix the random seed (for tests and replays).")
+@click.option(
+    "--seed",
+    type=click.IntRange(*games.SEED_RANGE),
+    default=None,
+    help="Fix the random seed (for tests and replays).",
+)
 @click.option("--press", "press_mode", default=None, help="Table talk: full (default), public or none.")
 @click.option("--press-identity", default=None, help="Press is signed (default) or anonymous.")
 @click.option("--late", "late_policy", default=None, help="Missed deadlines: defaults (default), grace:N or bot:N.")
@@ -129,7 +138,7 @@ def game_create(
 
     upgrade(rt.settings.database_url)
     try:
-        game_id = house_rules.create_game(rt, request, rules)
+        game_id = games.create_game(rt, request, rules)
     except ServiceError as error:
         fail(str(error))
     if as_json:
@@ -166,7 +175,7 @@ def game_list(as_json: bool) -> None:
 
 
 @game_group.command("show")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.option("--json", "as_json", is_flag=True)
 def game_show(game_id: int, as_json: bool) -> None:
     """Show a game's status (and, to the admin at the console, its seats' addresses)."""
@@ -181,18 +190,30 @@ def game_show(game_id: int, as_json: bool) -> None:
     click.echo(f"Game {summary['id']}: {summary['name']} ({summary['engine']} {summary['variant']})")
     click.echo(f"Status: {summary['status']}; {summary['phase']}; deadline {summary['deadline'] or 'none'}")
     for seat in summary["seats"]:
-        mark = "submitted" if seat["submitted"] else "to act"
+        mark = {True: "submitted", False: "to act", None: "not asked"}[seat["submitted"]]
         click.echo(f"  {seat['name']:<12} {seat['player']:<20} {mark}")
     if summary["result"]:
         click.echo(f"Result: {summary['result']['summary']}")
 
 
-@game_group.command("verify")
-@click.argument("game_id", type=int)
-def game_verify(game_id: int) -> None:
-    """Replay the game's log from its seed and compare with the stored state."""
+def game_id(text: str) -> int:
+    """A game id given as text, in range."""
     try:
-        result = verify(runtime(), game_id)
+        return GAME_ID.convert(text.strip(), None, None)
+    except click.BadParameter as error:
+        raise click.BadParameter(error.message, param_hint="GAME") from None
+
+
+@game_group.command("verify")
+@click.argument("game")
+def game_verify(game: str) -> None:
+    """Replay game GAME's log from its seed and compare with the stored game.
+
+    GAME is a game id, or the path of a file written by `pbem game export`
+    (replayed with the engine alone, as `pbem game verify-export` does).
+    """
+    try:
+        result = verify(runtime(), game_id(game)) if game.strip().isdigit() else verify_export(load_export(game))
     except ServiceError as error:
         fail(str(error))
     click.echo(result.message)
@@ -201,7 +222,7 @@ def game_verify(game_id: int) -> None:
 
 
 @game_group.command("export")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.option(
     "--output",
     "-o",
@@ -212,7 +233,7 @@ def game_verify(game_id: int) -> None:
 )
 @click.option("--public", "public_only", is_flag=True, help="Only what the public may see (no seed, no orders).")
 def game_export(game_id: int, output: str | None, public_only: bool) -> None:
-    """Export a game's set-up and full log as JSON (replay it with `pbem game verify-export`)."""
+    """Export a game's set-up and full log as JSON (replay it with `pbem game verify FILE`)."""
     try:
         data = export_game(runtime(), game_id, full=not public_only)
     except ServiceError as error:
@@ -247,7 +268,7 @@ def _admin(action, *args) -> None:
 
 
 @game_group.command("pause")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.option("--reason", default="")
 def game_pause(game_id: int, reason: str) -> None:
     """Stop the clock of a game."""
@@ -256,14 +277,14 @@ def game_pause(game_id: int, reason: str) -> None:
 
 
 @game_group.command("resume")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 def game_resume(game_id: int) -> None:
     _admin(games.resume, game_id)
     click.echo(f"game {game_id} resumed")
 
 
 @game_group.command("cancel")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.option("--reason", default="")
 def game_cancel(game_id: int, reason: str) -> None:
     _admin(games.cancel, game_id, reason)
@@ -271,7 +292,7 @@ def game_cancel(game_id: int, reason: str) -> None:
 
 
 @game_group.command("extend")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.argument("by")
 def game_extend(game_id: int, by: str) -> None:
     """Push the deadline back by a duration (e.g. 1d)."""
@@ -280,7 +301,7 @@ def game_extend(game_id: int, by: str) -> None:
 
 
 @game_group.command("replace")
-@click.argument("game_id", type=int)
+@click.argument("game_id", type=GAME_ID)
 @click.argument("seat")
 @click.argument("player")
 def game_replace(game_id: int, seat: str, player: str) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem import faults
@@ -71,53 +74,85 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
 def seat_label(game: Game, seat_name: str) -> str:
     for seat in game.seats:
         if seat.seat == seat_name:
-            return f"{seat.seat} ({seat.account.display})"
+            return seat.public_label
     return seat_name
 
 
+def due_offsets(game: Game, now: dt.datetime) -> list[int]:
+    """The armed reminder offsets whose time has come.
+
+    Armed offsets are those not yet due this turn that fit before the deadline
+    when the reminder was scheduled: the earliest of them is ``next_reminder``.
+    An offset the deadline was too close for is not armed, so it is not counted
+    as due and a later move of the deadline may still arm it.
+    """
+    if game.deadline is None or game.next_reminder is None:
+        return []
+    first = (game.deadline - game.next_reminder).total_seconds()
+    left = (game.deadline - now).total_seconds()
+    sent = set(game.reminders_sent or [])
+    passed = [o for o in reminder_offsets(game) if o not in sent and o >= left]
+    armed = [o for o in passed if o <= first + 0.001]
+    # A reminder time that matches no offset (set by hand): every passed offset is due.
+    return armed or passed
+
+
 def send_due_reminders(runtime: Runtime, game_id: int) -> int:
-    """Remind the seats still to act; each reminder offset is sent at most once per turn."""
+    """Remind the seats still to act; each reminder offset is due at most once per turn.
+
+    A reminder that comes due after the deadline has passed (a busy worker, a
+    broker outage) is marked as due and not sent: the deadline itself is news enough.
+    """
     with runtime.db.write() as session:
         game = lock_game(session, game_id)
         now = utcnow()
         if game.status != "active" or game.next_reminder is None or game.next_reminder > now:
             return 0
-        engine = get_engine(game.engine)
-        left = (game.deadline - now).total_seconds()
-        passed = [o for o in reminder_offsets(game) if o >= left and o not in game.reminders_sent]
-        game.reminders_sent = [*game.reminders_sent, *passed]
+        due = due_offsets(game, now)
+        game.reminders_sent = [*game.reminders_sent, *due]
         game.next_reminder = next_reminder(game, now)
-        waiting = engine.to_act(game.state)
-        sent = 0
-        for seat in game.seats:
-            if seat.seat not in waiting:
-                continue
-            context = notify.seat_view_context(game, seat)
-            notify.queue(
-                runtime,
-                session,
-                game=game,
-                seat=seat,
-                recipient=seat.account.email,
-                template="turn",
-                subject=notify.subject_for(game, "reminder"),
-                kind="reminder",
-                headline=f"Reminder: your orders are due by {context['deadline']} UTC.",
-                events=[],
-                missed=[],
-                **context,
-            )
-            sent += 1
-        return sent
+        if not due or game.deadline is None or game.deadline <= now:
+            return 0
+        return _queue_reminders(runtime, session, game)
+
+
+def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
+    """Queue a reminder for each seat still to act; returns how many."""
+    waiting = get_engine(game.engine).to_act(game.state)
+    sent = 0
+    for seat in game.seats:
+        if seat.seat not in waiting:
+            continue
+        notify.queue_for_seat(
+            runtime,
+            session,
+            game,
+            seat,
+            template="turn",
+            subject=notify.subject_for(game, "reminder"),
+            kind="reminder",
+            headline=f"Reminder: your orders are due by {notify.format_deadline(game)} UTC.",
+            events=[],
+            missed=[],
+        )
+        sent += 1
+    return sent
 
 
 def due_game_ids(runtime: Runtime, limit: int = 500) -> tuple[list[int], list[int]]:
-    """Games whose deadline, and games whose reminder, is due (locked ones skipped on PostgreSQL)."""
+    """Games whose deadline, and games whose reminder, is due.
+
+    On PostgreSQL games another writer holds are skipped (``FOR NO KEY UPDATE
+    SKIP LOCKED``, the lock :func:`lock_game` takes); on SQLite this is a plain
+    read, so the sweep never waits for the database write lock.
+    """
     now = utcnow()
+    deadline_q = select(Game.id).where(Game.status == "active", Game.deadline <= now).limit(limit)
+    reminder_q = select(Game.id).where(Game.status == "active", Game.next_reminder <= now).limit(limit)
+    if runtime.db.is_sqlite:
+        with runtime.db.read() as session:
+            return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))
+    deadline_q = deadline_q.with_for_update(skip_locked=True, key_share=True)
+    reminder_q = reminder_q.with_for_update(skip_locked=True, key_share=True)
     with runtime.db.write() as session:
-        deadline_q = select(Game.id).where(Game.status == "active", Game.deadline <= now).limit(limit)
-        reminder_q = select(Game.id).where(Game.status == "active", Game.next_reminder <= now).limit(limit)
-        if not runtime.db.is_sqlite:
-            deadline_q = deadline_q.with_for_update(skip_locked=True)
-            reminder_q = reminder_q.with_for_update(skip_locked=True)
         return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))

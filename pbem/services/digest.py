@@ -3,22 +3,25 @@
 Accounts whose preference is ``digest`` get their turn and news emails written
 to the outbox as ``held`` (see :mod:`pbem.services.preferences`).  Once a day
 (the beat's ``send_digests``) each recipient with held rows gets one digest:
-per game, the subjects of what happened and the latest held email in full
-(its private view, links and reply address are that recipient's own).  The
+per game, every public event since the first held email, every held press
+in full, and the latest held email (its private view, links and reply address
+are that recipient's own), so nothing a held email said is lost.  The
 held rows become ``digested`` in the same transaction as the digest is
 queued, so running the task twice sends nothing twice.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import select
 
-from pbem.models import Account, Game, OutboxMessage
+from pbem.clock import utcnow
+from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage
 from pbem.runtime import Runtime
-from pbem.services import notify, preferences
+from pbem.services import notify, preferences, press
 
 
 def held_recipients(runtime: Runtime, account_id: int | None = None) -> list[str]:
@@ -49,17 +52,9 @@ def send_digest_to(runtime: Runtime, recipient: str) -> int:
         by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
         for row in rows:
             by_game[row.game_id].append(row)
-        sections: list[dict[str, Any]] = []
-        for game_id, group in by_game.items():
-            game = session.get(Game, game_id) if game_id is not None else None
-            title = game.name if game else "Other"
-            last = group[-1]
-            reply = last.headers.get("Reply-To") if last.headers else None
-            if reply:
-                title += f" (reply to {reply} to play)"
-            sections.append({"title": title, "subjects": [r.subject for r in group], "latest": last.body_text.rstrip()})
-            for row in group:
-                row.status = "digested"
+        sections = [_section(session, game_id, group) for game_id, group in by_game.items()]
+        for row in rows:
+            row.status = "digested"
         account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
         pref_url = preferences.preferences_url(runtime, account) if account else settings.base_url
         pref = (account.notify if account else None) or "digest"
@@ -80,6 +75,65 @@ def send_digest_to(runtime: Runtime, recipient: str) -> int:
         return len(rows)
 
 
+def _section(session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
+    """One game's part of a digest: what happened, every press in full, and the latest view."""
+    game = session.get(Game, game_id) if game_id is not None else None
+    title = game.name if game else "Other"
+    news = [row for row in group if row.kind != "press"]
+    last = (news or group)[-1]
+    reply = last.headers.get("Reply-To") if last.headers else None
+    if reply:
+        title += f" (reply to {reply} to play)"
+    return {
+        "title": title,
+        "subjects": [row.subject for row in news],
+        "events": _events_since(session, game, group[0].created_at) if game else [],
+        "press": [item for item in (_press_item(session, game, row) for row in group) if item],
+        "latest": last.body_text.rstrip() if news else "",
+    }
+
+
+def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
+    """The game's public event lines since the first held email (everyone at the table may read them)."""
+    entries = session.scalars(
+        select(LogEntry).where(LogEntry.game_id == game.id, LogEntry.created_at >= since).order_by(LogEntry.seq)
+    )
+    return [line for entry in entries for line in (entry.events or [])]
+
+
+def _press_item(session, game: Game | None, row: OutboxMessage) -> dict[str, str] | None:
+    """A held press email as its reader may see it: who wrote (or "anonymous") and the text."""
+    press_id = press.press_id_from_message_id(row.message_id) if row.kind == "press" else None
+    message = session.get(PressMessage, press_id) if press_id else None
+    if message is None or game is None:
+        return None
+    reader = next((seat.seat for seat in game.seats if seat.id == row.seat_id), None)
+    private = " (private)" if message.to_seat else ""
+    return {"from": press.sender_label(game, message, reader) + private, "text": message.text}
+
+
 def send_digests(runtime: Runtime, account_id: int | None = None) -> int:
     """Send every due digest (or one account's); returns how many digests were queued."""
     return sum(send_digest_to(runtime, email) > 0 for email in held_recipients(runtime, account_id))
+
+
+#: Held mail older than this goes out even if the daily run was missed (beat down at the hour).
+OVERDUE = dt.timedelta(hours=25)
+
+
+def overdue_recipients(runtime: Runtime) -> list[str]:
+    """Recipients whose oldest held email has waited past a day (the daily run was missed)."""
+    cutoff = utcnow() - OVERDUE
+    with runtime.db.read() as session:
+        return sorted(
+            session.scalars(
+                select(OutboxMessage.recipient)
+                .where(OutboxMessage.status == "held", OutboxMessage.created_at < cutoff)
+                .distinct()
+            )
+        )
+
+
+def send_overdue(runtime: Runtime) -> int:
+    """The sweep's catch-up: a digest for every recipient in :func:`overdue_recipients`."""
+    return sum(send_digest_to(runtime, email) > 0 for email in overdue_recipients(runtime))

@@ -20,7 +20,7 @@ from typing import Any
 
 from engines import get_engine
 from engines.playout import apply_entry, canonical_json
-from pbem.services import NotFound, ServiceError
+from pbem.services import NotFound, ServiceError, press
 from pbem.services.queries import iso
 from pbem.services.verify import Verification, replay_log
 
@@ -77,6 +77,7 @@ def export_game(runtime, game_id: int, *, full: bool | None = None) -> dict[str,
             row.update(seat=entry.seat, text=entry.text, source=entry.source)
         log.append(row)
     out["log"] = log
+    out["press"] = press.press_for_export(runtime, game_id, full=bool(full))
     if full:
         out["setup"] = {
             "players": list(game.players),

@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from engines import get_engine
+from engines.base import Engine
 from engines.rng import Rng
-from pbem.clock import utcnow
-from pbem.models import Game, Seat
+from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
+from pbem.models import Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError, notify
 from pbem.services.locking import lock_game
 from pbem.services.players import account_for, parse_player
 from pbem.services.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
+
+if TYPE_CHECKING:
+    from pbem.services.house_rules import HouseRules
+
+#: Seeds are stored as signed 64-bit integers.
+SEED_RANGE = (-(2**63), 2**63 - 1)
+#: Unicode categories refused in a game name: control characters and line/paragraph separators.
+_UNPRINTABLE = ("Cc", "Zl", "Zp")
 
 
 @dataclass(frozen=True)
@@ -66,22 +76,70 @@ def _checked(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str
         engine.check_players(len(request.players))
     except ValueError as error:
         problems.append(str(error))
-    if request.deadline_seconds is not None and request.deadline_seconds <= 0:
-        problems.append("the deadline must be a positive duration")
+    problems += _name_problems(request.name) + _seed_problems(request.seed) + _deadline_problems(engine, request)
     if problems:
         raise ServiceError("; ".join(problems))
     return engine, variant, options, players
 
 
-def create_game(runtime: Runtime, request: NewGame) -> int:
-    """Draw seats, set the engine up and queue every seat's welcome email, in one transaction."""
+def _name_problems(name: str | None) -> list[str]:
+    """A game name goes into every subject line: one printable line only."""
+    if name and any(unicodedata.category(ch) in _UNPRINTABLE for ch in name):
+        return ["the game name must be one line of printable text (no line breaks, tabs or control characters)"]
+    return []
+
+
+def _seed_problems(seed: int | None) -> list[str]:
+    low, high = SEED_RANGE
+    if seed is not None and not low <= seed <= high:
+        return [f"the seed must be a whole number from {low} to {high}"]
+    return []
+
+
+def _duration_problem(what: str, seconds: int) -> str | None:
+    if seconds <= 0:
+        return f"{what} must be a positive duration"
+    if seconds > MAX_DURATION_SECONDS:
+        return f"{what} may be at most 365 days"
+    return None
+
+
+def _deadline_problems(engine: Engine, request: NewGame) -> list[str]:
+    """Durations in range, phase kinds the engine has, and reminders that can fire."""
+    found: list[str | None] = []
+    if request.deadline_seconds is not None:
+        found.append(_duration_problem("the deadline", request.deadline_seconds))
+    per_phase = dict(request.per_phase or {})
+    unknown = sorted(kind for kind in per_phase if kind not in engine.phase_kinds)
+    if unknown:
+        found.append(
+            f"{engine.name} has no phase kind {', '.join(map(repr, unknown))}; "
+            f"its phase kinds are: {', '.join(engine.phase_kinds)}"
+        )
+    found += [_duration_problem(f"the deadline of phase {kind!r}", seconds) for kind, seconds in per_phase.items()]
+    reminders = list(request.reminders or [])
+    found += [_duration_problem("a reminder", seconds) for seconds in reminders]
+    longest = max([request.deadline_seconds or 0, *per_phase.values()])
+    useless = sorted({r for r in reminders if longest and r >= longest}, reverse=True)
+    if useless:
+        found.append(
+            "a reminder must come before the deadline starts; "
+            + ", ".join(format_duration(r) for r in useless)
+            + f" is not shorter than the longest deadline ({format_duration(longest)})"
+        )
+    return [problem for problem in found if problem]
+
+
+def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = None) -> int:
+    """Draw seats, set the engine up, store the house rules and queue every seat's welcome email,
+    all in one transaction (``rules``: checked by ``house_rules.parse_rules``; None keeps the defaults)."""
     engine, variant, options, players = _checked(request)
     seed = request.seed if request.seed is not None else secrets.randbits(48)
     order = list(range(len(players)))
     Rng(seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
     seat_names = engine.seat_names(len(drawn), variant)
-    names = [name or email.split("@")[0] for name, email in drawn]
+    names = [public_name(name, position) for position, (name, _) in enumerate(drawn)]
     step = engine.new_game(names, seed, variant, options)
     policy: dict[str, Any] = {}
     if request.deadline_seconds:
@@ -101,6 +159,7 @@ def create_game(runtime: Runtime, request: NewGame) -> int:
             state=step.state,
             deadline_policy=policy,
             status="active",
+            house_rules=rules.to_json() if rules is not None else {},
         )
         session.add(game)
         session.flush()
@@ -130,10 +189,17 @@ def create_game(runtime: Runtime, request: NewGame) -> int:
             headline=f"A game of {engine.title} has started.",
             what="game started",
             kind="welcome",
-            events=step.events,
+            events=[*step.events, rules_line(game)],
             first=True,
         )
         return game.id
+
+
+def rules_line(game: Game) -> str:
+    """The game's house rules in words, for the welcome email."""
+    from pbem.services.house_rules import rules_of  # house_rules builds on this module
+
+    return "House rules: " + " ".join(rules_of(game).describe())
 
 
 @contextmanager
@@ -162,11 +228,12 @@ def pause(runtime: Runtime, game_id: int, reason: str = "") -> None:
 
 
 def resume(runtime: Runtime, game_id: int) -> None:
+    """Restart the clock with the time that was left (at least a minute)."""
     with admin_action(runtime, game_id, "resume", "", ("paused",)) as (session, game):
         game.status = "active"
         if game.paused_remaining is not None:
-            game.deadline = utcnow() + dt.timedelta(seconds=max(game.paused_remaining, 60))
-            game.next_reminder = next_reminder(game, utcnow())
+            now = utcnow()
+            move_deadline(game, now + dt.timedelta(seconds=max(game.paused_remaining, 60)), now)
         else:
             schedule_deadline(engine_for(game), game)
         game.paused_remaining = None
@@ -181,14 +248,32 @@ def cancel(runtime: Runtime, game_id: int, reason: str = "") -> None:
 
 
 def extend_deadline(runtime: Runtime, game_id: int, seconds: int) -> dt.datetime:
-    if seconds <= 0:
-        raise ServiceError("an extension must be a positive duration")
+    """Push the deadline back by ``seconds`` (from now if it has already passed)."""
+    problem = _duration_problem("an extension", seconds)
+    if problem:
+        raise ServiceError(problem)
     with admin_action(runtime, game_id, "extend", f"{seconds}s", ("active",)) as (session, game):
-        base = max(game.deadline or utcnow(), utcnow())
-        game.deadline = base + dt.timedelta(seconds=seconds)
-        game.next_reminder = next_reminder(game, utcnow())
+        now = utcnow()
+        try:
+            until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
+        except OverflowError:
+            raise ServiceError("that extension would move the deadline past the end of the calendar") from None
+        move_deadline(game, until, now)
         _announce(runtime, session, game, f"The deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC.")
         return game.deadline
+
+
+def move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
+    """Move the current deadline to ``until`` (an extension, a grace period, a vacation).
+
+    Reminders follow one rule: an offset already due in this turn (sent, or
+    come due after the deadline had passed) is never sent again; every other
+    offset is armed if its time before the new deadline is still ahead.  So an
+    offset the old deadline was too close for gets its chance, and none is sent
+    twice in one turn.
+    """
+    game.deadline = until
+    game.next_reminder = next_reminder(game, now)
 
 
 def seat_by_name(game: Game, seat_name: str) -> Seat:
@@ -199,29 +284,31 @@ def seat_by_name(game: Game, seat_name: str) -> Seat:
 
 
 def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) -> None:
-    """Give a seat to another player; both of its secret tokens are rotated."""
+    """Give a seat to another player: both of its secret tokens are rotated, the departed
+    player's vacations end and the count of missed deadlines starts again from zero."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
     with admin_action(runtime, game_id, "replace", note, ("active", "paused")) as (session, game):
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
+        from pbem.services import vacations  # vacations -> house_rules -> games: imported at use
+
+        vacations.end_now(session, game, seat, utcnow())  # a deadline the departed player held comes in
         seat.account = account_for(session, email, name)
+        seat.missed_deadlines = 0
         rotate_tokens_of(seat)
-        context = notify.seat_view_context(game, seat)
-        notify.queue(
+        notify.queue_for_seat(
             runtime,
             session,
-            game=game,
-            seat=seat,
-            recipient=email,
+            game,
+            seat,
             template="turn",
             subject=notify.subject_for(game, f"you now play {seat.seat}"),
             kind="welcome",
             headline=f"You have taken over the seat {seat.seat}.",
             events=[],
             missed=[],
-            **context,
         )
 
 

@@ -147,17 +147,8 @@ def rules_of(game: Game) -> HouseRules:
 
 
 def create_game(runtime: Runtime, request: games.NewGame, rules: HouseRules | None = None) -> int:
-    """:func:`pbem.services.games.create_game` with house rules.
-
-    The rules are checked before anything is written (``parse_rules``), so the
-    only way to end up with defaults is a failure of the second, tiny
-    transaction that stores them; nothing can depend on them before the first
-    deadline anyway.
-    """
-    game_id = games.create_game(runtime, request)
-    if rules is not None and rules != HouseRules():
-        set_rules(runtime, game_id, rules)
-    return game_id
+    """:func:`pbem.services.games.create_game` with house rules, stored in the game's own transaction."""
+    return games.create_game(runtime, request, rules)
 
 
 def set_rules(runtime: Runtime, game_id: int, rules: HouseRules) -> None:

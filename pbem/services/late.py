@@ -37,9 +37,9 @@ from engines.playout import choose_order
 from engines.rng import Rng
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
-from pbem.services import notify, vacations
+from pbem.services import games, notify, vacations
 from pbem.services.house_rules import rules_of
-from pbem.services.progress import append_log, next_reminder, turn_seconds
+from pbem.services.progress import append_log, turn_seconds
 
 #: A grace period when the game has no deadline period of its own (an admin-set deadline).
 DEFAULT_PERIOD = 24 * 3600
@@ -51,14 +51,13 @@ _BOT_SALT = 0xB07_5EED_0000
 def _label(game: Game, seat_name: str) -> str:
     for seat in game.seats:
         if seat.seat == seat_name:
-            return f"{seat.seat} ({seat.account.display})"
+            return seat.public_label
     return seat_name
 
 
 def _move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
-    game.deadline = until
-    game.reminders_sent = []
-    game.next_reminder = next_reminder(game, now)
+    """Move the deadline by the rule every move follows (see :func:`games.move_deadline`)."""
+    games.move_deadline(game, until, now)
     game.version += 1
 
 
@@ -181,18 +180,15 @@ def tell_late_seats(
                     + (f"{left} more deadline(s)" if left else "the next deadline")
                     + " in a row, a bot plays for you until you send orders again."
                 )
-        context = notify.seat_view_context(game, seat)
-        notify.queue(
+        notify.queue_for_seat(
             runtime,
             session,
-            game=game,
-            seat=seat,
-            recipient=seat.account.email,
+            game,
+            seat,
             template="async_late",
             subject=notify.subject_for(game, "you missed the deadline"),
             kind="late",
             headline=headline,
             played=played,
             notes=notes,
-            **context,
         )

@@ -12,14 +12,30 @@ from pbem.services import NotFound
 def lock_game(session: Session, game_id: int) -> Game:
     """The game row, locked until the transaction ends.
 
-    PostgreSQL takes a row lock; SQLite already holds the database write lock
-    because write sessions begin with ``BEGIN IMMEDIATE``.
+    PostgreSQL takes a ``FOR NO KEY UPDATE`` row lock: it excludes every other
+    writer of the game, yet not the ``KEY SHARE`` locks that foreign keys take
+    when a row pointing at the game is written.  A plain ``FOR UPDATE`` would
+    deadlock two transactions that each wrote such a row (an inbound message
+    routed to the game, say) before asking for the game.  SQLite already holds
+    the database write lock because write sessions begin with ``BEGIN IMMEDIATE``.
     """
+    locked: dict[int, Game] = session.info.setdefault("pbem_locked_games", {})
+    if game_id in locked:  # already ours in this transaction: the copy in hand is the current one
+        return locked[game_id]
     # One round-trip: the game, its seats and their accounts, locking only the game's row.
-    query = select(Game).where(Game.id == game_id).options(joinedload(Game.seats).joinedload(Seat.account))
+    # populate_existing: a caller may have loaded the game earlier in this transaction
+    # (the mail pipeline does, to route a message); the locked row must replace that
+    # copy, or the order would be applied to a state another writer has since changed.
+    query = (
+        select(Game)
+        .where(Game.id == game_id)
+        .options(joinedload(Game.seats).joinedload(Seat.account))
+        .execution_options(populate_existing=True)
+    )
     if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(of=Game)
+        query = query.with_for_update(of=Game, key_share=True)
     game = session.scalars(query).unique().one_or_none()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
+    locked[game_id] = game
     return game

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.mail.compose import render
+from pbem.mail.message import safe_message_id
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import preferences
@@ -73,6 +74,7 @@ def queue(
     text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
     if account is not None:
         text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
+    in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
     if seat is not None:
@@ -120,6 +122,31 @@ def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
     }
 
 
+def queue_for_seat(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    seat: Seat,
+    *,
+    template: str,
+    subject: str,
+    kind: str,
+    **context: Any,
+) -> OutboxMessage:
+    """An email to ``seat``'s player that carries the seat's private view as it stands now."""
+    return queue(
+        runtime,
+        session,
+        game=game,
+        seat=seat,
+        recipient=seat.account.email,
+        template=template,
+        subject=subject,
+        kind=kind,
+        **{**seat_view_context(game, seat), **context},
+    )
+
+
 def send_views(
     runtime: Runtime,
     session: Session,
@@ -133,24 +160,19 @@ def send_views(
     first: bool = False,
 ) -> list[OutboxMessage]:
     """Every seat gets its own private view (design: "their own private view")."""
-    rows = []
-    for seat in game.seats:
-        context = seat_view_context(game, seat)
-        rows.append(
-            queue(
-                runtime,
-                session,
-                game=game,
-                seat=seat,
-                recipient=seat.account.email,
-                template="turn",
-                subject=subject_for(game, what),
-                kind=kind,
-                message_id=thread_root(runtime, game, seat) if first else None,
-                headline=headline,
-                events=list(events),
-                missed=list(missed),
-                **context,
-            )
+    return [
+        queue_for_seat(
+            runtime,
+            session,
+            game,
+            seat,
+            template="turn",
+            subject=subject_for(game, what),
+            kind=kind,
+            message_id=thread_root(runtime, game, seat) if first else None,
+            headline=headline,
+            events=list(events),
+            missed=list(missed),
         )
-    return rows
+        for seat in game.seats
+    ]

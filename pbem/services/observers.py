@@ -14,11 +14,12 @@ of a sealed phase, never private press.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
@@ -32,6 +33,10 @@ from pbem.tokens import new_token
 #: A pending subscription is confirmed by mail at most this often (nobody can flood an inbox).
 RESEND_AFTER = dt.timedelta(hours=6)
 MAX_OBSERVERS_PER_GAME = 500
+#: A confirmation request unanswered this long no longer holds a place.
+PENDING_LAPSES = dt.timedelta(days=2)
+#: Confirmation emails one address may be sent in a day, whoever asks.
+MAX_PENDING_PER_ADDRESS = 5
 OPEN = ("active", "paused")
 
 
@@ -76,9 +81,10 @@ def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
             return ObserverResult(True, answer, observer.id, game_id)
         if observer is not None and observer.status == "pending" and now - observer.asked_at < RESEND_AFTER:
             return ObserverResult(True, answer, observer.id, game_id)
+        if _asked_lately(session, address, now) >= MAX_PENDING_PER_ADDRESS:
+            return ObserverResult(False, "too many follow requests for this address today; try again tomorrow")
         if observer is None:
-            count = len(session.scalars(select(Observer.id).where(Observer.game_id == game_id)).all())
-            if count >= MAX_OBSERVERS_PER_GAME:
+            if _taken_places(session, game_id, now) >= MAX_OBSERVERS_PER_GAME:
                 return ObserverResult(False, f"{game.name} has as many observers as it can take")
             observer = Observer(game_id=game_id, email=address, token=new_token())
             session.add(observer)
@@ -102,6 +108,28 @@ def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
             **urls(runtime, observer),
         )
         return ObserverResult(True, answer, observer.id, game_id)
+
+
+def _taken_places(session: Session, game_id: int, now: dt.datetime) -> int:
+    """Observers who follow the game, and requests still waiting for confirmation (stale ones lapse)."""
+    return session.scalar(
+        select(func.count(Observer.id)).where(
+            Observer.game_id == game_id,
+            or_(
+                Observer.status == "active",
+                and_(Observer.status == "pending", Observer.asked_at > now - PENDING_LAPSES),
+            ),
+        )
+    )
+
+
+def _asked_lately(session: Session, address: str, now: dt.datetime) -> int:
+    """Confirmation requests sent to ``address`` in the last day, over all games (a forged From: costs little)."""
+    return session.scalar(
+        select(func.count(Observer.id)).where(
+            Observer.email == address, Observer.status == "pending", Observer.asked_at > now - dt.timedelta(days=1)
+        )
+    )
 
 
 def _by_token(session: Session, token: str) -> Observer | None:
@@ -181,6 +209,15 @@ def queue_updates(
     return len(observers)
 
 
+#: Characters XML 1.0 cannot carry at all, even escaped (C0 controls but tab and newlines, lone surrogates...).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with what XML cannot hold removed: one stray byte in a player's text must not break the feed."""
+    return _NOT_XML.sub("", text)
+
+
 def _iso(value: dt.datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -201,7 +238,7 @@ def atom_feed(runtime: Runtime, game_id: int, base_url: str | None = None, limit
     ns = "http://www.w3.org/2005/Atom"
     ET.register_namespace("", ns)
     feed = ET.Element(f"{{{ns}}}feed")
-    ET.SubElement(feed, f"{{{ns}}}title").text = f"{game.name} ({game.status})"
+    ET.SubElement(feed, f"{{{ns}}}title").text = xml_text(f"{game.name} ({game.status})")
     ET.SubElement(feed, f"{{{ns}}}id").text = page
     ET.SubElement(feed, f"{{{ns}}}link", href=page)
     ET.SubElement(feed, f"{{{ns}}}link", rel="self", href=f"{page}/feed.atom")
@@ -218,11 +255,11 @@ def atom_feed(runtime: Runtime, game_id: int, base_url: str | None = None, limit
         if not lines:
             continue
         item = ET.SubElement(feed, f"{{{ns}}}entry")
-        ET.SubElement(item, f"{{{ns}}}title").text = f"Turn {entry.turn}: {lines[0]}"[:200]
+        ET.SubElement(item, f"{{{ns}}}title").text = xml_text(f"Turn {entry.turn}: {lines[0]}"[:200])
         ET.SubElement(item, f"{{{ns}}}id").text = f"{page}#log-{entry.seq}"
         ET.SubElement(item, f"{{{ns}}}link", href=f"{page}#log-{entry.seq}")
         ET.SubElement(item, f"{{{ns}}}updated").text = _iso(entry.created_at)
-        ET.SubElement(item, f"{{{ns}}}content", type="text").text = "\n".join(lines)
+        ET.SubElement(item, f"{{{ns}}}content", type="text").text = xml_text("\n".join(lines))
         shown += 1
         if shown >= limit:
             break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -12,6 +13,7 @@ from pbem.runtime import Runtime
 from pbem.services import NotFound, notify
 from pbem.services.locking import lock_game
 from pbem.services.progress import after_change, append_log, engine_for
+from pbem.services.queries import status_text
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class Reply:
     subject: str
     before: list[Verdict] = field(default_factory=list)
     after: list[Verdict] = field(default_factory=list)
+    #: ``status`` lines: answered last, with the view as the orders left it.
+    status: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -42,6 +46,9 @@ class Submission:
     turn_changed: bool = False
     finished: bool = False
 
+
+#: Control characters (all but tab) never belong in an order; a stray one would reach views, feeds and logs.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 STATUS_WORDS = {
     "paused": "the game is paused; orders are taken again when it resumes",
@@ -85,7 +92,7 @@ def submit(
     reply: Reply | None = None,
 ) -> Submission:
     """Apply each line in order; bad lines are refused, good ones kept, all in one transaction."""
-    lines = [line.strip() for line in lines if line.strip()]
+    lines = [clean for clean in (_CONTROL.sub("", line).strip() for line in lines) if clean]
     with runtime.db.write() as session:
         game = lock_game(session, game_id)
         seat = session.get(Seat, seat_id)
@@ -110,18 +117,17 @@ def queue_receipt(
     runtime: Runtime, session: Session, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]
 ) -> None:
     """The one answer to one message: every line with its verdict."""
-    every = [*reply.before, *verdicts, *reply.after]
+    status = [Verdict(line, True, status_text(game, seat)) for line in reply.status]
+    every = [*reply.before, *verdicts, *reply.after, *status]
     accepted = sum(v.ok for v in every)
     refused = len(every) - accepted
     headline = f"{accepted} line(s) accepted, {refused} refused." if every else "No orders found."
     subject = reply.subject if reply.subject.lower().startswith("re:") else f"Re: {reply.subject}"
-    context = notify.seat_view_context(game, seat)
-    notify.queue(
+    notify.queue_for_seat(
         runtime,
         session,
-        game=game,
-        seat=seat,
-        recipient=seat.account.email,
+        game,
+        seat,
         template="receipt",
         subject=subject[:300],
         kind="receipt",
@@ -129,5 +135,4 @@ def queue_receipt(
         auto_reply=True,
         headline=headline,
         verdicts=every,
-        **context,
     )

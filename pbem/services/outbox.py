@@ -1,42 +1,42 @@
 """Deliver outbox rows through ``PBEM_SMTP_URL``.
 
 A row is claimed (``sending``, with a lease) in one transaction, sent, then marked
-``sent`` in another.  A crash between sending and marking leaves the lease to
-expire, and the sweep sends it once more with the same Message-ID, which mail
-clients collapse.  Temporary failures back off exponentially; permanent ones are
-kept as ``failed`` for the admin.
+``sent`` in another, which only lands while the claim is still this worker's
+(``status = 'sending'`` and the attempt count it claimed).  A crash between
+sending and marking leaves the lease to expire, and the sweep sends it once more
+with the same Message-ID, which mail clients collapse.  The lease outlasts the
+slowest send the relay's timeouts allow, so a slow send is never claimed twice.
+Temporary failures back off exponentially; permanent ones, and messages that
+cannot be built at all, are kept as ``failed`` for the admin.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import email.errors
 import email.policy
-import functools
-import smtplib
-import ssl
 from email.message import EmailMessage
 from email.utils import format_datetime
-from urllib.parse import parse_qs, unquote, urlparse
 
 from sqlalchemy import or_, select, update
 
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage
 from pbem.runtime import Runtime
+from pbem.services import relay
+from pbem.services.relay import PermanentFailure, TemporaryFailure
 
-LEASE_SECONDS = 120
+#: Seconds each network step of a send may take (the relay's socket timeout).
+RELAY_STEP_SECONDS = relay.TIMEOUT
+#: Steps of the slowest send: a kept connection found dead (MAIL, RCPT, DATA, RSET), then a
+#: fresh one (connect, greeting, EHLO, STARTTLS, EHLO, AUTH x2, MAIL, RCPT, DATA, end of data).
+WORST_SEND_STEPS = 15
+#: A claim lasts longer than the slowest send, so a slow send is never taken by another worker.
+LEASE_SECONDS = RELAY_STEP_SECONDS * WORST_SEND_STEPS + 150
 #: Fold headers only past 200 columns: a long "Re: ..." subject folded right after
 #: "Subject:" shows a leading space in some clients.
 HEADER_POLICY = email.policy.SMTP.clone(max_line_length=200)
 MAX_ATTEMPTS = 12
-
-
-class TemporaryFailure(Exception):
-    """Try again later."""
-
-
-class PermanentFailure(Exception):
-    """The relay refused the message for good."""
 
 
 def backoff(attempts: int) -> int:
@@ -44,65 +44,52 @@ def backoff(attempts: int) -> int:
     return min(30 * 2 ** max(attempts - 1, 0), 3600)
 
 
+class UnsendableMessage(ValueError):
+    """A row that can never become a valid email (a header with a line break, a bad address)."""
+
+
 def build_message(row: OutboxMessage) -> EmailMessage:
-    message = EmailMessage(policy=HEADER_POLICY)
-    message["To"] = row.recipient
-    message["Subject"] = row.subject
-    message["Message-ID"] = row.message_id
-    message["Date"] = format_datetime(row.created_at.replace(tzinfo=dt.UTC))
-    for name, value in (row.headers or {}).items():
-        message[name] = value
-    message.set_content(row.body_text)
-    if row.body_html:
-        message.add_alternative(row.body_html, subtype="html")
+    """The email of ``row``; :class:`UnsendableMessage` if it cannot be one."""
+    headers = {
+        "To": row.recipient,
+        "Subject": row.subject,
+        "Message-ID": row.message_id,
+        "Date": format_datetime(row.created_at.replace(tzinfo=dt.UTC)),
+        **(row.headers or {}),
+    }
+    for name, value in headers.items():
+        if any(ch in str(value) for ch in "\r\n"):
+            raise UnsendableMessage(f"the {name} header contains a line break")
+    try:
+        message = EmailMessage(policy=HEADER_POLICY)
+        for name, value in headers.items():
+            message[name] = value
+        message.set_content(row.body_text)
+        if row.body_html:
+            message.add_alternative(row.body_html, subtype="html")
+        _check_addresses(message)
+        message.as_bytes()  # everything must encode now, not halfway through an SMTP dialogue
+    except UnsendableMessage:
+        raise
+    except (ValueError, TypeError, LookupError, email.errors.MessageError) as error:
+        raise UnsendableMessage(f"{type(error).__name__}: {error}") from None
     return message
 
 
-@functools.cache
-def tls_context(cafile: str | None) -> ssl.SSLContext:
-    """One TLS context per CA file: building one loads the CA store (tens of milliseconds)."""
-    return ssl.create_default_context(cafile=cafile)
-
-
-def smtp_send(url: str, envelope_from: str, message: EmailMessage) -> None:
-    """Send through the relay named by ``url``: ``smtp://[user:pass@]host[:port][?starttls=1][&cafile=PATH]``
-    or ``smtps://...`` for implicit TLS."""
-    parts = urlparse(url)
-    query = parse_qs(parts.query)
-    secure = parts.scheme == "smtps"
-    port = parts.port or (465 if secure else 25)
-    # ?cafile=/path trusts a private CA (a relay with an in-house certificate).
-    starttls = query.get("starttls", ["0"])[0] in ("1", "true", "yes")
-    context = tls_context(query.get("cafile", [None])[0]) if secure or starttls else None
-    try:
-        if secure:
-            client: smtplib.SMTP = smtplib.SMTP_SSL(parts.hostname, port, timeout=30, context=context)
-        else:
-            client = smtplib.SMTP(parts.hostname, port, timeout=30)
-        with client:
-            if starttls:
-                client.starttls(context=context)
-            if parts.username:
-                client.login(unquote(parts.username), unquote(parts.password or ""))
-            client.send_message(message, from_addr=envelope_from, to_addrs=[message["To"]])
-    except smtplib.SMTPRecipientsRefused as error:
-        codes = [code for code, _ in error.recipients.values()]
-        if all(400 <= code < 500 for code in codes):
-            raise TemporaryFailure(str(error)) from error
-        raise PermanentFailure(str(error)) from error
-    except smtplib.SMTPResponseException as error:
-        if 400 <= error.smtp_code < 500:
-            raise TemporaryFailure(f"{error.smtp_code} {error.smtp_error!r}") from error
-        raise PermanentFailure(f"{error.smtp_code} {error.smtp_error!r}") from error
-    except (OSError, smtplib.SMTPException) as error:
-        raise TemporaryFailure(f"{type(error).__name__}: {error}") from error
+def _check_addresses(message: EmailMessage) -> None:
+    """Plain ASCII addresses only: the relay may not speak SMTPUTF8."""
+    for name in ("To", "From", "Reply-To"):
+        header = message[name]
+        for address in getattr(header, "addresses", ()) if header is not None else ():
+            if not address.addr_spec.isascii() or "@" not in address.addr_spec:
+                raise UnsendableMessage(f"the {name} address {address.addr_spec!r} cannot be sent")
 
 
 def claim(runtime: Runtime, outbox_id: int) -> OutboxMessage | None:
-    """Take the row for sending if it is due (pending, or a lapsed lease)."""
+    """Take the row for sending if it is due (pending, or a lapsed lease), in one statement."""
     now = utcnow()
     with runtime.db.write() as session:
-        claimed = session.execute(
+        return session.scalars(
             update(OutboxMessage)
             .where(
                 OutboxMessage.id == outbox_id,
@@ -114,37 +101,55 @@ def claim(runtime: Runtime, outbox_id: int) -> OutboxMessage | None:
                 attempts=OutboxMessage.attempts + 1,
                 next_try_at=now + dt.timedelta(seconds=LEASE_SECONDS),
             )
-        ).rowcount
-        return session.get(OutboxMessage, outbox_id) if claimed else None
+            .returning(OutboxMessage)
+        ).one_or_none()
 
 
 def deliver(runtime: Runtime, outbox_id: int) -> str:
-    """Send one row; returns its new status (``skipped`` if not due or no relay)."""
+    """Send one row; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
     url = runtime.settings.smtp_url
     if not url:
         return "skipped"
     row = claim(runtime, outbox_id)
     if row is None:
         return "skipped"
-    status, error, retry_at = "sent", None, None
+    status, error, retry_at = _send(runtime, url, row)
+    return status if finish(runtime, row, status, error, retry_at) else "skipped"
+
+
+def _send(runtime: Runtime, url: str, row: OutboxMessage) -> tuple[str, str | None, dt.datetime | None]:
+    """Hand the row to the relay: ``(status, error, next try)``."""
     try:
-        smtp_send(url, runtime.settings.server_address, build_message(row))
+        relay.send(url, runtime.settings.server_address, build_message(row))
+    except UnsendableMessage as failure:
+        return "failed", f"cannot build the email: {failure}", None
     except TemporaryFailure as failure:
-        error = str(failure)
         if row.attempts >= MAX_ATTEMPTS:
-            status = "failed"
-        else:
-            status, retry_at = "pending", utcnow() + dt.timedelta(seconds=backoff(row.attempts))
+            return "failed", f"{failure} (gave up after {row.attempts} attempts)", None
+        return "pending", str(failure), utcnow() + dt.timedelta(seconds=backoff(row.attempts))
     except PermanentFailure as failure:
-        status, error = "failed", str(failure)
+        return "failed", str(failure), None
+    return "sent", None, None
+
+
+def finish(runtime: Runtime, row: OutboxMessage, status: str, error: str | None, retry_at: dt.datetime | None) -> bool:
+    """Record the outcome if the claim is still ours (False: the lease lapsed and another took it)."""
+    values: dict[str, object] = {"status": status, "last_error": error}
+    if status == "sent":
+        values["sent_at"] = utcnow()
+    if retry_at:
+        values["next_try_at"] = retry_at
     with runtime.db.write() as session:
-        values: dict[str, object] = {"status": status, "last_error": error}
-        if status == "sent":
-            values["sent_at"] = utcnow()
-        if retry_at:
-            values["next_try_at"] = retry_at
-        session.execute(update(OutboxMessage).where(OutboxMessage.id == outbox_id).values(**values))
-    return status
+        result = session.execute(
+            update(OutboxMessage)
+            .where(
+                OutboxMessage.id == row.id,
+                OutboxMessage.status == "sending",
+                OutboxMessage.attempts == row.attempts,
+            )
+            .values(**values)
+        )
+        return result.rowcount == 1
 
 
 def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0) -> list[int]:

@@ -1,8 +1,10 @@
 """Notification preferences per account: every turn, only my turn, or a daily digest.
 
-``every`` (the default) sends every email.  ``my_turn`` sends the news emails
-(turn, announcements, admin notices) only when the seat must act; receipts,
-welcomes, reminders, late notices, press and the game-over email always go.
+``every`` (the default) sends every email.  ``my_turn`` sends the table's news
+(turn and mid-turn emails) only when the seat must act; receipts, welcomes,
+reminders, late notices, press, the game-over email and every announcement of a
+pause, resumption, extension or vacation always go, so nobody stalls a game
+unseen.
 ``digest`` holds the news emails in the outbox (status ``held``) for the daily
 digest (:mod:`pbem.services.digest`); the others go at once.
 
@@ -32,10 +34,12 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 PREFERENCES = ("every", "my_turn", "digest")
-#: Emails that only report news; a preference may hold them back.
-NEWS_KINDS = frozenset({"turn", "announce", "admin"})
+#: Emails that only report the table's news; ``my_turn`` skips them while the seat need not act.
+NEWS_KINDS = frozenset({"turn", "announce"})
+#: Pauses, resumptions, extensions, vacations, moved deadlines: every player hears of them.
+ANNOUNCEMENT_KINDS = frozenset({"admin"})
 #: Emails a digest account gets in the digest rather than at once (press is news too).
-DIGEST_KINDS = NEWS_KINDS | {"press"}
+DIGEST_KINDS = NEWS_KINDS | ANNOUNCEMENT_KINDS | {"press"}
 
 COMMANDS = "notify every | notify my_turn | notify digest"
 DESCRIPTIONS = {
@@ -82,13 +86,13 @@ def preference_token(secret_key: str, account_id: int) -> str:
 def account_id_from_token(secret_key: str, token: str) -> int | None:
     """The account id in a preferences token if its MAC is right, else None."""
     number, _, mac = (token or "").strip().partition("-")
-    if not number.isdigit() or len(number) > 12 or not mac:
+    if not (number.isascii() and number.isdigit()) or len(number) > 12 or not mac.isascii():
         return None
     return int(number) if hmac.compare_digest(mac, _mac(secret_key, int(number))) else None
 
 
 def preferences_url(runtime: Runtime, account: Account) -> str:
-    """The personal link for the web page the lead wires at ``/notify/<token>``."""
+    """The account's personal preferences page, ``/notify/<token>``."""
     return f"{runtime.settings.base_url}/notify/{preference_token(runtime.settings.secret_key, account.id)}"
 
 

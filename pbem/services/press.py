@@ -19,12 +19,14 @@ never into a header: the subject names the sender's seat at most.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
+from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound, notify
@@ -33,6 +35,9 @@ from pbem.services.locking import lock_game
 from pbem.services.queries import iso
 
 MAX_PRESS_CHARS = 4000
+ANONYMOUS_SENDER = "the anonymous sender"
+#: Press one seat may send in an hour: table talk, not a flood of everyone's inbox.
+MAX_PRESS_PER_HOUR = 30
 OPEN = ("active", "paused")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-[0-9a-f]+@[^>]+>")
@@ -77,7 +82,7 @@ def sender_label(game: Game, press: PressMessage, viewer: str | None) -> str:
         return "an anonymous player"
     for seat in game.seats:
         if seat.seat == press.from_seat:
-            return f"{seat.seat} ({seat.account.display})"
+            return seat.public_label
     return press.from_seat
 
 
@@ -89,7 +94,14 @@ def _seat_named(game: Game, name: str) -> Seat | None:
 
 
 def send_press(
-    runtime: Runtime, game_id: int, from_seat_id: int, to: str, text: str, *, reply_to_id: int | None = None
+    runtime: Runtime,
+    game_id: int,
+    from_seat_id: int,
+    to: str,
+    text: str,
+    *,
+    reply_to_id: int | None = None,
+    addressee_hidden: bool = False,
 ) -> PressResult:
     """Send press from a seat to ``"all"`` or one seat (by name), and queue its emails.
 
@@ -112,6 +124,9 @@ def send_press(
             return PressResult(False, "the press is empty; write the message after the colon")
         if len(body) > MAX_PRESS_CHARS:
             return PressResult(False, f"the press is {len(body)} characters long; the limit is {MAX_PRESS_CHARS}")
+        if _sent_lately(session, game.id, sender.seat) >= MAX_PRESS_PER_HOUR:
+            return PressResult(False, f"you have sent {MAX_PRESS_PER_HOUR} press messages in the last hour; "
+                                      "wait a while before the next")  # fmt: skip
         target = (to or "").strip()
         if target.lower() == "all":
             addressee = None
@@ -141,7 +156,18 @@ def send_press(
             _queue_press_email(runtime, session, game, press, seat)
         names = tuple(s.seat for s in recipients)
         where = "every other seat" if addressee is None else addressee.seat
+        if addressee_hidden:  # an answer to anonymous press: its sender stays unnamed
+            where, names = ANONYMOUS_SENDER, ()
         return PressResult(True, f"press sent to {where}", press.id, names)
+
+
+def _sent_lately(session, game_id: int, seat: str) -> int:
+    since = utcnow() - dt.timedelta(hours=1)
+    return session.scalar(
+        select(func.count(PressMessage.id)).where(
+            PressMessage.game_id == game_id, PressMessage.from_seat == seat, PressMessage.created_at > since
+        )
+    )
 
 
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
@@ -181,16 +207,27 @@ def reply_to_press(runtime: Runtime, game_id: int, from_seat_id: int, press_id: 
         if not visible:
             return PressResult(False, "there is no press to reply to; write press all: or press SEAT:")
         to = "all" if press.to_seat is None else press.from_seat
-    return send_press(runtime, game_id, from_seat_id, to, text, reply_to_id=press_id)
+        hidden = press.to_seat is not None and not press.signed
+    return send_press(runtime, game_id, from_seat_id, to, text, reply_to_id=press_id, addressee_hidden=hidden)
 
 
-def _entry(game: Game, press: PressMessage, viewer: str | None) -> dict[str, Any]:
+def addressee_label(press: PressMessage, answered: PressMessage | None, viewer: str | None) -> str:
+    """Who a press went to, as ``viewer`` may know it: an answer to anonymous press names nobody."""
+    if press.to_seat is None:
+        return "all"
+    anonymous = answered is not None and not answered.signed and answered.from_seat == press.to_seat
+    if anonymous and viewer != press.to_seat:
+        return ANONYMOUS_SENDER
+    return press.to_seat
+
+
+def _entry(game: Game, press: PressMessage, viewer: str | None, answered: PressMessage | None) -> dict[str, Any]:
     return {
         "id": press.id,
         "turn": press.turn,
         "at": iso(press.created_at),
         "from": sender_label(game, press, viewer),
-        "to": press.to_seat or "all",
+        "to": addressee_label(press, answered, viewer),
         "private": press.to_seat is not None,
         "mine": viewer is not None and press.from_seat == viewer,
         "text": press.text,
@@ -222,7 +259,7 @@ def history_for_seat(runtime: Runtime, game_id: int, seat_id: int) -> list[dict[
             )
             .order_by(PressMessage.id)
         )
-        return [_entry(game, press, seat.seat) for press in rows]
+        return _entries(session, game, list(rows), seat.seat)
 
 
 def public_press(runtime: Runtime, game_id: int) -> list[dict[str, Any]]:
@@ -234,4 +271,24 @@ def public_press(runtime: Runtime, game_id: int) -> list[dict[str, Any]]:
             .where(PressMessage.game_id == game_id, PressMessage.to_seat.is_(None))
             .order_by(PressMessage.id)
         )
-        return [_entry(game, press, None) for press in rows]
+        return _entries(session, game, list(rows), None)
+
+
+def press_for_export(runtime: Runtime, game_id: int, *, full: bool) -> list[dict[str, Any]]:
+    """Broadcast press, and with ``full`` (a finished game, or the admin) private press too.
+
+    Senders who wrote anonymously stay anonymous in every export.
+    """
+    if not full:
+        return public_press(runtime, game_id)
+    with runtime.db.read() as session:
+        game = _game(session, game_id)
+        rows = session.scalars(select(PressMessage).where(PressMessage.game_id == game_id).order_by(PressMessage.id))
+        return _entries(session, game, list(rows), None)
+
+
+def _entries(session, game: Game, rows: list[PressMessage], viewer: str | None) -> list[dict[str, Any]]:
+    """Each press as ``viewer`` may read it, with the press it answers looked up once."""
+    wanted = {row.reply_to_id for row in rows if row.reply_to_id}
+    answered = {p.id: p for p in session.scalars(select(PressMessage).where(PressMessage.id.in_(wanted)))}
+    return [_entry(game, row, viewer, answered.get(row.reply_to_id)) for row in rows]

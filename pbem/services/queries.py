@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
-from pbem.models import Game, LogEntry, Seat
+from pbem.models import Game, LogEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound
+
+#: What an admin action without public events reads as on public pages (its note may name addresses).
+ADMIN_SENTENCES = {
+    "pause": "Paused by the admin.",
+    "resume": "Resumed by the admin.",
+    "cancel": "Cancelled by the admin.",
+    "extend": "The deadline was extended by the admin.",
+    "replace": "A seat was handed to a new player by the admin.",
+    "rules": "The house rules were changed by the admin.",
+}
 
 
 def load_game(session: Session, game_id: int) -> Game:
@@ -26,10 +37,50 @@ def iso(value) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
 
 
-def public_summary(game: Game) -> dict[str, Any]:
-    """The public JSON of a game (the design's ``/games/<id>.json``): never a secret."""
+_ACTED = select(LogEntry.seat).where(
+    LogEntry.game_id == bindparam("game_id"),
+    LogEntry.turn == bindparam("turn"),
+    LogEntry.kind == "order",
+)
+
+
+def acted_seats(session: Session, game_id: int, turn: int) -> set[str]:
+    """Seats with an accepted order in ``turn`` (a sealed order counts, its text is never read)."""
+    rows = session.scalars(_ACTED, {"game_id": game_id, "turn": turn})
+    return {seat for seat in rows if seat}
+
+
+def submitted_flags(status: str, to_act: Collection[str], acted: Collection[str], seats: list[str]) -> dict[str, Any]:
+    """Per seat: True (acted this turn), False (must act now) or None (not asked to act now)."""
+    if status not in ("active", "paused"):
+        return {seat: None for seat in seats}
+    flags: dict[str, Any] = {}
+    for seat in seats:
+        if seat in to_act:
+            flags[seat] = False
+        else:
+            flags[seat] = True if seat in acted else None
+    return flags
+
+
+def _acted_of(game: Game) -> set[str]:
+    if game.status not in ("active", "paused"):
+        return set()
+    session = object_session(game)
+    return acted_seats(session, game.id, game.turn) if session is not None else set()
+
+
+def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str, Any]:
+    """The public JSON of a game (the design's ``/games/<id>.json``): never a secret, never an address.
+
+    ``acted``: the seats with an order in the current turn (read from the game's
+    session when not given).  ``submitted`` is true for them, false for seats
+    that must act now and null for seats not asked to act now.
+    """
     engine = get_engine(game.engine)
     to_act = sorted(engine.to_act(game.state)) if game.status == "active" else []
+    acted = _acted_of(game) if acted is None else acted
+    flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
     return {
         "id": game.id,
         "name": game.name,
@@ -42,7 +93,11 @@ def public_summary(game: Game) -> dict[str, Any]:
         "to_act": to_act,
         "deadline": iso(game.deadline),
         "seats": [
-            {"name": seat.seat, "player": seat.account.display, "submitted": seat.seat not in to_act}
+            {
+                "name": seat.seat,
+                "player": public_name(seat.account.name, seat.position),
+                "submitted": flags[seat.seat],
+            }
             for seat in game.seats
         ],
         "public": engine.public_view(game.state),
@@ -52,16 +107,28 @@ def public_summary(game: Game) -> dict[str, Any]:
     }
 
 
+def admin_sentence(text: str) -> str:
+    """An admin log entry in words for the public (the action only: notes may name addresses)."""
+    action = (text or "").split(":", 1)[0].strip().lower()
+    return ADMIN_SENTENCES.get(action, f"{action.capitalize() or 'An action'} by the admin.")
+
+
 def public_history(session: Session, game_id: int, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-    """Public event lines, newest first (orders themselves may be secret; events never are)."""
+    """Public event lines, newest first (orders themselves may be secret; events never are).
+
+    ``seq`` numbers an entry in the whole log, so it stays the same on every page.
+    """
     entries = session.scalars(
         select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit).offset(offset)
     )
-    return [
-        {"seq": e.seq, "turn": e.turn, "at": iso(e.created_at), "kind": e.kind, "events": list(e.events)}
-        for e in entries
-        if e.events or e.kind == "admin"
-    ]
+    out = []
+    for e in entries:
+        events = list(e.events)
+        if not events and e.kind == "admin":
+            events = [admin_sentence(e.text)]
+        if events:
+            out.append({"seq": e.seq, "turn": e.turn, "at": iso(e.created_at), "kind": e.kind, "events": events})
+    return out
 
 
 def game_summary(runtime: Runtime, game_id: int) -> dict[str, Any]:
@@ -76,18 +143,18 @@ def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None) -> lis
             query = query.where(Game.status.in_(statuses))
         return [
             {
-                "id": g.id,
-                "name": g.name,
-                "engine": g.engine,
-                "variant": g.variant,
-                "status": g.status,
-                "turn": g.turn,
-                "phase": g.phase,
+                **game_fields(g),
                 "deadline": iso(g.deadline),
-                "players": [s.account.display for s in g.seats],
+                "players": [public_name(s.account.name, s.position) for s in g.seats],
             }
             for g in session.scalars(query)
         ]
+
+
+def game_fields(game: Game) -> dict[str, Any]:
+    """What every list of games shows of each (who plays, and when it is due, differ by reader)."""
+    fields = ("id", "name", "engine", "variant", "status", "turn", "phase")
+    return {name: getattr(game, name) for name in fields}
 
 
 def seat_by_web_token(session: Session, token: str) -> Seat | None:
@@ -100,3 +167,11 @@ def seat_by_web_token(session: Session, token: str) -> Seat | None:
 
 def seat_by_reply_token(session: Session, token: str) -> Seat | None:
     return session.scalars(select(Seat).where(Seat.reply_token == token)).one_or_none()
+
+
+def status_text(game: Game, seat: Seat) -> str:
+    """A seat's private view in text and, while the game runs, what it is asked to do."""
+    engine = get_engine(game.engine)
+    view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
+    prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
+    return view if not prompt or prompt in view else f"{view}\n\n{prompt}"

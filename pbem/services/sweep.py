@@ -1,4 +1,6 @@
-"""The sweep: find every piece of pending work in the database and nudge it.
+"""The sweep: find every piece of pending work in the database and nudge it
+(due deadlines and reminders, unprocessed mail, unsent email, digests a missed
+daily run left waiting).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.
@@ -14,7 +16,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
-from pbem.services import deadlines, outbox
+from pbem.services import deadlines, digest, outbox
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
@@ -27,6 +29,7 @@ class SweepResult:
     reminders: list[int] = field(default_factory=list)
     inbound: list[int] = field(default_factory=list)
     outbox: list[int] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
 
 
 def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
@@ -47,6 +50,7 @@ def sweep(runtime: Runtime) -> SweepResult:
     result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
     result.inbound = pending_inbound_ids(runtime)
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
+    result.digests = digest.overdue_recipients(runtime)
     for game_id in result.deadlines:
         runtime.nudge("fire_deadline", game_id)
     for game_id in result.reminders:
@@ -55,4 +59,6 @@ def sweep(runtime: Runtime) -> SweepResult:
         runtime.nudge("process_inbound", message_id)
     if result.outbox:
         runtime.nudge("flush_outbox")
+    if result.digests:
+        runtime.nudge("send_overdue_digests")
     return result

@@ -20,16 +20,19 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import Runtime
 from pbem.services import NotFound, notify
 from pbem.services.house_rules import rules_of
 from pbem.services.locking import lock_game
-from pbem.services.progress import append_log
+from pbem.services.progress import append_log, next_reminder, turn_seconds
 
 DAY = dt.timedelta(days=1)
 YEAR = dt.timedelta(days=365)
+#: How long a player back early has to send the orders a held deadline waited for.
+RETURN_WINDOW = dt.timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,10 @@ def allowance(session: Session, game: Game, seat: Seat, now: dt.datetime | None 
     """Days used and allowed, in this game and in the last year."""
     now = now or utcnow()
     rules = rules_of(game)
-    in_game = session.scalars(select(Vacation).where(Vacation.game_id == game.id, Vacation.seat_id == seat.id))
+    # By player, not by seat: whoever takes over a seat starts with the whole allowance.
+    in_game = session.scalars(
+        select(Vacation).where(Vacation.game_id == game.id, Vacation.account_id == seat.account_id)
+    )
     used_game = sum(v.days for v in in_game)
     mine = session.scalars(
         select(Vacation).where(Vacation.account_id == seat.account_id, Vacation.ends_at > now - YEAR)
@@ -98,6 +104,9 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
             raise NotFound("that seat does not play in this game")
         if game.status not in ("active", "paused"):
             return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
+        cap = rules_of(game).vacation_days_per_game
+        if days > cap:
+            return VacationResult(False, f"refused: this game allows at most {cap} vacation days per player")
         now = utcnow()
         starts = current_end(session, game, seat, now) or now
         ends = starts + days * DAY
@@ -126,7 +135,7 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
             )
         )
         line = (
-            f"{seat.seat} ({seat.account.display}) is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
+            f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
             f"deadlines that wait for {seat.seat} move to then."
         )
         append_log(
@@ -138,28 +147,69 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
 
 
 def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult:
-    """Come back early: the vacation in force (and any declared ahead) ends now, and everyone is told."""
+    """Come back early: the vacation in force (and any declared ahead) ends now, and everyone is told.
+
+    A vacation that is holding a deadline back is charged in full, and that
+    deadline comes in to :data:`RETURN_WINDOW` from now (or the phase's own
+    period if shorter): declaring and ending vacations in turn can neither
+    stretch a game beyond the caps nor leave it waiting for a player who is back.
+    """
     with runtime.db.write() as session:
         game = lock_game(session, game_id)
         seat = next((s for s in game.seats if s.id == seat_id), None)
         if seat is None:
             raise NotFound("that seat does not play in this game")
+        if game.status not in ("active", "paused"):
+            return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
         now = utcnow()
-        rows = list(session.scalars(select(Vacation).where(Vacation.seat_id == seat.id, Vacation.ends_at > now)))
-        if not rows:
+        held = end_now(session, game, seat, now)
+        if held is None:
             return VacationResult(False, "you are not on vacation in this game")
-        for row in rows:
-            if row.starts_at > now:
-                session.delete(row)
-            else:
-                row.ends_at = now
-                row.days = max(1, -(-int((now - row.starts_at).total_seconds()) // 86400))
-        line = f"{seat.seat} ({seat.account.display}) is back from vacation."
+        line = f"{seat.public_label} is back from vacation."
+        if held:
+            line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
         append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
         game.version += 1
-        if game.status in ("active", "paused"):
-            notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} is back", kind="admin")
+        notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} is back", kind="admin")
         return VacationResult(True, "welcome back: your vacation has ended", now)
+
+
+def end_now(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool | None:
+    """End the seat's vacation in force and drop any declared ahead (the caller holds the game's lock).
+
+    Returns None if there was none, else whether a deadline it was holding came in
+    (that vacation is then charged in full; otherwise by the days it lasted).
+    """
+    rows = list(session.scalars(select(Vacation).where(Vacation.seat_id == seat.id, Vacation.ends_at > now)))
+    if not rows:
+        return None
+    holding = _holds_deadline(session, game, seat, now)
+    for row in rows:
+        if row.starts_at > now:
+            session.delete(row)
+        else:
+            row.ends_at = now
+            if not holding:
+                row.days = max(1, -(-int((now - row.starts_at).total_seconds()) // 86400))
+    if holding:
+        _bring_deadline_in(game, now)
+    return holding
+
+
+def _holds_deadline(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool:
+    """Whether the game's deadline was moved to the end of this seat's vacation and still waits there."""
+    until = away_seats(session, game, [seat.seat], now).get(seat.seat)
+    if until is None or game.deadline is None or game.deadline <= now:
+        return False
+    return abs((game.deadline - until).total_seconds()) < 1
+
+
+def _bring_deadline_in(game: Game, now: dt.datetime) -> None:
+    period = turn_seconds(get_engine(game.engine), game)
+    window = min(RETURN_WINDOW, dt.timedelta(seconds=period)) if period else RETURN_WINDOW
+    game.deadline = min(game.deadline, now + window)
+    game.reminders_sent = []
+    game.next_reminder = next_reminder(game, now)
 
 
 def away_seats(session: Session, game: Game, seat_names: list[str], now: dt.datetime) -> dict[str, dt.datetime]:

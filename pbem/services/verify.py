@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 
 from engines import get_engine
+from engines.base import Engine, State
 from engines.playout import apply_entry, canonical_json
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
 from pbem.services import NotFound
+
+#: Statuses of a game whose replayed state has no outcome yet (an admin may cancel a game).
+UNFINISHED = ("active", "paused", "cancelled")
 
 
 @dataclass
@@ -22,12 +27,39 @@ class Verification:
 
 
 def replay_log(runtime: Runtime, game_id: int) -> tuple[Game, list[LogEntry]]:
+    """The game and its log as one snapshot: a writer committing in between cannot split them.
+
+    PostgreSQL reads both in one ``REPEATABLE READ`` transaction; SQLite's read
+    transaction already sees a single snapshot from its first read on.
+    """
     with runtime.db.read() as session:
+        if not runtime.db.is_sqlite:
+            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
         game = session.get(Game, game_id)
         if game is None:
             raise NotFound(f"there is no game {game_id}")
         entries = list(session.scalars(select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq)))
         return game, entries
+
+
+def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
+    """What the stored game says that the replayed state does not: state, turn, phase, status, result."""
+    found = []
+    if canonical_json(state) != canonical_json(game.state):
+        found.append("state")
+    if engine.turn(state) != game.turn:
+        found.append(f"turn (stored {game.turn}, replayed {engine.turn(state)})")
+    if engine.phase(state)[:200] != game.phase:
+        found.append(f"phase (stored {game.phase!r}, replayed {engine.phase(state)!r})")
+    outcome = engine.outcome(state)
+    if outcome is None and game.status not in UNFINISHED:
+        found.append(f"status (stored {game.status}, but the replayed game is not over)")
+    if outcome is not None and game.status != "finished":
+        found.append(f"status (stored {game.status}, but the replayed game is over)")
+    expected: dict[str, Any] | None = outcome.to_json() if outcome is not None else None
+    if canonical_json(expected) != canonical_json(game.result):
+        found.append("result")
+    return found
 
 
 def verify(runtime: Runtime, game_id: int) -> Verification:
@@ -44,6 +76,8 @@ def verify(runtime: Runtime, game_id: int) -> Verification:
         except ValueError as error:
             return Verification(game_id, applied, False, f"entry {entry.seq} ({entry.text!r}) fails: {error}")
         applied += 1
-    if canonical_json(state) != canonical_json(game.state):
-        return Verification(game_id, applied, False, "replaying the log gives a different state")
-    return Verification(game_id, applied, True, f"game {game_id}: {applied} log entries replay to the stored state")
+    wrong = mismatches(engine, state, game)
+    if wrong:
+        message = f"game {game_id}: replaying the log gives a different " + "; ".join(wrong)
+        return Verification(game_id, applied, False, message)
+    return Verification(game_id, applied, True, f"game {game_id}: {applied} log entries replay to the stored game")

@@ -1,8 +1,9 @@
-"""Read queries for the web console and the dev mailbox (no Flask here).
+"""Queries and small operations for the web pages (no Flask here).
 
-The admin dashboard needs three lists — late seats, refused inbound mail and
-undeliverable outbox messages — and the dev mailbox needs the outbox grouped
-by recipient; none of them exists in :mod:`pbem.services.queries`.
+The admin dashboard needs its lists (late seats, refused and dropped inbound
+mail, undeliverable outbox messages, games), the dev mailbox the outbox grouped
+by recipient, and a seat's page the same answer to its lines as an email reply
+gets (:func:`answer_seat`); none of them exists elsewhere in :mod:`pbem.services`.
 """
 
 from __future__ import annotations
@@ -10,16 +11,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import selectinload
 
-from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
+from pbem.mail.pipeline import MAX_LINES
+from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError
+from pbem.services import NotFound, ServiceError, orders, press, seat_commands
 from pbem.services.notify import new_message_id
+from pbem.services.orders import Verdict
+from pbem.services.queries import game_fields, load_game, status_text
 from pbem.tokens import reply_address
 
 REFUSED_INBOUND = ("rejected", "failed")
+#: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
+DROPPED_INBOUND = ("dropped",)
+OPEN_STATUSES = ("active", "paused")
+
+
+#: The longest line read from a web submission (a one-line press may be as long as press allows).
+MAX_LINE_CHARS = press.MAX_PRESS_CHARS + 100
+#: How a refused line is quoted back.
+QUOTE_CHARS = 80
 
 
 _HISTORY_SIZE = select(func.count(LogEntry.id)).where(LogEntry.game_id == bindparam("game_id"))
@@ -34,73 +47,92 @@ def history_size(session, game_id: int) -> int:
 class Dashboard:
     late_seats: list[dict[str, Any]]
     refused_inbound: list[dict[str, Any]]
+    dropped_inbound: list[dict[str, Any]]
     failed_outbox: list[dict[str, Any]]
     games: list[dict[str, Any]]
+    games_total: int
 
 
-def dashboard(runtime: Runtime, limit: int = 100) -> Dashboard:
-    """What needs an admin's attention, newest first."""
+def dashboard(runtime: Runtime, limit: int = 100, games_limit: int = 50) -> Dashboard:
+    """What needs an admin's attention, newest first; open games before finished ones."""
     with runtime.db.read() as session:
-        late = session.scalars(
-            select(Seat)
-            .join(Game)
-            .where(Seat.missed_deadlines > 0, Game.status.in_(("active", "paused")))
-            .options(selectinload(Seat.game), selectinload(Seat.account))
-            .order_by(Seat.missed_deadlines.desc(), Seat.id)
-            .limit(limit)
+        return Dashboard(
+            late_seats=_late_seats(session, limit),
+            refused_inbound=_inbound_with(session, REFUSED_INBOUND, limit),
+            dropped_inbound=_inbound_with(session, DROPPED_INBOUND, limit),
+            failed_outbox=_failed_outbox(session, limit),
+            games=_game_rows(session, games_limit),
+            games_total=session.scalar(select(func.count(Game.id))) or 0,
         )
-        late_seats = [
-            {
-                "game_id": s.game_id,
-                "game": s.game.name,
-                "seat": s.seat,
-                "player": s.account.display,
-                "email": s.account.email,
-                "missed": s.missed_deadlines,
-            }
-            for s in late
-        ]
-        inbound = session.scalars(
-            select(InboundMessage)
-            .where(InboundMessage.status.in_(REFUSED_INBOUND))
-            .order_by(InboundMessage.id.desc())
-            .limit(limit)
-        )
-        refused = [inbound_row(m) for m in inbound]
-        outbox = session.scalars(
-            select(OutboxMessage).where(OutboxMessage.status == "failed").order_by(OutboxMessage.id.desc()).limit(limit)
-        )
-        failed = [
-            {
-                "id": m.id,
-                "recipient": m.recipient,
-                "subject": m.subject,
-                "game_id": m.game_id,
-                "attempts": m.attempts,
-                "error": m.last_error or "",
-                "created_at": m.created_at,
-            }
-            for m in outbox
-        ]
-        games = session.scalars(
-            select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
-        )
-        game_rows = [
-            {
-                "id": g.id,
-                "name": g.name,
-                "engine": g.engine,
-                "variant": g.variant,
-                "status": g.status,
-                "turn": g.turn,
-                "phase": g.phase,
-                "deadline": g.deadline,
-                "players": [s.account.display for s in g.seats],
-                "late": sum(1 for s in g.seats if s.missed_deadlines),
-            }
-            for g in games
-        ]
-        return Dashboard(late_seats, refused, failed, game_rows)
+
+
+def _late_seats(session, limit: int) -> list[dict[str, Any]]:
+    late = session.scalars(
+        select(Seat)
+        .join(Game)
+        .where(Seat.missed_deadlines > 0, Game.status.in_(OPEN_STATUSES))
+        .options(selectinload(Seat.game), selectinload(Seat.account))
+        .order_by(Seat.missed_deadlines.desc(), Seat.id)
+        .limit(limit)
+    )
+    return [
+        {
+            "game_id": s.game_id,
+            "game": s.game.name,
+            "seat": s.seat,
+            "player": s.account.display,
+            "email": s.account.email,
+            "missed": s.missed_deadlines,
+        }
+        for s in late
+    ]
+
+
+def _inbound_with(session, statuses: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(InboundMessage)
+        .where(InboundMessage.status.in_(statuses))
+        .order_by(InboundMessage.id.desc())
+        .limit(limit)
+    )
+    return [inbound_row(m) for m in rows]
+
+
+def _failed_outbox(session, limit: int) -> list[dict[str, Any]]:
+    outbox = session.scalars(
+        select(OutboxMessage).where(OutboxMessage.status == "failed").order_by(OutboxMessage.id.desc()).limit(limit)
+    )
+    return [
+        {
+            "id": m.id,
+            "recipient": m.recipient,
+            "subject": m.subject,
+            "game_id": m.game_id,
+            "attempts": m.attempts,
+            "error": m.last_error or "",
+            "created_at": m.created_at,
+        }
+        for m in outbox
+    ]
+
+
+def _game_rows(session, limit: int) -> list[dict[str, Any]]:
+    """The ``limit`` games most worth a look: open ones first, newest first."""
+    games = session.scalars(
+        select(Game)
+        .options(selectinload(Game.seats).selectinload(Seat.account))
+        .order_by(case((Game.status.in_(OPEN_STATUSES), 0), else_=1), Game.id.desc())
+        .limit(limit)
+    )
+    return [
+        {
+            **game_fields(g),
+            "deadline": g.deadline,
+            "players": [s.account.display for s in g.seats],
+            "late": sum(1 for s in g.seats if s.missed_deadlines),
+        }
+        for g in games
+    ]
 
 
 def inbound_row(message: InboundMessage) -> dict[str, Any]:
@@ -137,13 +169,17 @@ def game_inbound(runtime: Runtime, game_id: int, limit: int = 200) -> list[dict[
         return [inbound_row(m) for m in rows]
 
 
-def game_log(runtime: Runtime, game_id: int, limit: int = 500) -> list[dict[str, Any]]:
-    """The full log (order texts included: for admins only)."""
+def game_log(runtime: Runtime, game_id: int, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """One page of the full log, newest first, and the log's size (order texts included: for admins only)."""
     with runtime.db.read() as session:
         rows = session.scalars(
-            select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit)
+            select(LogEntry)
+            .where(LogEntry.game_id == game_id)
+            .order_by(LogEntry.seq.desc())
+            .limit(limit)
+            .offset(offset)
         )
-        return [
+        entries = [
             {
                 "seq": e.seq,
                 "turn": e.turn,
@@ -156,6 +192,7 @@ def game_log(runtime: Runtime, game_id: int, limit: int = 500) -> list[dict[str,
             }
             for e in rows
         ]
+        return entries, history_size(session, game_id)
 
 
 def resend_latest(runtime: Runtime, game_id: int, seat_name: str) -> int:
@@ -245,6 +282,7 @@ def lean_game(session, game_id: int):
 
     :func:`pbem.services.queries.public_summary` only reads attributes, so the
     status page can skip building ORM objects (most of a page's cost otherwise).
+    Accounts carry their name only: public pages never see an address.
     """
     from types import SimpleNamespace
 
@@ -254,7 +292,7 @@ def lean_game(session, game_id: int):
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Account.name)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -265,6 +303,91 @@ def lean_game(session, game_id: int):
     seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
     game = SimpleNamespace(**row)
     game.seats = [
-        SimpleNamespace(seat=s.seat, account=SimpleNamespace(display=s.name or s.email.split("@")[0])) for s in seats
+        SimpleNamespace(seat=s.seat, position=s.position, account=SimpleNamespace(name=s.name or "")) for s in seats
     ]
     return game
+
+
+# -- a seat's lines, answered as an email reply answers them ----------------------------
+
+
+@dataclass(frozen=True)
+class SeatAnswer:
+    """Every line's verdict, in the order the emailed receipt lists them, and its headline."""
+
+    verdicts: list[Verdict]
+    headline: str
+
+
+def receipt_headline(verdicts: list[Verdict]) -> str:
+    """The receipt's first line, in the words of the emailed receipt."""
+    if not verdicts:
+        return "No orders found."
+    accepted = sum(v.ok for v in verdicts)
+    return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
+
+
+def _quote(line: str) -> str:
+    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
+
+
+def _capped(lines: list[str]) -> tuple[list[str], list[Verdict]]:
+    """The lines read (at most ``MAX_LINES``, none longer than ``MAX_LINE_CHARS``) and the refusals of the rest."""
+    kept, overflow = lines[:MAX_LINES], lines[MAX_LINES:]
+    refused = [
+        Verdict(_quote(line), False, f"this line is {len(line)} characters long; at most {MAX_LINE_CHARS} are read")
+        for line in kept
+        if len(line) > MAX_LINE_CHARS
+    ]
+    kept = [line for line in kept if len(line) <= MAX_LINE_CHARS]
+    if overflow:
+        refused.append(Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read"))
+    return kept, refused
+
+
+def _game_and_seat(runtime: Runtime, game_id: int, seat_id: int) -> tuple[Game, Seat]:
+    """The game with its seats and accounts loaded (read only), and one of its seats."""
+    with runtime.db.read() as session:
+        game = load_game(session, game_id)
+        seat = next((s for s in game.seats if s.id == seat_id), None)
+        if seat is None:
+            raise NotFound("that seat does not play in this game")
+        return game, seat
+
+
+def _status_verdicts(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> list[Verdict]:
+    if not lines:
+        return []
+    game, seat = _game_and_seat(runtime, game_id, seat_id)
+    text = status_text(game, seat)
+    return [Verdict(line, True, text) for line in lines]
+
+
+def answer_seat(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> SeatAnswer:
+    """Carry out a seat's lines from the web exactly as an email reply's: commands (press,
+    vacation, notify, help, status) through :func:`pbem.services.seat_commands.run`, the rest
+    as orders; the verdicts come back in the emailed receipt's order (commands before the
+    first order, the orders, later commands, refusals, then ``status``)."""
+    lines = [line.strip() for line in lines if line.strip()]
+    kept, refused = _capped(lines)
+    game, seat = _game_and_seat(runtime, game_id, seat_id)
+    split = seat_commands.run(runtime, game, seat, kept)
+    result = orders.submit(runtime, game_id, seat_id, split.orders, source="web")
+    status = _status_verdicts(runtime, game_id, seat_id, split.status)
+    every = [*split.before, *result.verdicts, *split.after, *refused, *status]
+    return SeatAnswer(every, receipt_headline(every))
+
+
+# -- observers ---------------------------------------------------------------------------
+
+
+def observer_by_token(runtime: Runtime, token: str) -> dict[str, Any] | None:
+    """What an observer's confirm/stop page shows (game and state, never the address); None if unknown."""
+    if not token or len(token) > 64:
+        return None
+    with runtime.db.read() as session:
+        observer = session.scalars(select(Observer).where(Observer.token == token)).one_or_none()
+        if observer is None:
+            return None
+        game = session.get(Game, observer.game_id)
+        return {"game_id": observer.game_id, "game": game.name if game else "", "status": observer.status}

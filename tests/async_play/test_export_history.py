@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from engines import get_engine
 from engines.rng import Rng
 from pbem.cli import main
-from pbem.services import ServiceError, games, history
+from pbem.services import ServiceError, games, history, press
 from pbem.services.export import export_game, verify_export
 from tests.async_play.helpers import THREE, log, start_with
 from tests.support.play import game_row, play_one
@@ -106,3 +106,17 @@ def test_private_views_by_turn_once_finished(runtime):
     for seat in game.seats:
         assert last["private"][seat.seat] == engine.private_view(game.state, seat.seat)
         assert last["private_text"][seat.seat] == engine.render_text(engine.private_view(game.state, seat.seat))
+
+
+def test_the_export_carries_press_as_its_readers_may_see_it(runtime):
+    game_id = start_with(runtime, {"press_identity": "anonymous"}, engine="rankchain", players=THREE)
+    seats = {s.seat: s.id for s in game_row(runtime, game_id).seats}
+    red, green, yellow = sorted(seats)[:3]
+    assert press.send_press(runtime, game_id, seats[red], "all", "hello table").ok
+    assert press.send_press(runtime, game_id, seats[red], green, "just you and me").ok
+    public = export_game(runtime, game_id)["press"]
+    assert [p["text"] for p in public] == ["hello table"] and public[0]["from"] == "an anonymous player"
+    full = export_game(runtime, game_id, full=True)["press"]
+    assert [p["text"] for p in full] == ["hello table", "just you and me"]
+    assert full[1]["to"] == green and all(p["from"] == "an anonymous player" for p in full)
+    assert yellow not in json.dumps(full)

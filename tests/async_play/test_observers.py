@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from engines import get_engine
 from engines.rng import Rng
-from pbem.models import Observer
-from pbem.services import games, observers
+from pbem.clock import utcnow
+from pbem.models import Game, LogEntry, Observer
+from pbem.services import games, observers, orders
 from tests.async_play.helpers import THREE, log, outbox, start_with
-from tests.support.play import game_row, play_one
+from tests.support.play import game_row, play_one, seat_ids
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -128,3 +129,42 @@ def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
         assert f"\n{text}\n" not in f"\n{contents}\n"
     ids = [e.find(f"{ATOM}id").text for e in entries]
     assert len(set(ids)) == len(ids) and all(i.startswith(f"http://pbem.test/games/{game_id}#log-") for i in ids)
+
+
+def test_a_stray_control_character_never_breaks_the_feed(runtime):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    with runtime.db.write() as session:  # text stored before control characters were refused
+        game = session.get(Game, game_id)
+        game.name = "Cup\x01 final"
+        session.add(
+            LogEntry(game_id=game_id, seq=999, kind="order", seat="A", text="x", source="web", turn=1,
+                     events=["A says \x1bhello\x00 \ud800there"])
+        )  # fmt: skip
+    root = ET.fromstring(observers.atom_feed(runtime, game_id, "http://pbem.test"))
+    assert root.find(f"{ATOM}title").text.startswith("Cup final")
+    assert "A says hello there" in [e.find(f"{ATOM}content").text for e in root.findall(f"{ATOM}entry")]
+
+
+def test_control_characters_are_stripped_from_orders(runtime):
+    game_id = start_with(runtime)
+    seats = seat_ids(runtime, game_id)
+    verdicts = orders.submit(runtime, game_id, seats["Suns"], ["play\x1b 3\x00"], source="web").verdicts
+    assert [v.ok for v in verdicts] == [True] and verdicts[0].line == "play 3"
+
+
+def test_strangers_cannot_fill_a_game_or_flood_one_address(runtime, monkeypatch):
+    game_id = start_with(runtime, engine="rankchain", players=THREE)
+    monkeypatch.setattr(observers, "MAX_OBSERVERS_PER_GAME", 2)
+    assert observers.subscribe(runtime, game_id, "one@example.org").ok
+    assert observers.subscribe(runtime, game_id, "two@example.org").ok
+    assert not observers.subscribe(runtime, game_id, "three@example.org").ok
+    with runtime.db.write() as session:  # the first two never confirmed: their requests lapse
+        session.execute(update(Observer).values(asked_at=utcnow() - observers.PENDING_LAPSES))
+    assert observers.subscribe(runtime, game_id, "three@example.org").ok
+    others = [start_with(runtime, engine="rankchain", players=THREE) for _ in range(observers.MAX_PENDING_PER_ADDRESS)]
+    answers = [observers.subscribe(runtime, other, "victim@example.org") for other in others]
+    assert all(a.ok for a in answers[:-1]) and answers[-1].ok
+    flood = observers.subscribe(runtime, game_id, "victim@example.org")
+    assert not flood.ok and "too many follow requests" in flood.message
+    sent = [m for m in outbox(runtime, kind="observer_confirm") if m.recipient == "victim@example.org"]
+    assert len(sent) == observers.MAX_PENDING_PER_ADDRESS

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import update
 
 from engines.rng import Rng
+from pbem.clock import utcnow
+from pbem.models import OutboxMessage
 from pbem.services import NotFound, ServiceError, digest, games, outbox, preferences
 from tests.async_play.helpers import outbox as rows
-from tests.async_play.helpers import start_with
-from tests.support.play import game_row, play_one, seat_ids
+from tests.async_play.helpers import play_first_legal, start_with, to_act
+from tests.support.play import game_row, play_one
 
 
 def account_of(runtime, game_id, seat_name):
@@ -54,21 +57,21 @@ def test_set_preference_by_email_and_by_token(runtime):
         preferences.set_preference(runtime, account.email, "hourly")
 
 
-def test_my_turn_sends_only_when_the_seat_must_act(runtime):
-    game_id = start_with(runtime, deadline_seconds=3600)
-    account = account_of(runtime, game_id, "Moons")
-    preferences.set_preference(runtime, account.email, "my_turn")
-    moons = seat_ids(runtime, game_id)["Moons"]
-    games.pause(runtime, game_id)  # nobody must act in a paused game: the notice is not sent to Moons
-    paused = rows(runtime, kind="admin")
-    assert {m.status for m in paused if m.seat_id == moons} == {"suppressed"}
-    assert {m.status for m in paused if m.seat_id != moons} == {"pending"}
-    games.resume(runtime, game_id)  # Moons must act again: sent
-    resumed = rows(runtime, kind="admin")[len(paused) :]
-    assert {m.status for m in resumed} == {"pending"}
-    assert outbox.due_ids(runtime.__class__(runtime.settings.with_(smtp_url="smtp://x"), runtime.db)) == [
-        m.id for m in rows(runtime) if m.status == "pending"
-    ]
+def test_my_turn_skips_news_while_idle_but_never_an_announcement(runtime):
+    game_id = start_with(runtime, engine="rankchain", deadline_seconds=3600)
+    game = game_row(runtime, game_id)
+    first = sorted(to_act(runtime, game_id))[0]
+    idle = next(s for s in game.seats if s.seat != first)
+    preferences.set_preference(runtime, idle.account.email, "my_turn")
+    for _ in range(len(game.seats)):  # a round: the idle seat's turn comes once, the others' news do not
+        play_first_legal(runtime, game_id, sorted(to_act(runtime, game_id))[0])
+    mine = rows(runtime, kind="turn", seat_id=idle.id)
+    assert {m.status for m in mine} == {"suppressed", "pending"}, "news skipped while idle, sent on its turn"
+    assert all(m.status == "pending" for m in rows(runtime, kind="turn") if m.seat_id != idle.id)
+    games.pause(runtime, game_id)  # announcements reach everyone, whether they must act or not
+    games.resume(runtime, game_id)
+    announced = rows(runtime, kind="admin")
+    assert len(announced) == 2 * len(game.seats) and {m.status for m in announced} == {"pending"}
 
 
 def test_digest_holds_news_and_sends_one_daily_digest(runtime):
@@ -111,3 +114,56 @@ def test_leaving_digest_sends_what_was_held(runtime):
     preferences.set_preference(runtime, account.email, "every")
     assert rows(runtime, status="held") == []
     assert len(rows(runtime, kind="digest", recipient=account.email)) == 1
+
+
+@pytest.mark.parametrize("token", ["\u00b2-abc", "1-\u00e9t\u00e9", "", "-", "12345678901234-x", "7"])
+def test_malformed_preference_tokens_are_simply_unknown(runtime, token):
+    assert preferences.account_id_from_token(runtime.settings.secret_key, token) is None
+
+
+def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime):
+    game_id = start_with(runtime)
+    preferences.set_preference(runtime, "ann@example.org", "digest")
+    next_turn(runtime, game_id, Rng(8))
+    held = rows(runtime, status="held")
+    assert held
+    assert digest.send_overdue(runtime) == 0  # held this morning: the daily run will take it
+    with runtime.db.write() as session:
+        session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
+    assert digest.send_overdue(runtime) == 1
+    assert not rows(runtime, status="held") and len(rows(runtime, kind="digest")) == 1
+    assert digest.send_overdue(runtime) == 0
+
+
+def test_the_digest_keeps_every_press_and_every_event(runtime):
+    from pbem.services import press
+
+    game_id = start_with(runtime, {"press_identity": "anonymous"})
+    seats = {s.seat: s for s in game_row(runtime, game_id).seats}
+    reader = seats["Suns"]
+    preferences.set_preference(runtime, reader.account.email, "digest")
+    for sender, text in (("Moons", "first whisper"), ("Arms", "second whisper"), ("Crowns", "third, to all")):
+        to = "all" if "all" in text else "Suns"
+        assert press.send_press(runtime, game_id, seats[sender].id, to, text).ok
+    next_turn(runtime, game_id, Rng(4))
+    assert digest.send_digests(runtime) == 1
+    [daily] = rows(runtime, kind="digest")
+    text = daily.body_text
+    for whisper in ("first whisper", "second whisper", "third, to all"):
+        assert whisper in text
+    assert "Moons" not in text.split("What happened")[0] and "an anonymous player (private)" in text
+    assert "What happened:" in text and max(len(line) for line in text.splitlines()) <= 72
+
+
+def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
+    from pbem.services import sweep
+
+    game_id = start_with(runtime)
+    preferences.set_preference(runtime, "ann@example.org", "digest")
+    next_turn(runtime, game_id, Rng(9))
+    nudges: list[str] = []
+    runtime.nudger = lambda task, args: nudges.append(task)
+    assert sweep.sweep(runtime).digests == [] and "send_overdue_digests" not in nudges
+    with runtime.db.write() as session:
+        session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
+    assert sweep.sweep(runtime).digests == ["ann@example.org"] and "send_overdue_digests" in nudges

@@ -103,7 +103,12 @@ def test_anonymous_press_hides_the_sender_and_can_be_answered(runtime):
     # Suns answers the press it received, without knowing who sent it.
     press_id = press.press_id_from_message_id(f"<x@y> {row.message_id}")
     answer = press.reply_to_press(runtime, game_id, seats["Suns"], press_id, "Who are you?")
-    assert answer.ok and answer.recipients == ("Arms",) and answer.message == "press sent to Arms"
+    assert answer.ok and answer.message == "press sent to the anonymous sender" and "Arms" not in answer.recipients
+    [delivered] = [m for m in outbox(runtime, kind="press") if "Who are you?" in m.body_text]
+    assert delivered.recipient == emails["Arms"]
+    suns_view = press.history_for_seat(runtime, game_id, seats["Suns"])[-1]
+    assert suns_view["to"] == "the anonymous sender" and "Arms" not in str(suns_view)
+    assert press.history_for_seat(runtime, game_id, seats["Arms"])[-1]["to"] == "Arms"
     # A seat that did not receive the press cannot reply to it.
     assert not press.reply_to_press(runtime, game_id, seats["Moons"], press_id, "me too").ok
 
@@ -125,3 +130,13 @@ def test_press_after_the_game_is_over_is_refused(runtime):
     assert game.status == "finished"
     result = press.send_press(runtime, game_id, game.seats[0].id, "all", "gg")
     assert not result.ok and "finished" in result.message
+
+
+def test_one_seat_cannot_flood_the_table(runtime, monkeypatch):
+    monkeypatch.setattr(press, "MAX_PRESS_PER_HOUR", 3)
+    game_id = start_with(runtime)
+    seats = seat_ids(runtime, game_id)
+    sent = [press.send_press(runtime, game_id, seats["Suns"], "all", f"note {i}") for i in range(4)]
+    assert [r.ok for r in sent] == [True, True, True, False]
+    assert "3 press messages in the last hour" in sent[-1].message
+    assert press.send_press(runtime, game_id, seats["Moons"], "all", "my turn to talk").ok

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from pbem.clock import utcnow
 from pbem.models import Vacation
-from pbem.services import deadlines, vacations
+from pbem.services import deadlines, games, vacations
 from tests.async_play.helpers import force_due, leave_only, log, outbox, start_with
 from tests.support.play import game_row, seat_ids
 
@@ -92,3 +92,81 @@ def test_coming_back_early_ends_the_vacation(runtime):
     deadlines.apply_deadline(runtime, game_id)
     assert log(runtime, game_id)[-1].kind == "timeout"
     assert any("back from vacation" in m.body_text for m in outbox(runtime, kind="admin"))
+
+
+def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_comes_in(runtime):
+    """Declaring and ending vacations in turn cannot stretch a game past the cap."""
+    game_id = start_with(runtime, {"vacation_days_per_game": 14}, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    leave_only(runtime, game_id, "Suns")
+    for cycle in range(2):
+        declared = vacations.declare_vacation(runtime, game_id, seats["Suns"], 7)
+        assert declared.ok, declared.message
+        force_due(runtime, game_id)
+        assert deadlines.apply_deadline(runtime, game_id) is True
+        assert game_row(runtime, game_id).deadline == declared.ends_at  # held for Suns
+        back = vacations.end_vacation(runtime, game_id, seats["Suns"])
+        assert back.ok
+        deadline = game_row(runtime, game_id).deadline
+        assert abs((deadline - utcnow()).total_seconds() - 3600) < 60, "the phase's own hour, not a week"
+        with runtime.db.read() as session:
+            charged = sum(v.days for v in session.scalars(select(Vacation).where(Vacation.game_id == game_id)))
+        assert charged == 7 * (cycle + 1)
+    refused = vacations.declare_vacation(runtime, game_id, seats["Suns"], 1)
+    assert not refused.ok and "0 left" in refused.message
+    assert any(
+        "The deadline that waited for Suns is now" in " ".join(m.body_text.split())
+        for m in outbox(runtime, kind="admin")
+    )
+
+
+def test_coming_back_before_any_deadline_waited_is_charged_by_the_days_away(runtime):
+    game_id = start_with(runtime, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    vacations.declare_vacation(runtime, game_id, seats["Moons"], 5)
+    before = game_row(runtime, game_id).deadline
+    assert vacations.end_vacation(runtime, game_id, seats["Moons"]).ok
+    assert game_row(runtime, game_id).deadline == before
+    with runtime.db.read() as session:
+        assert [v.days for v in session.scalars(select(Vacation))] == [1]
+
+
+def test_impossible_vacations_are_refused_in_words(runtime):
+    game_id = start_with(runtime, {"vacation_days_per_game": 10}, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    huge = vacations.declare_vacation(runtime, game_id, seats["Arms"], 10**9)
+    assert not huge.ok and "at most 10 vacation days" in huge.message
+    games.cancel(runtime, game_id)
+    over = vacations.end_vacation(runtime, game_id, seats["Arms"])
+    assert not over.ok and "cancelled" in over.message
+
+
+def test_replacing_an_away_player_brings_the_deadline_they_held_in(runtime):
+    game_id = start_with(runtime, {"vacation_days_per_game": 10}, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    declared = vacations.declare_vacation(runtime, game_id, seats["Arms"], 9)
+    leave_only(runtime, game_id, "Arms")
+    force_due(runtime, game_id)
+    deadlines.apply_deadline(runtime, game_id)
+    assert game_row(runtime, game_id).deadline == declared.ends_at
+    games.replace_player(runtime, game_id, "Arms", "New Player <new@example.org>")
+    deadline = game_row(runtime, game_id).deadline
+    assert abs((deadline - utcnow()).total_seconds() - 3600) < 60
+    fresh = vacations.declare_vacation(runtime, game_id, seats["Arms"], 10)
+    assert fresh.ok, "the newcomer has the whole allowance"
+
+
+def test_players_without_names_are_never_shown_by_their_address(runtime):
+    players = ["zq7ann@example.org", "xw3bob@example.org", "kp9cy@example.org"]
+    game_id = start_with(runtime, players=players, deadline_seconds=3600)
+    seats = seat_ids(runtime, game_id)
+    assert vacations.declare_vacation(runtime, game_id, seats["Suns"], 2).ok
+    game = game_row(runtime, game_id)
+    assert all(name.startswith("Player ") for name in game.players)
+    suns = next(s for s in game.seats if s.seat == "Suns")
+    for row in outbox(runtime):
+        others = [p.split("@")[0] for p in players if p != row.recipient]
+        assert not any(local in row.body_text or local in row.subject for local in others), row.subject
+    assert any(
+        f"Suns (Player {suns.position + 1}) is on vacation" in " ".join(r.body_text.split()) for r in outbox(runtime)
+    )

@@ -5,16 +5,18 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
+from sqlalchemy.orm import Session
 
 from engines import get_engine
+from engines.playout import random_playout, replay
 from engines.rng import Rng
 from pbem.clock import utcnow
-from pbem.models import Account, Game, LogEntry, OutboxMessage, Seat
-from pbem.services import NotFound, ServiceError, deadlines, games, orders
+from pbem.models import Account, Game, LogEntry, OutboxMessage, Seat, Vacation
+from pbem.services import NotFound, ServiceError, deadlines, games, house_rules, orders, vacations
 from pbem.services.verify import verify
 from pbem.tokens import reply_address, token_from_local_part
-from tests.support.play import PLAYERS, game_row, outbox_count, play_one, seat_ids, start
+from tests.support.play import PLAYERS, game_row, legal_move, outbox_count, play_one, seat_ids, start
 
 
 def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
@@ -204,3 +206,156 @@ def test_reply_addresses_refuse_forgeries():
     assert token_from_local_part("other-key", local) is None
     assert token_from_local_part("k", local[:-1] + ("0" if local[-1] != "0" else "1")) is None
     assert token_from_local_part("k", "pbem") is None
+
+
+def test_a_replaced_seat_drops_the_vacations_and_missed_deadlines_of_the_player_who_left(runtime):
+    game_id = start(runtime, deadline_seconds=3600)
+    seat = game_row(runtime, game_id).seats[0]
+    assert vacations.declare_vacation(runtime, game_id, seat.id, 3).ok
+    assert vacations.declare_vacation(runtime, game_id, seat.id, 2).ok  # declared to follow the first
+    with runtime.db.write() as session:
+        session.execute(update(Seat).where(Seat.id == seat.id).values(missed_deadlines=3))
+    games.replace_player(runtime, game_id, seat.seat, "Eve <eve@example.org>")
+    now = utcnow()
+    with runtime.db.read() as session:
+        rows = list(session.scalars(select(Vacation).where(Vacation.seat_id == seat.id)))
+        after = session.get(Seat, seat.id)
+        assert after.missed_deadlines == 0
+        game = session.get(Game, game_id)
+        assert vacations.away_seats(session, game, [seat.seat], now) == {}
+    assert len(rows) == 1 and rows[0].ends_at <= now, "the vacation in force ends; the one ahead is dropped"
+    with runtime.db.read() as session:
+        entry = session.scalars(select(LogEntry).where(LogEntry.kind == "admin").order_by(LogEntry.seq.desc())).first()
+    assert entry.text.startswith("replace:")
+    assert outbox_count(runtime, recipient="eve@example.org") == 1
+
+
+def test_game_names_must_be_one_printable_line(runtime):
+    for name in ("Spring\r\nBcc: all@example.org", "tab\there", "bell\x07", "line\u2028separator"):
+        with pytest.raises(ServiceError, match="one line of printable text"):
+            start(runtime, name=name)
+    assert game_row(runtime, start(runtime, name="Frühling — 春")).name == "Frühling — 春"
+
+
+def test_seeds_must_fit_in_64_bits(runtime):
+    with pytest.raises(ServiceError, match="seed must be a whole number"):
+        games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=2**64))
+    game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=-(2**63)))
+    assert game_row(runtime, game_id).seed == -(2**63)
+
+
+def test_durations_are_checked(runtime):
+    with pytest.raises(ServiceError, match="at most 365 days"):
+        start(runtime, deadline_seconds=10**12)
+    with pytest.raises(ServiceError, match="positive duration"):
+        start(runtime, deadline_seconds=3600, per_phase={"coins": 0})
+    game_id = start(runtime, deadline_seconds=3600)
+    with pytest.raises(ServiceError, match="at most 365 days"):
+        games.extend_deadline(runtime, game_id, 99999999 * 86400)
+
+
+def test_phase_deadlines_name_the_engines_phase_kinds(runtime):
+    with pytest.raises(ServiceError) as info:
+        start(runtime, deadline_seconds=3600, per_phase={"coin": 600, "excuses": 600})
+    assert "no phase kind 'coin'" in str(info.value) and "coins, excuses, choose" in str(info.value)
+    game_id = start(runtime, deadline_seconds=86400, per_phase={"coins": 600})
+    game = game_row(runtime, game_id)
+    assert abs((game.deadline - utcnow()).total_seconds() - 600) < 60
+
+
+def test_reminders_that_could_never_fire_are_refused(runtime):
+    with pytest.raises(ServiceError, match=r"1d is not shorter than the longest deadline \(12h\)"):
+        start(runtime, deadline_seconds=12 * 3600, reminders=[86400, 3600])
+    with pytest.raises(ServiceError, match="2h is not shorter"):
+        start(runtime, deadline_seconds=3600, per_phase={"excuses": 7200}, reminders=[7200])
+    assert start(runtime, deadline_seconds=3600, per_phase={"excuses": 7200}, reminders=[5400])
+
+
+@pytest.mark.parametrize("engine_name", ["kidsprout", "rankchain", "sneak", "sprawl"])
+def test_every_phase_an_engine_plays_is_one_of_its_phase_kinds(engine_name):
+    engine = get_engine(engine_name)
+    variants = engine.variant_names() if engine_name != "sprawl" else ["standard", "counting-coup"]
+    seen = set()
+    for index, variant in enumerate(variants):
+        players = engine.min_players + index % (engine.max_players - engine.min_players + 1)
+        playout = random_playout(engine, players, 100 + index, variant, timeout_rate=0.1)
+        for state in replay(engine, playout.setup, playout.log):
+            if engine.outcome(state) is None:
+                seen.add(engine.phase_key(state))
+    assert seen <= set(engine.phase_kinds), f"phase kinds missing from {engine_name}.phase_kinds"
+    assert seen, "the playout saw no phase at all"
+
+
+def test_house_rules_are_stored_with_the_game_and_told_in_the_welcome(runtime):
+    rules = house_rules.parse_rules(press="public", press_identity="anonymous", late="bot:2")
+    request = games.NewGame(engine="kidsprout", players=PLAYERS, seed=7)
+    game_id = games.create_game(runtime, request, rules)
+    game = game_row(runtime, game_id)
+    assert house_rules.rules_of(game) == rules and game.version == 1, "one transaction writes the game once"
+    with runtime.db.read() as session:
+        welcome = list(session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "welcome")))
+    assert len(welcome) == 4
+    for row in welcome:
+        text = " ".join(row.body_text.split())
+        assert "House rules:" in text and "press is anonymous" in text and "a bot plays for the late seat" in text
+
+
+def test_house_rules_are_not_stored_when_the_game_cannot_start(runtime, monkeypatch):
+    """Game, seats, rules and welcome emails commit together or not at all."""
+    rules = house_rules.parse_rules(late="grace:1")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the mail templates are broken")
+
+    monkeypatch.setattr(games.notify, "send_views", broken)
+    with pytest.raises(RuntimeError):
+        games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=7), rules)
+    with runtime.db.read() as session:
+        assert session.scalar(select(Game.id)) is None
+
+
+def test_verify_compares_turn_phase_status_and_result(runtime):
+    game_id = start(runtime)
+    play_one(runtime, game_id, Rng(1))
+    assert verify(runtime, game_id).ok
+    for change, word in (
+        ({"turn": 99}, "turn"),
+        ({"phase": "Day 9"}, "phase"),
+        ({"status": "finished"}, "status"),
+        ({"result": {"winners": ["Suns"]}}, "result"),
+    ):
+        before = game_row(runtime, game_id)
+        with runtime.db.write() as session:
+            session.execute(update(Game).where(Game.id == game_id).values(**change))
+        result = verify(runtime, game_id)
+        assert not result.ok and word in result.message, result.message
+        with runtime.db.write() as session:
+            session.execute(
+                update(Game)
+                .where(Game.id == game_id)
+                .values(turn=before.turn, phase=before.phase, status=before.status, result=before.result)
+            )
+    assert verify(runtime, game_id).ok
+
+
+def test_verify_reads_the_game_and_its_log_as_one_snapshot(runtime):
+    """An order committed while verify reads must not show as a mismatch."""
+    game_id = start(runtime)
+    game = game_row(runtime, game_id)
+    seat = sorted(get_engine("kidsprout").to_act(game.state))[0]
+    line = legal_move(runtime, game_id, seat, Rng(2))
+    seat_id = seat_ids(runtime, game_id)[seat]
+    fired = []
+
+    def order_arrives(state):
+        if not fired and state.is_select and "game_log" in str(state.statement):
+            fired.append(True)
+            assert orders.submit(runtime, game_id, seat_id, [line], source="web").verdicts[0].ok
+
+    event.listen(Session, "do_orm_execute", order_arrives)
+    try:
+        result = verify(runtime, game_id)
+    finally:
+        event.remove(Session, "do_orm_execute", order_arrives)
+    assert fired and result.ok, result.message
+    assert verify(runtime, game_id).entries == 1

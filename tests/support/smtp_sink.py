@@ -20,6 +20,8 @@ class Received:
     recipients: list[str]
     data: bytes
     at: float
+    #: The client's (host, port): one per SMTP connection, so tests can count connections.
+    peer: tuple = ()
 
     @property
     def message(self) -> EmailMessage:
@@ -38,7 +40,9 @@ class SinkHandler:
             return self.refuse_with
         with self.lock:
             self.messages.append(
-                Received(envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content, time.time())
+                Received(
+                    envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content, time.time(), session.peer
+                )
             )
         return "250 OK"
 
@@ -76,4 +80,7 @@ class SmtpSink:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        from pbem.services.relay import close_kept
+
+        close_kept()  # this thread's kept connection to the sink, if any
         self.controller.stop()

@@ -1,0 +1,178 @@
+"""What a seat may write besides orders: the same words by email and on its web page.
+
+Every line of a message is either one of these commands or an order for the
+engine.  Commands are answered in the same reply as the orders, each with its
+own verdict; ``status`` is answered last, so it shows the view after this
+message's orders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from engines import get_engine
+from pbem.models import Game, Seat
+from pbem.runtime import Runtime
+from pbem.services import ServiceError, preferences, press, vacations
+from pbem.services.orders import Verdict
+
+HELP_WORDS = ("help", "?", "commands")
+STATUS_WORDS = ("status", "view", "board")
+END_PRESS = "endpress"
+
+COMMANDS_HELP = """\
+Besides orders, a message may hold these commands (one per line):
+  help                 this text and the game's order syntax
+  status               your private view, after this message's orders
+  press all: TEXT      table talk to every seat
+  press SEAT: TEXT     table talk to one seat only
+  press all:           (nothing after the colon) the press is every
+                       following line, up to a line "endpress"
+  press reply: TEXT    in a reply to a press email: answer it
+  vacation DAYS        away for DAYS days: deadlines waiting on you wait
+  vacation end         back early (also: back)
+  notify every         an email every turn (the default)
+  notify my_turn       emails only when you must act
+  notify digest        one daily digest across all your games"""
+
+_VACATION = re.compile(r"^vacation\s+(\S+)\s*$", re.IGNORECASE)
+_NOTIFY = re.compile(r"^notify(?:\s+(\S+))?\s*$", re.IGNORECASE)
+
+
+@dataclass
+class SeatLines:
+    """A message split into command verdicts and order lines, in the order a receipt shows them."""
+
+    before: list[Verdict] = field(default_factory=list)
+    orders: list[str] = field(default_factory=list)
+    after: list[Verdict] = field(default_factory=list)
+    #: ``status`` lines, answered once the orders are applied.
+    status: list[str] = field(default_factory=list)
+
+    def answer(self, verdict: Verdict) -> None:
+        (self.after if self.orders else self.before).append(verdict)
+
+
+def first_word(line: str) -> str:
+    words = line.split()
+    return words[0].lower().rstrip(".!:") if words else ""
+
+
+def run(
+    runtime: Runtime,
+    game: Game,
+    seat: Seat,
+    lines: list[str],
+    *,
+    press_reply_id: int | None = None,
+) -> SeatLines:
+    """Carry out every command among ``lines`` (press, vacation, notify, help); keep the rest as orders.
+
+    ``press_reply_id`` is the press a reply email answers (from its ``In-Reply-To``).
+    """
+    result = SeatLines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        word = first_word(line)
+        if word in HELP_WORDS:
+            result.answer(Verdict(line, True, help_text(game)))
+        elif word in STATUS_WORDS and len(line.split()) == 1:
+            result.status.append(line)
+        elif word == "press" and press.parse_press_line(line) is not None:
+            to, text = press.parse_press_line(line)
+            if not text:
+                body, index = _press_body(lines, index)
+                text = "\n".join(body)
+            result.answer(_press(runtime, game, seat, line, to, text, press_reply_id))
+        elif word == "vacation" or (word == "back" and len(line.split()) == 1):
+            result.answer(_vacation(runtime, game, seat, line))
+        elif word == "notify":
+            result.answer(_notify(runtime, seat, line))
+        else:
+            result.orders.append(line)
+    return result
+
+
+def is_command(line: str) -> bool:
+    """Whether ``line`` is one of these commands rather than an order."""
+    word = first_word(line)
+    return (
+        word in HELP_WORDS
+        or (word in STATUS_WORDS and len(line.split()) == 1)
+        or (word == "press" and press.parse_press_line(line) is not None)
+        or word in ("vacation", "notify")
+        or (word == "back" and len(line.split()) == 1)
+    )
+
+
+def is_conversation(game: Game, seat: Seat, lines: list[str]) -> bool:
+    """True if no line is a command or starts with one of the game's order words: plain talk.
+
+    A reply to a press email is sent on as press only then, so an order typed in
+    reply to the newest email (which may be press) is applied or refused as an
+    order, never shown to another player, even when it is not the seat's turn.
+    """
+    order_words = get_engine(game.engine).order_words
+    for line in lines:
+        words = line.split()
+        if is_command(line) or (words and words[0].strip(".,!?:;").casefold() in order_words):
+            return False
+    return bool(lines)
+
+
+def help_text(game: Game) -> str:
+    return get_engine(game.engine).help_text().rstrip() + "\n\n" + COMMANDS_HELP
+
+
+def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:
+    """The lines of a multi-line press, up to ``endpress`` (or the end of the message)."""
+    body = []
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if first_word(line) == END_PRESS:
+            break
+        body.append(line)
+    return body, index
+
+
+def _press(runtime: Runtime, game: Game, seat: Seat, line: str, to: str, text: str, reply_id: int | None) -> Verdict:
+    shown = line if len(line) <= 80 else line[:77] + "..."
+    if to.lower() == "reply":
+        if reply_id is None:
+            return Verdict(shown, False, "'press reply:' answers a press email: use it in a reply to one, "
+                                         "or write press all: or press SEAT:")  # fmt: skip
+        outcome = press.reply_to_press(runtime, game.id, seat.id, reply_id, text)
+    else:
+        outcome = press.send_press(runtime, game.id, seat.id, to, text)
+    return Verdict(shown, outcome.ok, outcome.message)
+
+
+def _vacation(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+    words = [word.lower() for word in line.split()]
+    if words == ["back"] or (len(words) == 2 and words[1] in ("end", "over")):
+        outcome = vacations.end_vacation(runtime, game.id, seat.id)
+        return Verdict(line, outcome.ok, outcome.message)
+    match = _VACATION.match(line.strip())
+    days = match.group(1) if match else ""
+    if not (days.isascii() and days.isdigit()):
+        return Verdict(line, False, "write vacation DAYS (a whole number, e.g. vacation 3) or vacation end")
+    outcome = vacations.declare_vacation(runtime, game.id, seat.id, int(days))
+    return Verdict(line, outcome.ok, outcome.message)
+
+
+def _notify(runtime: Runtime, seat: Seat, line: str) -> Verdict:
+    match = _NOTIFY.match(line.strip())
+    if match is None:
+        return Verdict(line, False, f"write one of: {preferences.COMMANDS}")
+    if match.group(1) is None:
+        current = preferences.preference_of(runtime, seat.account.email)
+        return Verdict(line, True, f"You get {preferences.DESCRIPTIONS[current]}. Change it with: "
+                                   f"{preferences.COMMANDS}.")  # fmt: skip
+    try:
+        return Verdict(line, True, preferences.set_preference(runtime, seat.account.email, match.group(1)))
+    except ServiceError as error:
+        return Verdict(line, False, str(error))
