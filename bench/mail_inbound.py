@@ -28,14 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbem.config import load_settings
+from bench.common import bench_runtime, kidsprout_tables
+from pbem.config import MailLimits
 from pbem.mail import smtpd
 from pbem.mail.inbound import process
-from pbem.migrations import upgrade
-from pbem.models import Seat
-from pbem.runtime import make_runtime, set_runtime
-from pbem.services import games, outbox
-from pbem.tokens import reply_address
+from pbem.services import outbox
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -91,28 +88,16 @@ def main() -> None:
     url = os.environ.get("PBEM_BENCH_DATABASE_URL") or f"sqlite:///{folder / 'bench.sqlite3'}"
     tasks: queue.Queue = queue.Queue()
     with SmtpSink() as sink:
-        settings = load_settings(
-            instance=folder,
-            database_url=url,
+        runtime = bench_runtime(
+            folder,
+            url,
             smtp_url=sink.url,
-            mail_domain="pbem.bench",
-            server_address="pbem@pbem.bench",
-            base_url="http://pbem.bench",
-            secret_key="bench-secret",
             broker_url="filesystem://",
-            extra={"mail_rate_seat": 10**6, "mail_rate_sender": 10**6},
+            mail_limits=MailLimits(per_seat=10**6, per_sender=10**6),
         )
-        upgrade(settings.database_url)
-        runtime = make_runtime(settings, nudger=lambda task, task_args: tasks.put((task, task_args)))
-        set_runtime(runtime)
-        seats: list[tuple[str, str]] = []
-        for g in range(args.games):
-            players = [f"p{g}x{i}@players.example" for i in range(4)]
-            game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=players, seed=g))
-            with runtime.db.read() as session:
-                for seat in session.query(Seat).filter(Seat.game_id == game_id).order_by(Seat.position)[:3]:
-                    address = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
-                    seats.append((seat.account.email, address))
+        runtime.nudger = lambda task, task_args: tasks.put((task, task_args))
+        settings = runtime.settings
+        seats = kidsprout_tables(runtime, args.games)
         welcome = tasks.qsize()
         while not tasks.empty():  # deliver the welcome mail before timing
             _, task_args = tasks.get()

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from bench.common import bench_runtime
 from engines import get_engine
 from engines.rng import Rng
 from pbem.config import load_settings
 from pbem.db import dispose_all
-from pbem.migrations import upgrade
-from pbem.runtime import make_runtime, set_runtime
+from pbem.runtime import make_runtime
 from pbem.services import orders
 from tests.support.celery_proc import CeleryProcess, sender, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start
@@ -37,19 +37,7 @@ from tests.support.smtp_sink import SmtpSink
 
 
 def runtime_for(tmp: Path, url: str, **extra):
-    settings = load_settings(
-        instance=tmp / "instance",
-        database_url=url,
-        mail_domain="bench.test",
-        secret_key="bench",
-        base_url="http://bench.test",
-        server_address="pbem@bench.test",
-        **extra,
-    )
-    upgrade(settings.database_url)
-    runtime = make_runtime(settings)
-    set_runtime(runtime)
-    return runtime
+    return bench_runtime(tmp / "instance", url, **extra)
 
 
 def orders_per_second(runtime, count: int) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -98,3 +99,37 @@ def test_serve_runs_everything_and_restarts_cleanly(tmp_path):
             assert all(f"#{second['id']}" in s for s in subjects)
         finally:
             assert stop_with_ctrl_c(serve) == 0
+
+
+def started_pids(log_path, role: str) -> list[int]:
+    text = log_path.read_text(errors="replace")
+    return [int(pid) for pid in re.findall(rf"pbem: {role} started \(pid (\d+)\)", text)]
+
+
+def test_serve_restarts_a_dead_worker_polls_imap_and_keeps_secret_links_out_of_the_log(tmp_path):
+    port, smtp_port = free_port(), free_port()
+    log_path = tmp_path / "serve.log"
+    with SmtpSink() as sink, open(log_path, "ab") as log:
+        env = env_for(tmp_path, sink, port)
+        env["PBEM_IMAP_URL"] = f"imap://player:secret@127.0.0.1:{free_port()}/INBOX"  # nobody listens there
+        serve = start_serve(env, port, smtp_port, log)
+        try:
+            wait_until(lambda: healthy(port), 60, "the web process")
+            assert started_pids(log_path, "imap"), "PBEM_IMAP_URL starts the IMAP poller"
+            [first_worker] = started_pids(log_path, "worker")
+            os.kill(first_worker, signal.SIGKILL)  # the worker dies, as on a broker error
+            wait_until(lambda: len(started_pids(log_path, "worker")) == 2, 60, "the worker to be restarted")
+            assert "pbem: worker exited with status -9; restarting in 1s" in log_path.read_text()
+            assert serve.poll() is None and healthy(port)
+            created = json.loads(pbem(env, "game", "create", "--engine", "kidsprout", *PLAYER_ARGS, "--json"))
+            wait_until(lambda: len(sink.messages) >= 3, 60, "the welcome emails through the restarted worker")
+            token = created["seats"][0]["play_url"].rsplit("/", 1)[1]
+            for path in (f"/play/{token}", f"/play/{token}.json"):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+                    assert response.status == 200
+            wait_until(lambda: "/play/***.json" in log_path.read_text(errors="replace"), 30, "the access log line")
+        finally:
+            assert stop_with_ctrl_c(serve) == 0, log_path.read_text()[-3000:]
+        text = log_path.read_text(errors="replace")
+        assert token not in text and "GET /play/*** HTTP" in text
+        assert "secret" not in text

@@ -1,0 +1,112 @@
+"""Inbound mail end to end in the distributed setup.
+
+Run: ``python -m bench.mail_distributed [--messages N] [--workers W]`` (needs
+PostgreSQL and Redis on loopback, as in CI).  Real processes throughout: the
+``pbem smtpd`` listener, W Celery workers over Redis, PostgreSQL, and outbound
+delivery to an SMTP sink on loopback.  The clock runs from the first message
+handed to the listener to the last receipt handed to the sink.  The baseline,
+measured in the same run, is the standard library alone parsing the same
+messages (see ``bench/mail_inbound.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import smtplib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import redis
+from sqlalchemy import func, select
+
+from bench.common import bench_runtime, kidsprout_tables
+from bench.mail_inbound import baseline, build_messages
+from pbem.models import InboundMessage
+from tests.support.celery_proc import CeleryProcess, process_env, sender, wait_until
+from tests.support.services import free_port, postgres_schema, redis_url
+from tests.support.smtp_sink import SmtpSink
+
+NO_LIMITS = {"PBEM_MAIL_RATE_SEAT": "1000000", "PBEM_MAIL_RATE_SENDER": "1000000"}
+
+
+def send_all(port: int, messages, clients: int = 2) -> None:
+    def client(part) -> None:
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            for mail_from, address, raw in part:
+                smtp.sendmail(mail_from, [address], raw)
+
+    threads = [threading.Thread(target=client, args=(messages[i::clients],)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=600)
+    parser.add_argument("--workers", type=int, default=1, help="Celery worker processes")
+    parser.add_argument("--concurrency", type=int, default=4, help="pool processes per worker (as in deploy/)")
+    parser.add_argument("--games", type=int, default=25)
+    args = parser.parse_args()
+    broker = redis_url()
+    redis.Redis.from_url(broker).flushdb()
+    with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url, SmtpSink() as sink:
+        folder = Path(tmp)
+        runtime = bench_runtime(folder, url, broker_url=broker, smtp_url=sink.url)
+        settings = runtime.settings
+        client_app, runtime.nudger = sender(settings)
+        seats = kidsprout_tables(runtime, args.games)
+        workers = [
+            CeleryProcess("worker", settings, folder / f"w{i}.log", concurrency=args.concurrency, **NO_LIMITS)
+            for i in range(args.workers)
+        ]
+        port = free_port()
+        listener = subprocess.Popen(
+            [sys.executable, "-m", "pbem.cli", "smtpd", "--host", "127.0.0.1", "--port", str(port)],
+            env=process_env(settings, **NO_LIMITS),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            welcome = args.games * 4
+            wait_until(lambda: len(sink.messages) >= welcome, 120, "the welcome emails")
+            messages = build_messages(seats, args.messages, settings.mail_domain)
+            base_rate = baseline(messages)
+            wait_until(lambda: _listening(port), 30, "the SMTP listener")
+            started = time.perf_counter()
+            send_all(port, messages)
+            accepted = time.perf_counter() - started
+            wait_until(lambda: len(sink.messages) >= welcome + len(messages), 600, "every receipt", interval=0.02)
+            seconds = time.perf_counter() - started
+        finally:
+            listener.terminate()
+            for worker in workers:
+                worker.stop()
+            client_app.close()
+        with runtime.db.read() as session:
+            done = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "done"))
+    rate = len(messages) / seconds
+    pool = f"{args.workers} Celery worker(s) x {args.concurrency} pool processes"
+    print(f"distributed: PostgreSQL + Redis, {pool}; {len(messages)} messages")
+    print(f"SMTP listener accepted all in {accepted:.2f}s ({len(messages) / accepted:.0f} msg/s)")
+    print(f"end to end (SMTP in -> order applied -> receipt in sink): {seconds:.2f}s, {rate:.1f} msg/s ({done} done)")
+    print(
+        f"baseline (stdlib parse + text part, same messages): {base_rate:.0f} msg/s; ratio 1 : {base_rate / rate:.0f}"
+    )
+
+
+def _listening(port: int) -> bool:
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
+            return smtp.noop()[0] == 250
+    except OSError:
+        return False
+
+
+if __name__ == "__main__":
+    main()
