@@ -7,7 +7,9 @@ under a temporary name and renamed into the queue folder (atomic), a consumer
 claims a file by renaming it into the processed folder (atomic, so exactly one
 consumer gets it), and a file that cannot be decoded is dropped with one log
 line instead of raising: the broker is only a nudge, and the sweep re-drives
-whatever that message was for.
+whatever that message was for.  Kombu also keeps the declared bindings in one
+state for the whole process; here each queue folder has its own, so a process
+that opens a second instance folder still writes that folder's bindings.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import uuid
 from queue import Empty
 from typing import Any
 
-from kombu.transport import filesystem
+from kombu.transport import filesystem, virtual
 from kombu.utils.json import dumps, loads
 
 log = logging.getLogger(__name__)
@@ -82,3 +84,10 @@ class Channel(filesystem.Channel):
 
 class Transport(filesystem.Transport):
     Channel = Channel
+    #: Declared exchanges and bindings, per control folder (kombu keeps one for all).
+    states: dict[str, virtual.BrokerState] = {}
+
+    def __init__(self, client: Any, **kwargs: Any) -> None:
+        super().__init__(client, **kwargs)
+        folder = os.path.abspath(client.transport_options.get("control_folder", "control"))
+        self.state = self.states.setdefault(folder, virtual.BrokerState())

@@ -7,6 +7,7 @@ import multiprocessing
 import pytest
 from celery import Celery
 
+from pbem.config import load_settings
 from pbem.runtime import set_runtime
 from tests.conftest import build_runtime
 from tests.support.celery_proc import CeleryProcess, sender, wait_until
@@ -49,9 +50,26 @@ def test_an_empty_or_garbled_message_file_is_skipped(embedded):
         queue.close()
 
 
-def _produce(settings_values: dict, count: int) -> None:
-    from pbem.config import load_settings
+def test_a_second_instance_folder_in_one_process_gets_its_own_bindings(tmp_path):
+    """Kombu's file-system transport remembers bindings for the whole process; a second
+    folder then had no binding file and its messages went nowhere."""
+    received = []
+    for name in ("first", "second"):
+        settings = load_settings(instance=tmp_path / name, broker_url="filesystem://", secret_key="s")
+        app = Celery(name, set_as_current=False)
+        app.conf.update(celery_config(settings))
+        with app.connection_for_write() as connection:
+            queue = connection.SimpleQueue("celery")
+            queue.put({"folder": name})
+            message = queue.get(timeout=5)
+            received.append(message.payload["folder"])
+            message.ack()
+            queue.close()
+        app.close()
+    assert received == ["first", "second"]
 
+
+def _produce(settings_values: dict, count: int) -> None:
     app = Celery("producer", set_as_current=False)
     app.conf.update(celery_config(load_settings(**settings_values)))
     with app.connection_for_write() as connection:
