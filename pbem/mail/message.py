@@ -7,6 +7,7 @@ before it can reach one of our own headers (design principle 7).
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import hashlib
@@ -25,7 +26,8 @@ _MSG_ID = re.compile(r"<[A-Za-z0-9!#$%&'*+/=?^_`{|}~.@\[\]-]+>")
 MAX_ID_LENGTH = 190
 #: What starts an RFC 2047 encoded word: the email package decodes it again when a header is set.
 _ENCODED_WORD = "=?"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+#: Control characters, line separators and lone surrogates: each run becomes one space.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ud800-\udfff]+")
 
 
 def parse(raw: bytes) -> Message:
@@ -40,17 +42,29 @@ def parse_headers(raw: bytes) -> Message:
 
 def header(message: Message, name: str) -> str:
     """One header decoded to text (RFC 2047 words), on one line; "" if absent or unreadable."""
-    try:
-        value = message.get(name)
+    try:  # the raw value: compat32's own would turn 8-bit bytes into replacement characters
+        value = next((v for k, v in message.raw_items() if k.lower() == name.lower()), None)
     except Exception:  # a broken header must not stop the pipeline
         return ""
     if value is None:
         return ""
-    try:
-        text = str(make_header(decode_header(str(value))))
-    except Exception:
-        text = str(value)
+    text = _eight_bit(str(value))
+    with contextlib.suppress(Exception):
+        text = str(make_header(decode_header(text)))
     return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _eight_bit(value: str) -> str:
+    """Raw 8-bit bytes in a header read as UTF-8 (SMTPUTF8 clients send it), else as
+    Windows-1252 (older clients), rather than as stray bytes."""
+    try:
+        raw = value.encode("ascii", "surrogateescape")
+    except UnicodeError:
+        return value
+    try:
+        return raw.decode("utf-8")
+    except UnicodeError:
+        return raw.decode("cp1252", errors="replace")
 
 
 def headers(message: Message, name: str) -> list[str]:

@@ -32,8 +32,6 @@ from pbem.services import orders as order_service
 from pbem.services.locking import lock_game
 from pbem.tokens import token_from_local_part
 
-#: Lines read from one message; the rest is refused in the reply.
-MAX_LINES = 60
 PRESS_REPLY_NOTE = (
     "This message answered a press email, so its text went out as press. "
     "Orders go in a reply to one of your game's emails."
@@ -236,6 +234,8 @@ def check_sender(ctx: Context) -> None:
     if ctx.sender == owner.email:
         ctx.trusted = True
         return
+    if not ctx.sender:  # no one to answer, and nothing to tell the player about a sender
+        raise Reject("This message has no readable sender address (From:), so nothing was applied.")
     _tell_owner(ctx, owner)
     raise Reject(
         "This reply address belongs to a seat whose player writes from another address, "
@@ -254,10 +254,10 @@ def strip_quotes(ctx: Context) -> None:
 
 def answer(ctx: Context) -> None:
     """Command mode answers commands; a seat's lines are applied and answered in one receipt."""
-    lines, overflow = ctx.lines[:MAX_LINES], ctx.lines[MAX_LINES:]
+    lines, refused = seat_commands.capped(ctx.lines)
     shared = _shared(ctx)
     if ctx.command_mode:
-        verdicts = commands.server_commands(shared, ctx.session, lines, ctx.sender)
+        verdicts = [*commands.server_commands(shared, ctx.session, lines, ctx.sender), *refused]
         commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.subject, ctx.their_id, verdicts)
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
@@ -271,10 +271,7 @@ def answer(ctx: Context) -> None:
     split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
     if answering_press:
         split.after.append(order_service.Verdict("(reply to a press email)", True, PRESS_REPLY_NOTE))
-    if overflow:
-        split.after.append(
-            order_service.Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read")
-        )
+    split.after.extend(refused)
     subject = notify.subject_for(game, "your orders")  # the turn now, not the one the player answered
     reply = order_service.Reply(
         in_reply_to=ctx.their_id, subject=subject, before=split.before, after=split.after, status=split.status
@@ -356,7 +353,7 @@ def _tell_owner(ctx: Context, owner: Account) -> None:
         auto_reply=True,
         headline="A message sent to your seat's reply address came from another address and was refused.",
         details=[
-            f"It came from: {ctx.sender or 'an unreadable address'}",
+            f"It came from: {ctx.sender}",
             f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
             "If you sent it, send it again from that address. If not, nothing changed; "
             "ask the game's admin to rotate your reply address if this repeats.",

@@ -3,7 +3,8 @@
 ``text/plain`` is preferred; an HTML-only message is converted.  Attachments
 and forwarded messages are ignored.  Any charset and transfer encoding is
 accepted, and an unknown charset degrades to replacement characters rather
-than an error.
+than an error.  So do lone surrogates (UTF-7 and the escape codecs can make
+them; no database or encoder takes them), wherever the text came from.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ _SKIP = {"script", "style", "head", "title", "template", "noscript", "svg"}
 _QUOTE_CLASSES = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote", "zmail_extra")
 #: Outlook (desktop and web) marks where the reply ends with these ids; all after is the original.
 _CUT_IDS = ("appendonsend", "divrplyfwdmsg", "mail-editor-reference-message-container")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def readable(text: str) -> str:
+    """``text`` with any lone surrogate replaced by U+FFFD, so it can be stored and sent."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _decode(part: Message) -> str:
@@ -44,7 +51,7 @@ def _decode(part: Message) -> str:
     if charset in ("us-ascii", "ascii"):
         charset = "utf-8"  # mislabelled 8-bit text is common; utf-8 is a superset
     try:
-        return payload.decode(charset, errors="replace")
+        return readable(payload.decode(charset, errors="replace"))
     except Exception:
         return payload.decode("utf-8", errors="replace")
 

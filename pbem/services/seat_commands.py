@@ -17,6 +17,12 @@ from pbem.runtime import Runtime
 from pbem.services import ServiceError, preferences, press, vacations
 from pbem.services.orders import Verdict
 
+#: Lines read from one message or web submission; the rest is refused in the reply.
+MAX_LINES = 60
+#: The longest line read (a one-line press may be as long as press allows).
+MAX_LINE_CHARS = press.MAX_PRESS_CHARS + 100
+#: How a refused line is quoted back.
+QUOTE_CHARS = 80
 HELP_WORDS = ("help", "?", "commands")
 STATUS_WORDS = ("status", "view", "board")
 END_PRESS = "endpress"
@@ -38,6 +44,25 @@ Besides orders, a message may hold these commands (one per line):
 
 _VACATION = re.compile(r"^vacation\s+(\S+)\s*$", re.IGNORECASE)
 _NOTIFY = re.compile(r"^notify(?:\s+(\S+))?\s*$", re.IGNORECASE)
+
+
+def capped(lines: list[str]) -> tuple[list[str], list[Verdict]]:
+    """The lines read (at most ``MAX_LINES``, none longer than ``MAX_LINE_CHARS``) and the
+    refusals of the rest, so a huge message costs neither the engine nor the reply."""
+    kept, overflow = lines[:MAX_LINES], lines[MAX_LINES:]
+    refused = [
+        Verdict(_quote(line), False, f"this line is {len(line)} characters long; at most {MAX_LINE_CHARS} are read")
+        for line in kept
+        if len(line) > MAX_LINE_CHARS
+    ]
+    kept = [line for line in kept if len(line) <= MAX_LINE_CHARS]
+    if overflow:
+        refused.append(Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read"))
+    return kept, refused
+
+
+def _quote(line: str) -> str:
+    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
 
 
 @dataclass

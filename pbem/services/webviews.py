@@ -14,10 +14,10 @@ from typing import Any
 from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import selectinload
 
-from pbem.mail.pipeline import MAX_LINES
+from pbem.mail.text import readable
 from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError, orders, press, seat_commands
+from pbem.services import NotFound, ServiceError, orders, seat_commands
 from pbem.services.notify import new_message_id
 from pbem.services.orders import Verdict
 from pbem.services.queries import game_fields, load_game, status_text
@@ -27,12 +27,6 @@ REFUSED_INBOUND = ("rejected", "failed")
 #: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
 DROPPED_INBOUND = ("dropped",)
 OPEN_STATUSES = ("active", "paused")
-
-
-#: The longest line read from a web submission (a one-line press may be as long as press allows).
-MAX_LINE_CHARS = press.MAX_PRESS_CHARS + 100
-#: How a refused line is quoted back.
-QUOTE_CHARS = 80
 
 
 _HISTORY_SIZE = select(func.count(LogEntry.id)).where(LogEntry.game_id == bindparam("game_id"))
@@ -327,24 +321,6 @@ def receipt_headline(verdicts: list[Verdict]) -> str:
     return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
 
 
-def _quote(line: str) -> str:
-    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
-
-
-def _capped(lines: list[str]) -> tuple[list[str], list[Verdict]]:
-    """The lines read (at most ``MAX_LINES``, none longer than ``MAX_LINE_CHARS``) and the refusals of the rest."""
-    kept, overflow = lines[:MAX_LINES], lines[MAX_LINES:]
-    refused = [
-        Verdict(_quote(line), False, f"this line is {len(line)} characters long; at most {MAX_LINE_CHARS} are read")
-        for line in kept
-        if len(line) > MAX_LINE_CHARS
-    ]
-    kept = [line for line in kept if len(line) <= MAX_LINE_CHARS]
-    if overflow:
-        refused.append(Verdict(f"({len(overflow)} more lines)", False, f"only {MAX_LINES} lines are read"))
-    return kept, refused
-
-
 def _game_and_seat(runtime: Runtime, game_id: int, seat_id: int) -> tuple[Game, Seat]:
     """The game with its seats and accounts loaded (read only), and one of its seats."""
     with runtime.db.read() as session:
@@ -368,8 +344,8 @@ def answer_seat(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) 
     vacation, notify, help, status) through :func:`pbem.services.seat_commands.run`, the rest
     as orders; the verdicts come back in the emailed receipt's order (commands before the
     first order, the orders, later commands, refusals, then ``status``)."""
-    lines = [line.strip() for line in lines if line.strip()]
-    kept, refused = _capped(lines)
+    lines = [readable(line).strip() for line in lines if line.strip()]
+    kept, refused = seat_commands.capped(lines)
     game, seat = _game_and_seat(runtime, game_id, seat_id)
     split = seat_commands.run(runtime, game, seat, kept)
     result = orders.submit(runtime, game_id, seat_id, split.orders, source="web")

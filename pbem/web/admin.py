@@ -8,6 +8,7 @@ create``; the session keeps only the admin's id, checked on every request.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -27,6 +28,7 @@ from pbem.web import common
 from pbem.web.ratelimit import limiter
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
+_CONSOLE_PATH = re.compile(r"/admin(?:[/?#][!-~]*)?")
 
 OPEN_ENDPOINTS = {"admin.login", "admin.login_submit"}
 
@@ -53,7 +55,8 @@ def require_admin():
 
 
 def _safe_next(target: str | None) -> str:
-    if target and target.startswith("/admin") and not target.startswith("//"):
+    """Where to go after logging in: a path of this console, printable ASCII only (it becomes a header)."""
+    if target and _CONSOLE_PATH.fullmatch(target):
         return target
     return url_for("admin.dashboard")
 

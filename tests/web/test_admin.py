@@ -86,6 +86,10 @@ def test_login_redirects_only_inside_admin(client, admin_user):
     data["next"] = "/admin/games/new"
     csrf = fresh_csrf(client)
     assert client.post("/admin/login", data={**data, "csrf_token": csrf}).location == "/admin/games/new"
+    for crafted in ("/admin/\r\nX-Evil: 1", "/admin\u2028x", "/administrator"):
+        client.post("/admin/logout", data={"csrf_token": fresh_csrf(client)})
+        response = client.post("/admin/login", data={**data, "csrf_token": fresh_csrf(client), "next": crafted})
+        assert response.status_code == 302 and response.location == "/admin/", crafted
 
 
 def test_login_errors(client, admin_user):

@@ -9,10 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from pbem.mail.inbound import process, receive
-from pbem.mail.pipeline import MAX_LINES
 from pbem.models import Account, OutboxMessage, PressMessage, Seat, Vacation
 from pbem.services import house_rules, orders, press
-from pbem.services.webviews import MAX_LINE_CHARS
+from pbem.services.seat_commands import MAX_LINE_CHARS, MAX_LINES
 from pbem.web.devmail import build_reply
 from tests.support.play import PLAYERS, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens
@@ -123,6 +122,18 @@ def test_overlong_lines_are_refused_not_read(client, sqlite_runtime, game_id):
     assert f"at most {MAX_LINE_CHARS} are read" in refused["message"]
     with sqlite_runtime.db.read() as session:
         assert session.scalars(select(PressMessage)).first() is None
+
+
+def test_a_lone_surrogate_in_json_is_replaced_not_a_500(client, sqlite_runtime, game_id):
+    """JSON may escape half a UTF-16 pair; no database or encoder takes one."""
+    token = web_tokens(sqlite_runtime, game_id)["Crowns"]
+    body = b'{"orders": "press all: hi \\ud800\\nplay 2"}'
+    response = client.post(f"/play/{token}.json", data=body, content_type="application/json")
+    assert response.status_code == 200
+    verdicts = response.get_json()["verdicts"]
+    assert [v["ok"] for v in verdicts] == [True, True], verdicts
+    with sqlite_runtime.db.read() as session:
+        assert session.scalars(select(PressMessage)).one().text == "hi \ufffd"
 
 
 # -- press on the player page ------------------------------------------------------------------
