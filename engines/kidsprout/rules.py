@@ -222,10 +222,19 @@ def close_excuses_if_done(state: State, events: Events) -> None:
         close_excuses(state, events)
 
 
+def closing_line(state: State) -> str:
+    """Why the excuses closed: "Gone!" only after the Buck's last call, else what really ended them."""
+    if state["last_call"]:
+        return "Gone! No more excuses for this Activity."
+    if holders(state):
+        return "Everyone has passed: no more excuses for this Activity."
+    return "No excuses are left: no more excuses for this Activity."
+
+
 def close_excuses(state: State, events: Events) -> None:
     """No more excuses for this Activity: find the leader (or ask the Buck to break a tie)."""
     if state["played"] or state["last_call"]:
-        events.append("Gone! No more excuses for this Activity.")
+        events.append(closing_line(state))
     tied, lapsed = contenders(state)
     if lapsed:
         events.append("Every SproutMeister is stressed out, so the exemption lapses: an Overnight it is.")

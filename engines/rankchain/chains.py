@@ -1,4 +1,4 @@
-"""Chain detection: the winning pattern, searched as paths on the 4 x 8 array.
+"""Chain detection: the winning pattern, searched as paths on the 4 x 8 grid.
 
 A chain is a path of face-up cards, each step to an orthogonal neighbour,
 no cell twice.  Standard: eight cells holding ranks 1 to 8 in order, where
@@ -18,7 +18,7 @@ Chain = tuple[int, ...]
 
 
 def standard_chains(cards: Sequence[str | None], max_wilds: int = MAX_WILDS) -> list[Chain]:
-    """Every standard chain on the array, as cells in rank order (1 first).
+    """Every standard chain on the grid, as cells in rank order (1 first).
 
     ``cards[i]`` is the face-up card of cell ``i`` or None (face down or empty).
     """

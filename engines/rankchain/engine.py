@@ -34,7 +34,7 @@ Examples:
   move A1 draw
   stay draw
 
-Your first order must be a move: it puts your pawn on the array.
+Your first order must be a move: it puts your pawn on the grid.
 Win by turning up or placing the card that completes a chain 1-8 of
 face-up cards, each next to the one before (no diagonals), with up to 3
 wild cards standing in for ranks, while holding no X card. In the BSA

@@ -45,12 +45,12 @@ def deck_size_needed(players: int) -> int:
 
 
 def setup(players: list[str], seed: int, variant: str, options: dict[str, Any]) -> State:
-    """Shuffle, lay the face-down array, deal three cards each and draw the first player."""
+    """Shuffle, lay the face-down grid, deal three cards each and draw the first player."""
     deck = build_deck(options)
     needed = deck_size_needed(len(players))
     if len(deck) < needed:
         raise ValueError(
-            f"the deck mix gives {len(deck)} cards but the array and the hands of {len(players)} players need {needed}"
+            f"the deck mix gives {len(deck)} cards but the grid and the hands of {len(players)} players need {needed}"
         )
     if variant == "bsa" and options["wild_copies"] < 1:
         raise ValueError("the bsa variant needs a deck mix with at least one B, one S and one A (wild_copies)")

@@ -103,7 +103,7 @@ def parse_order(state: State, seat: str, text: str) -> Order:
         rest = words[1:] if head == "stay" else words
         if own is None:
             raise OrderError(
-                f"'{head}': your pawn is not on the array yet; place it first with move <cell>.",
+                f"'{head}': your pawn is not on the grid yet; place it first with move <cell>.",
                 word=head,
                 legal=GRAMMAR,
             )

@@ -38,7 +38,7 @@ def _cell_label(cell: dict[str, Any]) -> str:
 
 
 def board_lines(view: dict[str, Any]) -> list[str]:
-    """The 4 x 8 array: card label on the first line of a cell, pawn on the second."""
+    """The 4 x 8 grid: card label on the first line of a cell, pawn on the second."""
     rule = "   +" + "+".join("-" * CELL for _ in range(COLUMNS)) + "+"
     lines = ["    " + " ".join(f"{c + 1:^{CELL}}" for c in range(COLUMNS)), rule]
     for row in view["board"]:
@@ -146,7 +146,7 @@ def _svg_card(x: int, y: int, cell: dict[str, Any], highlight: bool) -> list[str
 
 
 def render_svg(view: dict[str, Any]) -> str:
-    """The array with cards, pawns and any winning chain, then a legend of the seats."""
+    """The grid with cards, pawns and any winning chain, then a legend of the seats."""
     chains = {cell for chain in (view["result"] or {}).get("chains", []) for cell in chain}
     rows = len(view["board"])
     width = MARGIN + COLUMNS * SIZE_W + 10

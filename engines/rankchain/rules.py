@@ -114,7 +114,7 @@ def _finish(state: State, events: list[str], receipt: str) -> Step:
 def default_order(state: State) -> Order | None:
     """The missed-deadline order: stay and draw, or pass when drawing is not possible.
 
-    None when the seat has no pawn on the array yet: it then loses the turn.
+    None when the seat has no pawn on the grid yet: it then loses the turn.
     """
     seat = current_seat(state)
     cell = state["pawns"][seat]
@@ -131,6 +131,6 @@ def timeout(state: State) -> Step:
     order = default_order(state)
     if order is not None:
         return play(state, seat, order, prefix=f"{seat} missed the deadline. ")
-    events = [f"{seat} missed the deadline and, with no pawn on the array yet, loses the turn."]
+    events = [f"{seat} missed the deadline and, with no pawn on the grid yet, loses the turn."]
     _advance(state, False, events)
     return _finish(state, events, "")

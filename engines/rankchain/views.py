@@ -11,6 +11,7 @@ from typing import Any
 from engines.base import State
 from engines.rankchain.cards import CELL_NAMES, COLUMNS, ROWS, X, card_name, sort_cards
 from engines.rankchain.model import UP, current_seat, free_cells, round_number
+from engines.rankchain.orders import legal_orders
 
 DECK_OPTIONS = ("rank_copies", "wild_copies", "x_cards", "blank_cards")
 
@@ -79,15 +80,21 @@ def public_view(state: State) -> dict[str, Any]:
     }
 
 
+def first_move_example(state: State, seat: str) -> str:
+    """An example taken from the legal orders, so it never names a cell with a pawn or a turned card."""
+    orders = legal_orders(state, seat)
+    flip = next((text for text in orders if text.endswith(" flip")), None)
+    if flip is None:
+        return f"e.g. '{orders[0]}'"
+    return f"e.g. '{flip}' to turn up the card on {flip.split()[1]}"
+
+
 def prompt(state: State, seat: str) -> str:
     if current_seat(state) != seat:
         return ""
     own = state["pawns"][seat]
     if own is None:
-        return (
-            "Your turn: put your pawn on any cell without a pawn and act there, "
-            "e.g. 'move B5 flip' to turn up the card on B5."
-        )
+        return f"Your turn: put your pawn on any cell without a pawn and act there, {first_move_example(state, seat)}."
     place = state["grid"][own]
     here = {
         "down": "a face-down card",

@@ -39,6 +39,8 @@ from engines.sneak.model import (
 
 VERBS = ("challenge", "draw", "buy", "vote", "answer", "show", "ballot")
 MAX_ANSWER = 500
+#: Words an answer text may not follow "as" with: only the Sneak has cause to write them.
+CAMP_WORDS = frozenset((*CAMPS, SNEAK.lower()))
 
 
 def to_act(state: State) -> frozenset[str]:
@@ -260,6 +262,7 @@ def _parse_answer(state: State, seat: str, verb: str, rest: list[str]) -> Order:
             word=word,
             legal="Write: answer as spork <text>, or answer as foon <text>.",
         )
+    _refuse_camp_text(state, seat, rest, chooses)
     answer = " ".join(rest)
     if not answer:
         raise OrderError(f"'{verb}' needs some text: the answer is empty.", word=verb, legal=legal_text(state, seat))
@@ -270,6 +273,24 @@ def _parse_answer(state: State, seat: str, verb: str, rest: list[str]) -> Order:
             legal="Shorten the answer and send it again.",
         )
     return AnswerOrder(answer, follow)
+
+
+def _names_a_camp(rest: list[str]) -> bool:
+    """Whether the words open with "as <camp>", punctuation after the camp aside."""
+    return len(rest) >= 2 and rest[0].lower() == "as" and rest[1].lower().rstrip(",.:;!?-") in CAMP_WORDS
+
+
+def _refuse_camp_text(state: State, seat: str, rest: list[str], chooses: bool) -> None:
+    """Answers are revealed, and only the Sneak would open one with "as <camp>", so that text
+    would expose its writer; it is refused for every seat alike (receipts are private)."""
+    if not _names_a_camp(rest):
+        return
+    word = " ".join(rest[:2])
+    if chooses:
+        message = f"An answer may not start with '{word}': that would tell the table who wrote it."
+    else:
+        message = f"This challenge needs no camp: write answer <text>, without '{word}'."
+    raise OrderError(message, word=word, legal=legal_text(state, seat))
 
 
 def _parse_ballot(state: State, seat: str, verb: str, rest: list[str]) -> BallotOrder:
@@ -301,7 +322,7 @@ def illegal_examples(state: State, seat: str) -> list[str]:
     if phase == "turn":
         return [f"buy {seat} nosuch public", "vote now", "answer hello", "ballot sneak"]
     if phase == "answer":
-        return ["answer", "challenge", "vote", "show nosuch"]
+        return ["answer", "challenge", "vote", "show nosuch", "answer as sneak hello"]
     if phase == "vote":
         other = next(s for s in state["seats"] if s != seat)
         return [f"ballot {seat}", "ballot", "challenge"] + (

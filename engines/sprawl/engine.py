@@ -180,7 +180,7 @@ class SprawlEngine(Engine):
         receipt = ""
         if isinstance(order, MOVES):
             events = flow.apply_move_in_place(new, seat, order)
-            receipt = f"You {flow.describe(order)}."
+            receipt = f"You {flow.describe(order, you=True)}."
         elif isinstance(order, (Warn, Pass)):
             warn = isinstance(order, Warn)
             receipt = "You warn: " if warn else "You do not warn: "

@@ -67,21 +67,32 @@ def new_state(players: list[str], seed: int, variant: str) -> tuple[dict[str, An
     return state, events
 
 
-def describe(order: Order) -> str:
-    """A move in words, for the public history."""
+#: Each move's verb as (third person, second person): "Red builds", "You build".
+VERBS: dict[type, tuple[str, str]] = {
+    PlaceTower: ("places", "place"),
+    Build: ("builds", "build"),
+    Branch: ("branches", "branch"),
+    Spore: ("spores", "spore"),
+}
+
+
+def describe(order: Order, you: bool = False) -> str:
+    """A move in words: third person for the public history, second (``you``) for the mover's receipt."""
+    if type(order) not in VERBS:
+        return format_order(order)
+    third, second = VERBS[type(order)]
+    verb = second if you else third
     if isinstance(order, PlaceTower):
-        return f"places a starting tower of {order.size} at {order.square}"
+        return f"{verb} a starting tower of {order.size} at {order.square}"
     if isinstance(order, Build):
-        return f"builds on {order.square}"
+        return f"{verb} on {order.square}"
     if isinstance(order, Branch):
-        text = f"branches a {order.size} {DIR_NAMES[order.step]} from {order.source}"
+        text = f"{verb} a {order.size} {DIR_NAMES[order.step]} from {order.source}"
         if order.point != order.step:
             text += f", pointing {DIR_NAMES[order.point]}"
         return text
-    if isinstance(order, Spore):
-        stack = "-".join(map(str, order.sizes))
-        return f"spores a tower of {stack} at {order.square}"
-    return format_order(order)
+    stack = "-".join(map(str, order.sizes))
+    return f"{verb} a tower of {stack} at {order.square}"
 
 
 def play_move_in_place(state: dict[str, Any], seat: str, order: Order, events: list[str]) -> None:

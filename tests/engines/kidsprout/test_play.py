@@ -165,7 +165,8 @@ def test_rule_6_excuses_continue_until_everyone_is_out(variant):
     state, _ = run(state, *orders)
     assert state["phase"] == "excuses" and ENGINE.to_act(state) == {"Crowns"}
     state, events = run(state, ("Crowns", "excuse 2 + crowns six"))
-    assert "Gone! No more excuses for this Activity." in events
+    assert "No excuses are left: no more excuses for this Activity." in events
+    assert not any(event.startswith("Gone!") for event in events)
     # Ages: Suns 3, Moons 2+1+2-1-2 = 2, Crowns 0+1+2 = 3: tie between Suns and Crowns.
     assert state["phase"] == "choose" and state["tied"] == ["Suns", "Crowns"]
 
@@ -178,6 +179,27 @@ def test_rule_6_everyone_passing_closes_the_excuses(variant):
     assert state["phase"] == "excuses" and ENGINE.to_act(state) == {"Crowns"}
     state, _ = run(state, ("Crowns", "pass"))
     assert state["phase"] == "coins" and led(state, "Suns")[0]["activity"] == state["last"]["activity"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rule_6_everyone_passing_after_an_excuse_is_not_called_gone(variant):
+    state = setup(new(3, variant), face=2)
+    state, _ = coins(state, Suns="3", Moons="2", Crowns="null")
+    state, _ = run(state, ("Crowns", "excuse 1 + crowns lost my whistle"), ("Suns", "pass"), ("Moons", "pass"))
+    state, events = run(state, ("Crowns", "pass"))
+    assert state["phase"] != "excuses"
+    assert "Everyone has passed: no more excuses for this Activity." in events
+    assert not any(event.startswith("Gone!") for event in events)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_rule_6_a_missed_excuse_deadline_is_not_called_gone(variant):
+    state = setup(new(3, variant), face=2)
+    state, _ = coins(state, Suns="3", Moons="2", Crowns="null")
+    state, _ = run(state, ("Crowns", "excuse 1 + crowns lost my whistle"))
+    events = ENGINE.apply_timeout(state).events
+    assert "Everyone has passed: no more excuses for this Activity." in events
+    assert not any(event.startswith("Gone!") for event in events)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

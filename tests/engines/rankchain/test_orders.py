@@ -171,7 +171,7 @@ def test_orders_out_of_turn_or_before_the_pawn_is_placed_are_refused():
         ENGINE.parse_order(state, "Blue", "stay pass")
     with pytest.raises(NotYourTurn):
         ENGINE.apply_order(state, "Blue", Order(None, "pass"))
-    with pytest.raises(OrderError, match="not on the array"):
+    with pytest.raises(OrderError, match="not on the grid"):
         ENGINE.parse_order(state, "Red", "stay draw")
 
 

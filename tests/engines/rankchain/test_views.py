@@ -31,6 +31,32 @@ def test_the_private_view_adds_the_own_hand_and_a_prompt():
     assert theirs["hand"] == ["8"] and theirs["prompt"] == "" and "X" not in json.dumps(theirs)
 
 
+def _quoted_example(prompt: str) -> str:
+    return prompt.split("e.g. '")[1].split("'")[0]
+
+
+def test_the_first_move_example_is_a_legal_order_even_when_b5_holds_a_pawn():
+    state = table({}, pawns={"Blue": "B5"})
+    prompt = ENGINE.private_view(state, "Red")["prompt"]
+    example = _quoted_example(prompt)
+    assert "B5" not in prompt and example in ENGINE.legal_orders(state, "Red")
+    assert prompt.endswith(f"to turn up the card on {example.split()[1]}.")
+
+
+def test_the_first_move_example_is_legal_when_no_card_is_face_down():
+    layout = {f"{letter}{column}": "7" for letter in "ABCD" for column in range(1, 9)}
+    state = table(layout, pawns={"Blue": "A1"})
+    example = _quoted_example(ENGINE.private_view(state, "Red")["prompt"])
+    assert example in ENGINE.legal_orders(state, "Red") and not example.endswith("flip")
+
+
+def test_player_facing_texts_say_grid_not_array():
+    state = table({}, pawns={"Blue": "B5"})
+    texts = [ENGINE.help_text(), ENGINE.private_view(state, "Red")["prompt"]]
+    texts += ENGINE.apply_timeout(state).events
+    assert all("array" not in text for text in texts) and any("grid" in text for text in texts)
+
+
 def test_secrets_do_not_leak_into_other_views():
     state = new_state(players=4, seed=9)
     for step in range(30):

@@ -158,6 +158,9 @@ REFUSALS = [
     ("choosing", "Cedar", "answer I sigh"),
     ("choosing", "Cedar", "answer as bank I sigh"),
     ("choosing", "Ash", "answer as foon I cheer"),
+    ("choosing", "Ash", "answer as sneak I cheer"),
+    ("answering", "Birch", "answer as spork I count"),
+    ("answering", "Cedar", "answer as foon I count"),
     ("voting", "Birch", "ballot"),
     ("voting", "Birch", "vote"),
     ("voting", "Birch", "ballot sneak"),
@@ -190,3 +193,30 @@ def test_the_legal_hint_offers_only_what_is_possible():
     with pytest.raises(OrderError) as info:
         ENGINE.parse_order(state, "Birch", "xyzzy")
     assert info.value.legal == "Nothing until your turn: Ash is to play."
+
+
+def _acting() -> State:
+    """An act challenge that moves no counters, so nobody chooses a camp."""
+    state = set_camps(give_turn(game(), "Ash"), CAMPS)
+    state["current"] = {"id": "wave", "kind": "act", "by": "Ash", "answers": {}}
+    state["phase"] = "answer"
+    return state
+
+
+@pytest.mark.parametrize("where", [_answering, _acting], ids=["write", "act"])
+@pytest.mark.parametrize("text", ["as spork I count 5 4 3 2 1", "As Foon, I count", "as sneak hi"])
+def test_an_answer_opening_with_a_camp_is_refused_for_everyone_when_no_camp_is_needed(where, text):
+    state = where()
+    for seat in state["seats"]:
+        with pytest.raises(OrderError, match="needs no camp: write answer <text>"):
+            ENGINE.parse_order(state, seat, f"answer {text}")
+    assert ENGINE.parse_order(state, "Cedar", "answer as a spork fan") == AnswerOrder("as a spork fan")
+
+
+def test_the_chosen_camp_may_not_be_followed_by_another():
+    state = _choosing()
+    assert ENGINE.parse_order(state, "Cedar", "answer as spork I sigh") == AnswerOrder("I sigh", "spork")
+    with pytest.raises(OrderError, match="'as foon'"):
+        ENGINE.parse_order(state, "Cedar", "answer as spork as foon I sigh")
+    with pytest.raises(OrderError, match="'as sneak'"):
+        ENGINE.parse_order(state, "Ash", "answer as sneak I sigh")

@@ -199,3 +199,35 @@ def test_a_whole_turn_through_the_engine_passes_to_the_next_seat():
     state = turn(state, "Red", "branch 2 from a1 north")
     assert state["current"] == "Yellow"
     assert state["last"] == ["Red branches a 2 north from a1."]
+
+
+def _step(state, seat: str, text: str):
+    state = ENGINE.clone(state)
+    state["current"] = seat
+    return ENGINE.apply_order(state, seat, ENGINE.parse_order(state, seat, text))
+
+
+def test_the_receipt_says_you_place_while_the_event_keeps_the_seat_name():
+    state = ENGINE.new_game(list("abcd"), 1, "standard", {}).state
+    seat = state["current"]
+    step = _step(state, seat, "tower 3 at c3")
+    assert step.receipt == "You place a starting tower of 3 at c3."
+    assert f"{seat} places a starting tower of 3 at c3." in step.events
+
+
+@pytest.mark.parametrize(
+    ("text", "receipt", "event"),
+    [
+        ("build a1", "You build on a1.", "Red builds on a1."),
+        ("branch 2 from a1 east", "You branch a 2 east from a1.", "Red branches a 2 east from a1."),
+        ("branch 1 from a2 east", "You branch a 1 east from a2.", "Red branches a 1 east from a2."),
+        ("spore 3 at a4", "You spore a tower of 3 at a4.", "Red spores a tower of 3 at a4."),
+    ],
+)
+def test_receipts_speak_to_the_mover_and_events_about_it(text, receipt, event):
+    state = game()
+    tower(state, "a1", "Red", 3, 2)
+    branch(state, "a2", "Red", 2, "n", "a1")  # targets a4
+    step = _step(state, "Red", text)
+    assert step.receipt == receipt
+    assert event in step.events
