@@ -62,8 +62,8 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     ]
     if summary["to_act"]:
         lines.append(f"Waiting for: {', '.join(summary['to_act'])}")
-    if summary["deadline"]:
-        lines.append(f"Deadline: {summary['deadline']}")
+    if summary["deadline"]:  # worded as in every other email
+        lines.append(f"Deadline: {notify.format_deadline(game)} UTC")
     if game.result:
         lines.append(f"Result: {game.result.get('summary', '')}")
     lines.append("")

@@ -270,7 +270,7 @@ def answer(ctx: Context) -> None:
         lines = ["press reply:", *lines]
     split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
     if answering_press:
-        split.after.append(order_service.Verdict("(reply to a press email)", True, PRESS_REPLY_NOTE))
+        split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
     split.after.extend(refused)
     subject = notify.subject_for(game, "your orders")  # the turn now, not the one the player answered
     reply = order_service.Reply(
@@ -279,6 +279,13 @@ def answer(ctx: Context) -> None:
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
+
+
+def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:
+    """One verdict for a reply to a press email, quoting what was written, not the hidden command."""
+    quoted = seat_commands.quote(" ".join(" ".join(text).split()))
+    note = f"{sent.message} {PRESS_REPLY_NOTE}" if sent.ok else sent.message
+    return order_service.Verdict(quoted, sent.ok, note)
 
 
 PIPELINE: tuple[Callable[[Context], None], ...] = (

@@ -7,7 +7,8 @@ alone (``pbem game verify-export FILE``) and compares.
 
 Until a game is finished the seed and the orders are secret (the seed decides
 every hidden card; the orders of a sealed phase are secret until revealed), so
-the public export of an unfinished game holds the public event lines only and
+the public export of an unfinished game holds the public event lines only
+(entries that made none, such as a sealed order replaced, are left out) and
 says so (``"complete": false``); it cannot be replayed.  Admin notes are cut to
 their action word in both kinds (they may name email addresses).  Email
 addresses are never exported.
@@ -64,8 +65,10 @@ def export_game(runtime, game_id: int, *, full: bool | None = None) -> dict[str,
     }
     log: list[dict[str, Any]] = []
     for entry in entries:
+        if not full and entry.kind != "admin" and not entry.events:
+            continue  # a sealed order replaced says nothing publicly, not even that it happened
         row: dict[str, Any] = {
-            "seq": entry.seq,
+            "seq": entry.seq if full else len(log) + 1,  # public: numbered as shown, no gaps to count
             "kind": entry.kind,
             "turn": entry.turn,
             "at": iso(entry.created_at),

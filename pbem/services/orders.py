@@ -135,4 +135,5 @@ def queue_receipt(
         auto_reply=True,
         headline=headline,
         verdicts=every,
+        **({"prompt": ""} if status else {}),  # the status answer, last, already ends with it
     )

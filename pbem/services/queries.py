@@ -78,7 +78,8 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
     that must act now and null for seats not asked to act now.
     """
     engine = get_engine(game.engine)
-    to_act = sorted(engine.to_act(game.state)) if game.status == "active" else []
+    waiting = engine.to_act(game.state) if game.status == "active" else set()
+    to_act = [seat.seat for seat in game.seats if seat.seat in waiting]  # in seat order, as the views list them
     acted = _acted_of(game) if acted is None else acted
     flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
     return {
@@ -174,4 +175,5 @@ def status_text(game: Game, seat: Seat) -> str:
     engine = get_engine(game.engine)
     view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
     prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
-    return view if not prompt or prompt in view else f"{view}\n\n{prompt}"
+    shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
+    return view if not prompt or shown else f"{view}\n\n{prompt}"

@@ -51,7 +51,7 @@ def capped(lines: list[str]) -> tuple[list[str], list[Verdict]]:
     refusals of the rest, so a huge message costs neither the engine nor the reply."""
     kept, overflow = lines[:MAX_LINES], lines[MAX_LINES:]
     refused = [
-        Verdict(_quote(line), False, f"this line is {len(line)} characters long; at most {MAX_LINE_CHARS} are read")
+        Verdict(quote(line), False, f"this line is {len(line)} characters long; at most {MAX_LINE_CHARS} are read")
         for line in kept
         if len(line) > MAX_LINE_CHARS
     ]
@@ -61,7 +61,8 @@ def capped(lines: list[str]) -> tuple[list[str], list[Verdict]]:
     return kept, refused
 
 
-def _quote(line: str) -> str:
+def quote(line: str) -> str:
+    """``line`` as a receipt quotes it: cut to ``QUOTE_CHARS``."""
     return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 3] + "..."
 
 
@@ -165,7 +166,7 @@ def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:
 
 
 def _press(runtime: Runtime, game: Game, seat: Seat, line: str, to: str, text: str, reply_id: int | None) -> Verdict:
-    shown = line if len(line) <= 80 else line[:77] + "..."
+    shown = quote(line)
     if to.lower() == "reply":
         if reply_id is None:
             return Verdict(shown, False, "'press reply:' answers a press email: use it in a reply to one, "

@@ -81,6 +81,8 @@ def test_press_private_and_broadcast_and_answered_by_reply(world):
 
     answer = t.write("Moons", "Only if you bring the canoe.", answering=private)
     assert "press sent to Suns" in answer and "answered a press email" in answer
+    assert "> Only if you bring the canoe." in answer and "1 line(s) accepted, 0 refused" in answer
+    assert "press reply:" not in answer  # the command the server added is not echoed as if typed
     assert any("bring the canoe" in text_of(m) for m in t.inbox("Suns"))
     assert not any("bring the canoe" in text_of(m) for m in t.inbox("Arms") + t.inbox("Crowns"))
 

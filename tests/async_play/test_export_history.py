@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from engines import get_engine
 from engines.rng import Rng
 from pbem.cli import main
-from pbem.services import ServiceError, games, history, press
+from pbem.services import ServiceError, games, history, orders, press
 from pbem.services.export import export_game, verify_export
 from tests.async_play.helpers import THREE, log, start_with
-from tests.support.play import game_row, play_one
+from tests.support.play import game_row, play_one, seat_ids
 
 
 def finished_game(runtime) -> int:
@@ -75,6 +75,21 @@ def test_export_of_an_unfinished_game_is_public_only(runtime):
         verify_export(data)
     # The admin at the console may still export everything.
     assert verify_export(export_game(runtime, game_id, full=True)).ok
+
+
+def test_the_public_export_does_not_tell_that_a_sealed_order_was_replaced(runtime):
+    """KidSprout's coins are sealed: the others learn that a seat played, never that it changed its mind."""
+    game_id = start_with(runtime)
+    suns = seat_ids(runtime, game_id)["Suns"]
+    for text in ("play 3", "play 4", "play 5"):
+        assert orders.submit(runtime, game_id, suns, [text], source="web").verdicts[0].ok
+    entries = [e for e in log(runtime, game_id) if e.kind == "order"]
+    assert len(entries) == 3 and entries[0].events and not entries[1].events
+    public = export_game(runtime, game_id)["log"]
+    assert [e["seq"] for e in public] == list(range(1, len(public) + 1))
+    assert sum(e["kind"] == "order" for e in public) == 1
+    full = export_game(runtime, game_id, full=True)["log"]
+    assert sum(e["kind"] == "order" for e in full) == 3
 
 
 def test_public_views_by_turn_replay_the_log(runtime):

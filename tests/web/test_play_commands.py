@@ -101,6 +101,23 @@ def test_status_is_answered_last_with_the_view_after_the_orders(client, sqlite_r
     assert "You are Moons" in answer["verdicts"][1]["message"]
 
 
+def test_the_status_answer_is_shown_as_a_view_not_as_an_accepted_order(client, sqlite_runtime, game_id):
+    token = web_tokens(sqlite_runtime, game_id)["Moons"]
+    html = post_lines(client, token, "status").get_data(as_text=True)
+    answer = html.split('class="verdicts"')[1].split("</ul>")[0]
+    assert '<pre class="message">' in answer and "You are Moons" in answer
+    assert "ACCEPTED:" not in answer
+
+
+def test_to_act_is_listed_in_seat_order_everywhere(client, sqlite_runtime, game_id):
+    token = web_tokens(sqlite_runtime, game_id)["Suns"]
+    client.post(f"/play/{token}.json", json={"orders": "play 3"})
+    data = client.get(f"/games/{game_id}.json").get_json()
+    seats = [seat["name"] for seat in data["seats"]]
+    assert data["to_act"] == [seat for seat in seats if seat in set(data["to_act"])]
+    assert data["to_act"] == data["public"]["to_act"] and len(data["to_act"]) > 1
+
+
 def test_the_email_line_cap_holds_on_the_web(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Crowns"]
     lines = ["play 9"] * (MAX_LINES + 7)

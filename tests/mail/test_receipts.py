@@ -1,0 +1,53 @@
+"""What a receipt says besides the verdicts: the prompt once, deadlines in one format."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from engines import get_engine
+from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of
+from tests.support.play import game_row, start
+
+
+@pytest.fixture
+def table(sqlite_runtime):
+    game_id = start(sqlite_runtime, deadline_seconds=48 * 3600)
+    seat = seat_of(sqlite_runtime, game_id, "Suns")
+    return sqlite_runtime, game_id, seat, seat_address(sqlite_runtime, seat)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_status_reply_shows_what_to_do_once(table):
+    """The view may wrap the prompt; neither the status answer nor the receipt repeats it."""
+    runtime, game_id, seat, address = table
+    game = game_row(runtime, game_id)
+    prompt = flat(get_engine(game.engine).prompt(game.state, "Suns"))
+    assert deliver(runtime, mail(address, seat.account.email, "status"))[0] == "done"
+    [receipt] = outbox(runtime, kind="receipt")
+    assert prompt and flat(receipt.body_text).count(prompt) == 1
+    assert flat(html.unescape(re.sub(r"<[^>]+>", " ", receipt.body_html))).count(prompt) == 1
+
+
+def test_a_receipt_without_status_still_ends_with_the_prompt(table):
+    runtime, game_id, seat, address = table
+    other = seat_of(runtime, game_id, "Moons")
+    assert deliver(runtime, mail(address, seat.account.email, "play 3"))[0] == "done"
+    assert deliver(runtime, mail(seat_address(runtime, other), other.account.email, "help"))[0] == "done"
+    receipts = outbox(runtime, kind="receipt")
+    game = game_row(runtime, game_id)
+    moons_prompt = flat(get_engine(game.engine).prompt(game.state, "Moons"))
+    assert moons_prompt in flat(receipts[-1].body_text)
+
+
+def test_the_server_status_command_words_the_deadline_as_every_email(table):
+    runtime, game_id, _, _ = table
+    assert deliver(runtime, mail("pbem@pbem.test", "stranger@example.net", f"status {game_id}"))[0] == "done"
+    [reply] = outbox(runtime, kind="commands")
+    deadline = game_row(runtime, game_id).deadline.strftime("%Y-%m-%d %H:%M")
+    assert f"Deadline: {deadline} UTC" in reply.body_text
