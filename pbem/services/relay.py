@@ -10,6 +10,7 @@ never acknowledged was not accepted.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import smtplib
@@ -140,11 +141,9 @@ def send(url: str, envelope_from: str, message: EmailMessage) -> None:
     relay = Relay.from_url(url)
     kept = _take(relay)
     if kept is not None:
-        try:
+        with contextlib.suppress(_Dropped):  # dropped while idle: nothing was accepted, dial again
             _send_on(kept, envelope_from, message)
             return
-        except _Dropped:
-            pass  # dropped while idle: nothing was accepted, dial again
     try:
         client = relay.connect()
     except Exception as error:

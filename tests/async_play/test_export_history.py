@@ -13,17 +13,11 @@ from pbem.cli import main
 from pbem.services import ServiceError, games, history, orders, press
 from pbem.services.export import export_game, verify_export
 from tests.async_play.helpers import THREE, log, start_with
-from tests.support.play import game_row, play_one, seat_ids
+from tests.support.play import game_row, play_one, play_to_end, seat_ids
 
 
 def finished_game(runtime) -> int:
-    game_id = start_with(runtime, engine="rankchain", players=THREE, name="Final")
-    rng = Rng(21)
-    for serial in range(5000):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
-    assert game_row(runtime, game_id).status == "finished"
-    return game_id
+    return play_to_end(runtime, start_with(runtime, engine="rankchain", players=THREE, name="Final"), seed=21)
 
 
 def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_path, monkeypatch):

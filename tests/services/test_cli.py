@@ -14,13 +14,12 @@ from sqlalchemy import select
 from werkzeug.security import check_password_hash
 
 from engines import registry
-from engines.rng import Rng
 from pbem.cli import main
 from pbem.config import load_settings
 from pbem.db import normalise_url
 from pbem.models import AdminUser, LogEntry
 from pbem.runtime import make_runtime, set_runtime
-from tests.support.play import game_row, play_one, start
+from tests.support.play import game_row, play_to_end, start
 from tests.support.services import free_port
 
 PLAYERS = ["--player", "Ann <ann@example.org>", "--player", "bob@example.org", "--player", "cy@example.org"]
@@ -68,10 +67,7 @@ def test_steering_a_game_from_the_command_line(runtime):
 
 
 def test_verify_takes_an_export_file_too(runtime, tmp_path):
-    game_id = start(runtime)
-    rng = Rng(4)
-    while play_one(runtime, game_id, rng) is not None:
-        pass
+    game_id = play_to_end(runtime, start(runtime), seed=4)
     path = tmp_path / "game.json"
     assert pbem("game", "export", str(game_id), "-o", str(path)).exit_code == 0
     verified = pbem("game", "verify", str(path))

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from engines.rng import Rng
 from pbem.models import Account, Observer
 from pbem.services import export, games, observers, orders, preferences, press
-from tests.support.play import game_row, play_one, seat_ids, start
+from tests.support.play import game_row, play_one, play_to_end, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -123,13 +123,7 @@ def test_export_of_an_unfinished_game_is_public(client, sqlite_runtime, game_id)
 
 
 def finished_rankchain(runtime) -> int:
-    game_id = start(runtime, engine="rankchain", players=["Al <a@x.org>", "Bo <b@x.org>"])
-    rng = Rng(5)
-    for serial in range(5000):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
-    assert game_row(runtime, game_id).status == "finished"
-    return game_id
+    return play_to_end(runtime, start(runtime, engine="rankchain", players=["Al <a@x.org>", "Bo <b@x.org>"]), seed=5)
 
 
 def test_export_of_a_finished_game_replays(client, sqlite_runtime):

@@ -167,7 +167,9 @@ def test_a_new_turn_clears_the_submitted_flags(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
     for seat, coin in zip(ids, ("2", "3", "4", "5"), strict=True):
         orders.submit(sqlite_runtime, game_id, ids[seat], [f"play {coin}"], source="web")
-    assert True not in json_flags(client, game_id).values()
+    data = client.get(f"/games/{game_id}.json").get_json()
+    assert data["turn"] == 2 and data["to_act"], "the coins were revealed and a new turn asks someone"
+    assert json_flags(client, game_id) == {seat: (False if seat in data["to_act"] else None) for seat in ids}
 
 
 # -- the paused clock, history numbers, admin notes --------------------------------------------------
@@ -293,23 +295,17 @@ def test_forwarded_addresses_count_only_behind_trusted_proxies(sqlite_runtime, a
             status = client.post("/admin/login", headers={"X-Forwarded-For": address}, data=data).status_code
         return status
 
-    sqlite_runtime.settings = sqlite_runtime.settings.with_(trusted_proxies=1)
-    client = create_app(runtime=sqlite_runtime).test_client()
-    assert fail_from(client, "198.51.100.1", 21) == 429
-    token = fresh_csrf(client)
-    other = client.post("/admin/login", headers={"X-Forwarded-For": "198.51.100.2"},
-                        data={"csrf_token": token, "username": "root", "password": "no"})  # fmt: skip
-    assert other.status_code == 401  # another client behind the same proxy is not throttled
     from pbem.web.ratelimit import limiter
 
-    limiter.reset()
-    sqlite_runtime.settings = sqlite_runtime.settings.with_(trusted_proxies=0)
-    client = create_app(runtime=sqlite_runtime).test_client()
-    assert fail_from(client, "198.51.100.1", 21) == 429
-    token = fresh_csrf(client)
-    forged = client.post("/admin/login", headers={"X-Forwarded-For": "198.51.100.2"},
-                         data={"csrf_token": token, "username": "root", "password": "no"})  # fmt: skip
-    assert forged.status_code == 429  # a forged header changes nothing without a trusted proxy
+    # Behind a trusted proxy another client is not throttled; without one, a forged header changes nothing.
+    for proxies, other_status in ((1, 401), (0, 429)):
+        limiter.reset()
+        sqlite_runtime.settings = sqlite_runtime.settings.with_(trusted_proxies=proxies)
+        client = create_app(runtime=sqlite_runtime).test_client()
+        assert fail_from(client, "198.51.100.1", 21) == 429
+        data = {"csrf_token": fresh_csrf(client), "username": "root", "password": "no"}
+        other = client.post("/admin/login", headers={"X-Forwarded-For": "198.51.100.2"}, data=data)
+        assert other.status_code == other_status, f"trusted proxies: {proxies}"
 
 
 def test_the_dev_mailbox_behind_a_proxy_needs_an_admin(app, sqlite_runtime, admin_user, game_id):
