@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[str, Engine] = {}
@@ -87,3 +87,12 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+
+    @contextmanager
+    def statements(self) -> Iterator[Connection]:
+        """One transaction on a bare connection, for hot paths that need no ORM objects."""
+        with self.engine.connect() as connection:
+            if self.is_sqlite:
+                connection.execution_options(sqlite_immediate=True)
+            with connection.begin():
+                yield connection

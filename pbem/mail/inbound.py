@@ -14,11 +14,12 @@ handled twice.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem.clock import utcnow
 from pbem.mail.message import clean_address, dedupe_key
@@ -71,30 +72,31 @@ def receive(
     if not raw.strip():
         return Received(None, refused="empty message")
     key = dedupe_key(raw)
-    try:
-        with runtime.db.write() as session:
-            existing = session.scalar(select(InboundMessage.id).where(InboundMessage.message_id == key))
-            if existing is not None:
-                return Received(existing, duplicate=True)
-            row = InboundMessage(
-                message_id=key,
-                raw=raw,
-                transport=transport[:20],
-                envelope_from=_envelope(envelope_from),
-                envelope_to=_envelope(envelope_to),
-                status="pending",
-            )
-            session.add(row)
-            session.flush()
-            runtime.nudge_after_commit(session, "process_inbound", row.id)
-            return Received(row.id)
-    except IntegrityError:
-        # Two transports stored the same message at once (PostgreSQL): the other one won.
-        with runtime.db.read() as session:
-            existing = session.scalar(select(InboundMessage.id).where(InboundMessage.message_id == key))
-        if existing is None:
-            raise
-        return Received(existing, duplicate=True)
+    values = {
+        "message_id": key,
+        "raw": raw,
+        "transport": transport[:20],
+        "envelope_from": _envelope(envelope_from),
+        "envelope_to": _envelope(envelope_to),
+        "status": "pending",
+    }
+    with runtime.db.statements() as connection:
+        stored = connection.execute(_store_once(connection.dialect.name), values).scalar()
+        if stored is None:  # stored before (a redelivery), maybe by another transport at the same moment
+            existing = connection.execute(select(_INBOUND.c.id).where(_INBOUND.c.message_id == key)).scalar_one()
+            return Received(existing, duplicate=True)
+    runtime.nudge("process_inbound", stored)
+    return Received(stored)
+
+
+_INBOUND = InboundMessage.__table__
+
+
+@functools.cache
+def _store_once(dialect: str) -> Insert:
+    """``INSERT ... ON CONFLICT (message_id) DO NOTHING RETURNING id``: one statement, race-free."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_INBOUND).on_conflict_do_nothing(index_elements=["message_id"]).returning(_INBOUND.c.id)
 
 
 def _claim(session, inbound_id: int) -> InboundMessage | None:

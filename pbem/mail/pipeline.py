@@ -11,13 +11,14 @@ Everything runs in the caller's transaction (see :func:`pbem.mail.inbound.proces
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import Message
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy import ColumnElement, Select, and_, bindparam, func, or_, select
+from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.db import Database
@@ -29,7 +30,7 @@ from pbem.models import Account, Game, InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import notify, press, seat_commands
 from pbem.services import orders as order_service
-from pbem.services.locking import lock_game
+from pbem.services.locking import lock_game, lock_game_of_seat
 from pbem.tokens import token_from_local_part
 
 PRESS_REPLY_NOTE = (
@@ -142,9 +143,8 @@ def route(ctx: Context) -> None:
             "Reply to the latest email of your game, or write to "
             f"{settings.server_address} with the word help."
         )
-    query = select(Seat).where(Seat.reply_token == token).options(joinedload(Seat.account))
     with ctx.session.no_autoflush:  # the row's sender is written with its verdict, not in a statement of its own
-        seat = ctx.session.scalars(query).one_or_none()
+        seat = lock_game_of_seat(ctx.session, token)  # locked now: the message will most likely be applied
     if seat is None:
         raise Reject(
             "This reply address is no longer valid (it was replaced); nothing was applied. "
@@ -183,46 +183,61 @@ def limit_rate(ctx: Context) -> None:
         )
 
 
-def _rate_checks(ctx: Context) -> list[tuple[str, ColumnElement[bool], int]]:
-    """What this message counts against: its sender, and its seat.
+def _rate_checks(ctx: Context) -> list[tuple[str, str, int]]:
+    """What this message counts against: its sender, and its seat (``(words, kind, limit)``).
 
     A seat's own player and everyone else are counted apart, so that a stranger
     who knows a reply address cannot use up the player's allowance (nor send the
     player more than a window's worth of notices about refused messages).
     """
     limits = ctx.settings.mail_limits
-    checks: list[tuple[str, ColumnElement[bool], int]] = []
+    checks: list[tuple[str, str, int]] = []
     if ctx.sender:
-        checks.append(("from this sender", InboundMessage.sender == ctx.sender, limits.per_sender))
+        checks.append(("from this sender", "sender", limits.per_sender))
     if ctx.seat is None:
         return checks
-    owner = ctx.seat.account.email
-    to_seat = InboundMessage.seat_id == ctx.seat.id
-    if ctx.sender == owner:
-        checks.append(("from this seat", and_(to_seat, InboundMessage.sender == owner), limits.per_seat))
+    if ctx.sender == ctx.seat.account.email:
+        checks.append(("from this seat", "owner", limits.per_seat))
     else:
-        others = or_(InboundMessage.sender.is_(None), InboundMessage.sender != owner)
-        checks.append(("to this reply address from other senders", and_(to_seat, others), limits.per_seat))
+        checks.append(("to this reply address from other senders", "others", limits.per_seat))
     return checks
 
 
-def _recent_counts(
-    ctx: Context, checks: list[tuple[str, ColumnElement[bool], int]], since: dt.datetime
-) -> list[tuple[int, int]]:
-    """For each check: messages answered in the window, and rate notices among them (one query)."""
-    answered = InboundMessage.status.in_(("done", "rejected"))
-    notice = InboundMessage.verdict.startswith(RATE_NOTICE)
+_INBOUND = InboundMessage.__table__
+#: Which messages each kind of check counts (parameters: sender, seat_id, owner).
+_COUNTED: dict[str, ColumnElement[bool]] = {
+    "sender": _INBOUND.c.sender == bindparam("sender"),
+    "owner": and_(_INBOUND.c.seat_id == bindparam("seat_id"), _INBOUND.c.sender == bindparam("owner")),
+    "others": and_(
+        _INBOUND.c.seat_id == bindparam("seat_id"),
+        or_(_INBOUND.c.sender.is_(None), _INBOUND.c.sender != bindparam("owner")),
+    ),
+}
+
+
+@functools.cache
+def _recent_query(kinds: tuple[str, ...]) -> Select:
+    """For each kind: messages answered, and rate notices among them (built once per combination)."""
+    answered = _INBOUND.c.status.in_(("done", "rejected"))
+    notice = _INBOUND.c.verdict.startswith(RATE_NOTICE)
     columns = []
-    for _, condition, _ in checks:
-        columns.append(func.count(InboundMessage.id).filter(condition, answered))
-        columns.append(func.count(InboundMessage.id).filter(condition, notice))
-    query = select(*columns).where(
-        or_(*(condition for _, condition, _ in checks)),
-        InboundMessage.id != ctx.row.id,
-        InboundMessage.processed_at >= since,
+    for kind in kinds:
+        columns.append(func.count(_INBOUND.c.id).filter(_COUNTED[kind], answered))
+        columns.append(func.count(_INBOUND.c.id).filter(_COUNTED[kind], notice))
+    return select(*columns).where(
+        or_(*(_COUNTED[kind] for kind in kinds)),
+        _INBOUND.c.id != bindparam("row_id"),
+        _INBOUND.c.processed_at >= bindparam("since"),
     )
+
+
+def _recent_counts(ctx: Context, checks: list[tuple[str, str, int]], since: dt.datetime) -> list[tuple[int, int]]:
+    """For each check: messages answered in the window, and rate notices among them (one query)."""
+    query = _recent_query(tuple(kind for _, kind, _ in checks))
+    owner = ctx.seat.account.email if ctx.seat is not None else None
+    params = {"sender": ctx.sender, "seat_id": ctx.seat.id if ctx.seat else None, "owner": owner}
     with ctx.session.no_autoflush:
-        row = ctx.session.execute(query).one()
+        row = ctx.session.execute(query, {**params, "row_id": ctx.row.id, "since": since}).one()
     return [(row[i], row[i + 1]) for i in range(0, len(row), 2)]
 
 

@@ -19,23 +19,46 @@ def lock_game(session: Session, game_id: int) -> Game:
     routed to the game, say) before asking for the game.  SQLite already holds
     the database write lock because write sessions begin with ``BEGIN IMMEDIATE``.
     """
-    locked: dict[int, Game] = session.info.setdefault("pbem_locked_games", {})
+    locked = _locked(session)
     if game_id in locked:  # already ours in this transaction: the copy in hand is the current one
         return locked[game_id]
-    # One round-trip: the game, its seats and their accounts, locking only the game's row.
-    # populate_existing: a caller may have loaded the game earlier in this transaction
-    # (the mail pipeline does, to route a message); the locked row must replace that
-    # copy, or the order would be applied to a state another writer has since changed.
+    game = _lock_one(session, Game.id == game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    return game
+
+
+def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
+    """The seat whose reply address carries ``reply_token``, its game locked as by :func:`lock_game`.
+
+    The mail pipeline routes a message and locks its game in one round trip.
+    """
+    game = _lock_one(session, Game.seats.any(Seat.reply_token == reply_token))
+    if game is None:
+        return None
+    return next(seat for seat in game.seats if seat.reply_token == reply_token)
+
+
+def _locked(session: Session) -> dict[int, Game]:
+    return session.info.setdefault("pbem_locked_games", {})
+
+
+def _lock_one(session: Session, condition) -> Game | None:
+    """One round trip: the game, its seats and their accounts, locking only the game's row.
+
+    ``populate_existing``: a caller may have loaded the game earlier in this
+    transaction; the locked row must replace that copy, or an order would be
+    applied to a state another writer has since changed.
+    """
     query = (
         select(Game)
-        .where(Game.id == game_id)
+        .where(condition)
         .options(joinedload(Game.seats).joinedload(Seat.account))
         .execution_options(populate_existing=True)
     )
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update(of=Game, key_share=True)
     game = session.scalars(query).unique().one_or_none()
-    if game is None:
-        raise NotFound(f"there is no game {game_id}")
-    locked[game_id] = game
+    if game is not None:
+        _locked(session)[game.id] = game
     return game

@@ -18,7 +18,6 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from email.message import EmailMessage
 from urllib.parse import parse_qs, unquote, urlparse
 
 #: Seconds any one step of an SMTP conversation may take before the relay counts as unreachable.
@@ -136,29 +135,31 @@ def close_kept() -> None:
         _close(kept.client)
 
 
-def send(url: str, envelope_from: str, message: EmailMessage) -> None:
-    """Hand ``message`` to the relay; raises :class:`TemporaryFailure` or :class:`PermanentFailure`."""
+def send(url: str, envelope_from: str, recipient: str, data: bytes) -> None:
+    """Hand one email (``data``, as on the wire) for ``recipient`` to the relay.
+
+    Raises :class:`TemporaryFailure` or :class:`PermanentFailure`."""
     relay = Relay.from_url(url)
     kept = _take(relay)
     if kept is not None:
         with contextlib.suppress(_Dropped):  # dropped while idle: nothing was accepted, dial again
-            _send_on(kept, envelope_from, message)
+            _send_on(kept, envelope_from, recipient, data)
             return
     try:
         client = relay.connect()
     except Exception as error:
         raise _classify(error) from error
-    _send_on(_Kept(relay, client, 0, time.monotonic()), envelope_from, message)
+    _send_on(_Kept(relay, client, 0, time.monotonic()), envelope_from, recipient, data)
 
 
 class _Dropped(Exception):
     """A reused connection turned out to be closed by the relay."""
 
 
-def _send_on(kept: _Kept, envelope_from: str, message: EmailMessage) -> None:
+def _send_on(kept: _Kept, envelope_from: str, recipient: str, data: bytes) -> None:
     """Send over ``kept``; keep it for the next email only if this one went through."""
     try:
-        kept.client.send_message(message, from_addr=envelope_from, to_addrs=[message["To"]])
+        kept.client.sendmail(envelope_from, [recipient], data)
     except Exception as error:
         _close(kept.client)
         if kept.sent and _is_disconnect(error):

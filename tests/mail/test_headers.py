@@ -3,7 +3,7 @@
 The email package decodes RFC 2047 words when a header is set, so a subject or a
 Message-ID that decodes to an encoded word would come back as a line break and
 a header of the sender's choosing.  Each vector goes through the real pipeline
-and out through :func:`pbem.services.outbox.build_message`.
+and out through :func:`pbem.services.outbox.email_bytes`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from email.message import EmailMessage
 import pytest
 
 from pbem.mail.message import MAX_ID_LENGTH, message_id, parse, safe_message_id, safe_subject
-from pbem.services.outbox import build_message
+from pbem.services.outbox import email_bytes
 from tests.mail.helpers import deliver, outbox, seat_address, seat_of
 from tests.support.play import start
 
@@ -39,7 +39,7 @@ def raw_mail(to: str, sender: str, *, subject: str = "Re: [game] Turn 1", msgid:
 
 def sent_headers(row) -> EmailMessage:
     """The headers of the email the outbox would send for ``row``, parsed back from its bytes."""
-    data = build_message(row).as_bytes()
+    data = email_bytes(row)
     return email.message_from_bytes(data.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n", policy=email.policy.default)
 
 

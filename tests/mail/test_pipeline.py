@@ -3,6 +3,8 @@ wrong From:, duplicates, rate limits, oversize and garbage change nothing."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import random
 
 import pytest
@@ -96,10 +98,10 @@ def test_our_own_mail_coming_back_is_dropped(table):
     runtime, _, seat, address = table
     welcome = next(row for row in outbox(runtime) if row.seat_id == seat.id)
     queued = len(outbox(runtime))
-    from pbem.services.outbox import build_message
+    from pbem.services.outbox import email_bytes
 
-    echoed = build_message(welcome)  # as if a forwarder sent it back, stripping Auto-Submitted
-    echoed.replace_header("To", address)
+    echoed = email.message_from_bytes(email_bytes(welcome), policy=email.policy.default)
+    echoed.replace_header("To", address)  # as if a forwarder sent it back, stripping Auto-Submitted
     del echoed["Auto-Submitted"]
     status, inbound_id = deliver(runtime, echoed.as_bytes())
     assert status == "dropped" and "this server" in inbound(runtime, inbound_id).verdict

@@ -112,7 +112,7 @@ def test_a_long_reply_subject_is_not_folded_after_the_colon(runtime):
     start(runtime)
     row = rows(runtime)[0]
     row.subject = "Re: " + "[A very long game name indeed] Turn 12: Day 2, Activity 6 of 6: excuses " * 2
-    data = outbox.build_message(row).as_bytes()
+    data = outbox.email_bytes(row)
     subject_line = next(line for line in data.split(b"\r\n") if line.startswith(b"Subject:"))
     assert subject_line.startswith(b"Subject: Re: [A very long game name")
 
@@ -154,12 +154,12 @@ def test_a_send_that_outlasts_its_lease_does_not_overwrite_the_next_claim(runtim
         first = rows(runtime)[0]
         real_send = outbox.relay.send
 
-        def slow_send(url, sender, message):
+        def slow_send(url, sender, recipient, data):
             make_due(runtime, first.id)  # the lease lapses while A is still talking to the relay
             monkeypatch.setattr(outbox.relay, "send", real_send)
             assert outbox.deliver(runtime, first.id) == "sent"  # worker B takes the row over and sends it
             sink.handler.refuse_with = "451 4.3.0 try again later"
-            real_send(url, sender, message)  # A's own attempt now fails: it would reset the row to pending
+            real_send(url, sender, recipient, data)  # A's own attempt now fails: it would reset the row to pending
 
         monkeypatch.setattr(outbox.relay, "send", slow_send)
         assert outbox.deliver(runtime, first.id) == "skipped"
@@ -195,7 +195,7 @@ def test_header_values_with_line_breaks_are_refused(runtime):
     row = rows(runtime)[0]
     row.headers = {**row.headers, "In-Reply-To": "<a@b>\rBcc: x@example.org"}
     with pytest.raises(outbox.UnsendableMessage, match="In-Reply-To header contains a line break"):
-        outbox.build_message(row)
+        outbox.email_bytes(row)
 
 
 def make_due(runtime, outbox_id: int) -> None:

@@ -6,12 +6,12 @@ import multiprocessing
 import ssl
 import subprocess
 import time
-from email.message import EmailMessage
 
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
+from pbem.mail.wire import compose
 from pbem.services import relay
 from pbem.services.relay import PermanentFailure, TemporaryFailure, close_kept, send
 from tests.support.services import free_port
@@ -52,11 +52,9 @@ def authenticator(server, session, envelope, mechanism, auth_data):
     return AuthResult(success=ok, handled=False)
 
 
-def message() -> EmailMessage:
-    mail = EmailMessage()
-    mail["To"], mail["Subject"] = "ann@example.org", "hello"
-    mail.set_content("body")
-    return mail
+def message() -> tuple[str, bytes]:
+    """The recipient and the bytes of a small email."""
+    return "ann@example.org", compose([("To", "ann@example.org"), ("Subject", "hello")], "body")
 
 
 def test_starttls_and_login(certificate):
@@ -77,10 +75,10 @@ def test_starttls_and_login(certificate):
     controller.start()
     try:
         url = f"smtp://game:s3cret@127.0.0.1:{port}?starttls=1&cafile={cert}"
-        send(url, "pbem@pbem.test", message())
+        send(url, "pbem@pbem.test", *message())
         assert len(handler.messages) == 1 and handler.messages[0].recipients == ["ann@example.org"]
         with pytest.raises(PermanentFailure):
-            send(f"smtp://game:wrong@127.0.0.1:{port}?starttls=1&cafile={cert}", "pbem@pbem.test", message())
+            send(f"smtp://game:wrong@127.0.0.1:{port}?starttls=1&cafile={cert}", "pbem@pbem.test", *message())
         assert len(handler.messages) == 1
     finally:
         controller.stop()
@@ -89,7 +87,7 @@ def test_starttls_and_login(certificate):
 def test_emails_in_a_row_share_one_connection():
     with SmtpSink() as sink:
         for _ in range(3):
-            send(sink.url, "pbem@pbem.test", message())
+            send(sink.url, "pbem@pbem.test", *message())
         assert len(sink.messages) == 3
         assert len({m.peer for m in sink.messages}) == 1
 
@@ -99,12 +97,12 @@ def test_a_connection_the_relay_dropped_is_redialled_and_nothing_is_lost():
     url = f"smtp://127.0.0.1:{port}"
     first = Controller(handler, hostname="127.0.0.1", port=port)
     first.start()
-    send(url, "pbem@pbem.test", message())
+    send(url, "pbem@pbem.test", *message())
     first.stop()  # the relay restarts: the kept connection is dead
     second = Controller(handler, hostname="127.0.0.1", port=port)
     second.start()
     try:
-        send(url, "pbem@pbem.test", message())
+        send(url, "pbem@pbem.test", *message())
         assert len(handler.messages) == 2
         assert handler.messages[0].peer != handler.messages[1].peer
     finally:
@@ -115,9 +113,9 @@ def test_a_connection_the_relay_dropped_is_redialled_and_nothing_is_lost():
 def test_an_idle_connection_is_closed_not_reused(monkeypatch):
     monkeypatch.setattr(relay, "IDLE_SECONDS", 0.0)
     with SmtpSink() as sink:
-        send(sink.url, "pbem@pbem.test", message())
+        send(sink.url, "pbem@pbem.test", *message())
         time.sleep(0.01)
-        send(sink.url, "pbem@pbem.test", message())
+        send(sink.url, "pbem@pbem.test", *message())
         assert len({m.peer for m in sink.messages}) == 2
 
 
@@ -125,9 +123,9 @@ def test_a_refused_message_does_not_spoil_the_next_one():
     with SmtpSink() as sink:
         sink.handler.refuse_with = "451 try later"
         with pytest.raises(TemporaryFailure):
-            send(sink.url, "pbem@pbem.test", message())
+            send(sink.url, "pbem@pbem.test", *message())
         sink.handler.refuse_with = None
-        send(sink.url, "pbem@pbem.test", message())
+        send(sink.url, "pbem@pbem.test", *message())
         assert len(sink.messages) == 1
 
 
@@ -137,7 +135,7 @@ def _kept_in_child(queue) -> None:
 
 def test_a_forked_process_never_writes_to_its_parents_connection():
     with SmtpSink() as sink:
-        send(sink.url, "pbem@pbem.test", message())
+        send(sink.url, "pbem@pbem.test", *message())
         assert relay._local.kept is not None
         context = multiprocessing.get_context("fork")
         queue = context.Queue()
@@ -145,5 +143,5 @@ def test_a_forked_process_never_writes_to_its_parents_connection():
         child.start()
         assert queue.get(timeout=30) is True
         child.join(timeout=30)
-        send(sink.url, "pbem@pbem.test", message())
+        send(sink.url, "pbem@pbem.test", *message())
         assert len({m.peer for m in sink.messages}) == 1
