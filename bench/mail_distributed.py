@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=600)
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes")
     parser.add_argument("--concurrency", type=int, default=4, help="pool processes per worker (as in deploy/)")
+    parser.add_argument("--pool", default="prefork", help="Celery pool: prefork (as in deploy/), threads or solo")
     parser.add_argument("--games", type=int, default=25)
     args = parser.parse_args()
     broker = redis_url()
@@ -61,9 +62,9 @@ def main() -> None:
         settings = runtime.settings
         client_app, runtime.nudger = sender(settings)
         seats = kidsprout_tables(runtime, args.games)
+        pool = {"concurrency": args.concurrency, "pool": args.pool}
         workers = [
-            CeleryProcess("worker", settings, folder / f"w{i}.log", concurrency=args.concurrency, **NO_LIMITS)
-            for i in range(args.workers)
+            CeleryProcess("worker", settings, folder / f"w{i}.log", **pool, **NO_LIMITS) for i in range(args.workers)
         ]
         port = free_port()
         listener = subprocess.Popen(
@@ -91,7 +92,7 @@ def main() -> None:
         with runtime.db.read() as session:
             done = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "done"))
     rate = len(messages) / seconds
-    pool = f"{args.workers} Celery worker(s) x {args.concurrency} pool processes"
+    pool = f"{args.workers} Celery worker(s) x {args.concurrency} {args.pool} pool"
     print(f"distributed: PostgreSQL + Redis, {pool}; {len(messages)} messages")
     print(f"SMTP listener accepted all in {accepted:.2f}s ({len(messages) / accepted:.0f} msg/s)")
     print(f"end to end (SMTP in -> order applied -> receipt in sink): {seconds:.2f}s, {rate:.1f} msg/s ({done} done)")

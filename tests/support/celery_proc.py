@@ -36,10 +36,12 @@ def process_env(settings: Settings, **extra: str) -> dict[str, str]:
 class CeleryProcess:
     """A ``celery -A worker <role>`` child in its own process group (so SIGKILL gets every fork)."""
 
-    def __init__(self, role: str, settings: Settings, log: Path, *, concurrency: int = 2, **extra_env: str):
+    def __init__(
+        self, role: str, settings: Settings, log: Path, *, concurrency: int = 2, pool: str = "prefork", **extra_env: str
+    ):
         command = [sys.executable, "-m", "celery", "-A", "worker", role, "--loglevel", "INFO"]
         if role == "worker":
-            command += ["--concurrency", str(concurrency), "--without-mingle", "--without-gossip"]
+            command += ["--concurrency", str(concurrency), "--pool", pool, "--without-mingle", "--without-gossip"]
             command += ["-n", f"w{time.time_ns()}@%h"]
         self.log = log
         self.handle = open(log, "ab")  # noqa: SIM115 - closed in stop()
