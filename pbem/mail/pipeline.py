@@ -234,10 +234,16 @@ def _recent_query(kinds: tuple[str, ...]) -> Select:
 def _recent_counts(ctx: Context, checks: list[tuple[str, str, int]], since: dt.datetime) -> list[tuple[int, int]]:
     """For each check: messages answered in the window, and rate notices among them (one query)."""
     query = _recent_query(tuple(kind for _, kind, _ in checks))
-    owner = ctx.seat.account.email if ctx.seat is not None else None
-    params = {"sender": ctx.sender, "seat_id": ctx.seat.id if ctx.seat else None, "owner": owner}
+    seat = ctx.seat
+    params = {
+        "sender": ctx.sender,
+        "seat_id": seat.id if seat else None,
+        "owner": seat.account.email if seat else None,
+        "row_id": ctx.row.id,
+        "since": since,
+    }
     with ctx.session.no_autoflush:
-        row = ctx.session.execute(query, {**params, "row_id": ctx.row.id, "since": since}).one()
+        row = ctx.session.execute(query, params).one()
     return [(row[i], row[i + 1]) for i in range(0, len(row), 2)]
 
 

@@ -104,7 +104,7 @@ def compose(headers: Iterable[tuple[str, str]], text: str, html: str | None = No
 
 
 def _boundary(content: str) -> str:
-    """A boundary that no line of the content begins with."""
+    """A boundary that occurs nowhere in the content (so no line of it can close a part)."""
     while True:
         boundary = f"=_pbem_{secrets.token_hex(12)}"
         if boundary not in content:

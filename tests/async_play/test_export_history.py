@@ -8,12 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from engines import get_engine
-from engines.rng import Rng
 from pbem.cli import main
 from pbem.services import ServiceError, games, history, orders, press
 from pbem.services.export import export_game, verify_export
 from tests.async_play.helpers import THREE, log, start_with
-from tests.support.play import game_row, play_one, play_to_end, seat_ids
+from tests.support.play import game_row, play_some, play_to_end, seat_ids
 
 
 def finished_game(runtime) -> int:
@@ -52,9 +51,7 @@ def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_pat
 
 def test_export_of_an_unfinished_game_is_public_only(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    rng = Rng(3)
-    for serial in range(12):
-        play_one(runtime, game_id, rng, serial)
+    play_some(runtime, game_id, seed=3, count=12)
     games.replace_player(runtime, game_id, "Red", "New <new.player@example.org>")
     data = export_game(runtime, game_id)
     assert data["complete"] is False and "setup" not in data and "final_state_sha256" not in data
@@ -88,9 +85,7 @@ def test_the_public_export_does_not_tell_that_a_sealed_order_was_replaced(runtim
 
 def test_public_views_by_turn_replay_the_log(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    rng = Rng(8)
-    for serial in range(30):
-        play_one(runtime, game_id, rng, serial)
+    play_some(runtime, game_id, seed=8, count=30)
     game = game_row(runtime, game_id)
     engine = get_engine(game.engine)
     frames = history.public_views_by_turn(runtime, game_id)

@@ -12,7 +12,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
 from pbem.services import games, observers, orders
 from tests.async_play.helpers import THREE, log, outbox, start_with
-from tests.support.play import game_row, play_one, seat_ids
+from tests.support.play import game_row, play_one, play_some, seat_ids
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -89,10 +89,7 @@ def test_observer_gets_the_game_over(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE[:2])
     observers.subscribe(runtime, game_id, "fan@example.org")
     observers.confirm(runtime, token_of(runtime, "fan@example.org"))
-    rng = Rng(9)
-    for serial in range(3000):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
+    play_some(runtime, game_id, seed=9, count=3000)
     assert game_row(runtime, game_id).status == "finished"
     last = outbox(runtime, kind="observer_update")[-1]
     assert "Game over" in last.body_text and "game over" in last.subject
@@ -111,9 +108,7 @@ def test_bad_subscriptions_are_refused_in_words(runtime):
 
 def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE, name='Cup <final> & "more"')
-    rng = Rng(2)
-    for serial in range(40):
-        play_one(runtime, game_id, rng, serial)
+    play_some(runtime, game_id, seed=2, count=40)
     games.pause(runtime, game_id, reason="owner <b>away</b> at bob@example.org")
     feed = observers.atom_feed(runtime, game_id, "http://pbem.test")
     root = ET.fromstring(feed)

@@ -5,12 +5,11 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from engines.playout import canonical_json
-from engines.rng import Rng
 from pbem.models import PressMessage
 from pbem.services import press
 from pbem.services.verify import verify
 from tests.async_play.helpers import log, outbox, start_with
-from tests.support.play import game_row, play_one, seat_ids
+from tests.support.play import game_row, play_some, seat_ids
 
 
 def emails_of(runtime, game_id) -> dict[str, str]:
@@ -122,10 +121,7 @@ def test_parse_press_lines():
 
 def test_press_after_the_game_is_over_is_refused(runtime):
     game_id = start_with(runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    rng = Rng(5)
-    for serial in range(2000):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
+    play_some(runtime, game_id, seed=5, count=2000)
     game = game_row(runtime, game_id)
     assert game.status == "finished"
     result = press.send_press(runtime, game_id, game.seats[0].id, "all", "gg")

@@ -16,7 +16,7 @@ from pbem.models import Account, Game, LogEntry, OutboxMessage, Seat, Vacation
 from pbem.services import NotFound, ServiceError, deadlines, games, house_rules, orders, vacations
 from pbem.services.verify import verify
 from pbem.tokens import reply_address, token_from_local_part
-from tests.support.play import PLAYERS, game_row, legal_move, outbox_count, play_one, seat_ids, start
+from tests.support.play import PLAYERS, game_row, legal_move, outbox_count, play_one, play_some, seat_ids, start
 
 
 def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
@@ -99,10 +99,7 @@ def test_a_turn_change_sends_every_seat_its_own_view(runtime):
 
 def test_full_game_through_the_service_then_verify(runtime):
     game_id = start(runtime)
-    rng = Rng(11)
-    for serial in range(5000):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
+    play_some(runtime, game_id, seed=11, count=5000)
     game = game_row(runtime, game_id)
     assert game.status == "finished" and game.result["winners"]
     assert outbox_count(runtime, kind="game_over") == 4

@@ -49,12 +49,18 @@ def play_one(runtime, game_id, rng: Rng, serial: int = 0, source: str = "web") -
     return orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [text], source=source)
 
 
+def play_some(runtime, game_id, seed: int, count: int) -> int:
+    """Up to ``count`` random legal orders (fewer if the game ends); how many were played."""
+    rng = Rng(seed)
+    for serial in range(count):
+        if play_one(runtime, game_id, rng, serial) is None:
+            return serial
+    return count
+
+
 def play_to_end(runtime, game_id, seed: int, limit: int = 5000) -> int:
     """Random legal orders until the game is over; the game's id, for chaining."""
-    rng = Rng(seed)
-    for serial in range(limit):
-        if play_one(runtime, game_id, rng, serial) is None:
-            break
+    play_some(runtime, game_id, seed, limit)
     assert game_row(runtime, game_id).status == "finished", f"not finished after {limit} orders"
     return game_id
 

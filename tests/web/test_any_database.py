@@ -6,11 +6,10 @@ import pytest
 from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 
-from engines.rng import Rng
 from pbem.app import create_app
 from pbem.models import AdminUser, Observer
 from pbem.services import observers
-from tests.support.play import game_row, play_one, start
+from tests.support.play import game_row, play_some, start
 from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
 
 
@@ -25,9 +24,7 @@ def db_client(runtime):
 
 def test_public_pages(db_client, runtime):
     game_id = start(runtime, engine="rankchain", players=["Al <a@x.org>", "b@x.org", "c@x.org"])
-    rng = Rng(1)
-    for serial in range(4):
-        play_one(runtime, game_id, rng, serial)
+    play_some(runtime, game_id, seed=1, count=4)
     assert "Rank Chain" in db_client.get("/").get_data(as_text=True)
     html = db_client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Player 2" in html and 'data-submitted="no"' in html and "<svg" in html

@@ -242,14 +242,11 @@ def replay_label(page) -> str:
 def test_replay_steps_through_turns_in_a_real_browser(live, browser):
     from playwright.sync_api import expect
 
-    from engines.rng import Rng
-    from tests.support.play import play_one, start
+    from tests.support.play import play_some, start
 
     ARTIFACTS.mkdir(exist_ok=True)
     game_id = start(live.runtime, engine="rankchain", players=["Al <a@x.org>", "Bo <b@x.org>", "Cy <c@x.org>"])
-    rng = Rng(12)
-    for serial in range(6):
-        play_one(live.runtime, game_id, rng, serial)
+    play_some(live.runtime, game_id, seed=12, count=6)
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     errors = watch_errors(page)
@@ -297,8 +294,7 @@ def stacked_tables_fit(page) -> bool:
 
 
 def test_pages_fit_a_phone_screen(live, browser):
-    from engines.rng import Rng
-    from tests.support.play import play_one, start
+    from tests.support.play import play_some, start
     from tests.web.conftest import web_tokens
 
     ARTIFACTS.mkdir(exist_ok=True)
@@ -306,9 +302,7 @@ def test_pages_fit_a_phone_screen(live, browser):
     game_id = start(live.runtime, players=[long_name, "Bob <bob@example.org>", "Cy <cy@example.org>"],
                     name="A rather long game name for a narrow screen")  # fmt: skip
     rank = start(live.runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    rng = Rng(2)
-    for serial in range(8):
-        play_one(live.runtime, rank, rng, serial)
+    play_some(live.runtime, rank, seed=2, count=8)
     context = browser.new_context(viewport={"width": 375, "height": 740}, device_scale_factor=2, is_mobile=True)
     page = context.new_page()
     page.goto(f"{live.url}/admin/login")

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from engines.rng import Rng
 from pbem.models import Account, Observer
 from pbem.services import export, games, observers, orders, preferences, press
-from tests.support.play import game_row, play_one, play_to_end, seat_ids, start
+from tests.support.play import game_row, play_one, play_some, play_to_end, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -177,9 +177,7 @@ def replay_section(html: str) -> str:
 
 def test_the_replay_steps_through_turns_without_javascript(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org", "c@x.org"])
-    rng = Rng(3)
-    for serial in range(6):
-        play_one(sqlite_runtime, game_id, rng, serial)
+    play_some(sqlite_runtime, game_id, seed=3, count=6)
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
     options = re.findall(r'<option value="(\d+)"', replay_section(html))
     assert options == [str(i) for i in range(7)]

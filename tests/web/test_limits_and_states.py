@@ -10,14 +10,13 @@ import pytest
 from sqlalchemy import select
 
 from engines import get_engine
-from engines.rng import Rng
 from pbem.app import create_app
 from pbem.config import ConfigError, load_settings
 from pbem.models import Game, InboundMessage
 from pbem.services import games, orders
 from pbem.services.webviews import dashboard
 from pbem.web import admin as admin_views
-from tests.support.play import game_row, play_one, seat_ids, start
+from tests.support.play import game_row, play_some, seat_ids, start
 from tests.web.conftest import csrf_of, fresh_csrf, login
 
 HUGE = "99999999999999999999"
@@ -139,9 +138,7 @@ def json_flags(client, game_id: int) -> dict[str, object]:
 
 def test_turn_by_turn_seats_not_on_move_are_neither_waiting_nor_submitted(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org", "c@x.org"])
-    rng = Rng(4)
-    for serial in range(3):
-        play_one(sqlite_runtime, game_id, rng, serial)
+    play_some(sqlite_runtime, game_id, seed=4, count=3)
     [mover] = get_engine("rankchain").to_act(game_row(sqlite_runtime, game_id).state)
     expected = {seat: (False if seat == mover else None) for seat in seat_ids(sqlite_runtime, game_id)}
     assert json_flags(client, game_id) == expected
@@ -191,9 +188,7 @@ def history_numbers(html: str) -> list[int]:
 
 def test_history_is_numbered_by_log_sequence_on_every_page(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    rng = Rng(2)
-    for serial in range(30):
-        play_one(sqlite_runtime, game_id, rng, serial)
+    play_some(sqlite_runtime, game_id, seed=2, count=30)
     first = history_numbers(client.get(f"/games/{game_id}").get_data(as_text=True))
     second = history_numbers(client.get(f"/games/{game_id}?page=2").get_data(as_text=True))
     assert first == list(range(30, 5, -1)) and second == list(range(5, 0, -1))
@@ -262,9 +257,7 @@ def test_dashboard_lists_dropped_mail_and_bounds_the_games(admin_client, sqlite_
 def test_the_admin_log_is_paged(admin_client, sqlite_runtime, monkeypatch):
     monkeypatch.setattr(admin_views, "LOG_PAGE", 4)
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    rng = Rng(6)
-    for serial in range(10):
-        play_one(sqlite_runtime, game_id, rng, serial)
+    play_some(sqlite_runtime, game_id, seed=6, count=10)
     first = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
     assert "Game log (10 entries" in first and "page 1 of 3" in first and "?log=2#log" in first
     seqs = lambda html: [int(n) for n in re.findall(r'<td data-label="#">(\d+)</td>', html)]  # noqa: E731
@@ -325,12 +318,15 @@ def svg_texts(svg: str) -> list[str]:
     return [(t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text")]
 
 
+def board_svg(client, game_id: int) -> str:
+    """The drawn board of the public status page."""
+    return re.search(r"<svg.*?</svg>", client.get(f"/games/{game_id}").get_data(as_text=True), re.S).group(0)
+
+
 def test_rankchain_pawns_carry_their_seats_initial(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org", "c@x.org"])
-    rng = Rng(8)
-    for serial in range(3):
-        play_one(sqlite_runtime, game_id, rng, serial)
-    svg = re.search(r"<svg.*?</svg>", client.get(f"/games/{game_id}").get_data(as_text=True), re.S).group(0)
+    play_some(sqlite_runtime, game_id, seed=8, count=3)
+    svg = board_svg(client, game_id)
     for seat in ("Red", "Blue", "Green"):
         pawn = re.search(rf"<circle [^>]*><title>{seat}</title></circle>\n<text [^>]*>([A-Z])</text>", svg)
         assert pawn and pawn.group(1) == seat[0], seat
@@ -339,10 +335,8 @@ def test_rankchain_pawns_carry_their_seats_initial(client, sqlite_runtime):
 
 def test_sprawl_towers_show_owner_letters_and_solid_digits(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="sprawl", players=["a@x.org", "b@x.org", "c@x.org"])
-    rng = Rng(9)
-    for serial in range(6):
-        play_one(sqlite_runtime, game_id, rng, serial)
-    svg = re.search(r"<svg.*?</svg>", client.get(f"/games/{game_id}").get_data(as_text=True), re.S).group(0)
+    play_some(sqlite_runtime, game_id, seed=9, count=6)
+    svg = board_svg(client, game_id)
     assert 'stroke="#000" stroke-width="0.6"' not in svg  # no hollow, outlined digits
     digits = re.findall(r'fill="#111">([123]+)</text>', svg)
     letters = re.findall(r'fill="#111">([RYGBPOKW]+)</text>', svg)

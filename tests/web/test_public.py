@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from engines import get_engine
-from engines.rng import Rng
 from pbem.services import games, orders
 from pbem.web.board import safe_svg
-from tests.support.play import game_row, play_one, seat_ids, start
+from tests.support.play import game_row, play_some, seat_ids, start
 
 
 def test_index_lists_active_and_finished_games(client, sqlite_runtime):
@@ -78,10 +77,7 @@ def test_security_headers_on_every_page(client, game_id):
 
 
 def test_history_newest_first_and_paged(client, sqlite_runtime, game_id):
-    rng = Rng(3)
-    for serial in range(40):
-        if play_one(sqlite_runtime, game_id, rng, serial) is None:
-            break
+    play_some(sqlite_runtime, game_id, seed=3, count=40)
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert 'rel="next"' in html
     page1 = html.split('id="history-h"')[1]
@@ -94,10 +90,7 @@ def test_history_newest_first_and_paged(client, sqlite_runtime, game_id):
 
 def test_finished_game_shows_result(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    rng = Rng(5)
-    for serial in range(5000):
-        if play_one(sqlite_runtime, game_id, rng, serial) is None:
-            break
+    play_some(sqlite_runtime, game_id, seed=5, count=5000)
     game = game_row(sqlite_runtime, game_id)
     assert game.status == "finished"
     html = client.get(f"/games/{game_id}").get_data(as_text=True)

@@ -14,10 +14,9 @@ import pytest
 from sqlalchemy import select
 
 from engines import get_engine, registry
-from engines.rng import Rng
 from pbem.models import Game
 from tests.engines.conformance import MARKER, set_path
-from tests.support.play import play_one, start
+from tests.support.play import play_some, start
 from tests.web.conftest import web_tokens
 
 ADDRESSES = [f"Player {i} <p{i}@example.org>" for i in range(12)]
@@ -50,10 +49,7 @@ def test_no_page_shows_another_seats_secret(client, sqlite_runtime, engine_name,
     engine = get_engine(engine_name)
     players = ADDRESSES[: max(engine.min_players, min(4, engine.max_players))]
     game_id = start(sqlite_runtime, engine=engine_name, players=players)
-    rng = Rng(11)
-    for serial in range(moves):
-        if play_one(sqlite_runtime, game_id, rng, serial) is None:
-            break
+    play_some(sqlite_runtime, game_id, seed=11, count=moves)
     with sqlite_runtime.db.read() as session:
         state = session.scalars(select(Game.state).where(Game.id == game_id)).one()
     tokens = web_tokens(sqlite_runtime, game_id)
