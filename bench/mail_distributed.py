@@ -1,17 +1,21 @@
 """Inbound mail end to end in the distributed setup.
 
 Run: ``python -m bench.mail_distributed [--messages N] [--workers W]`` (needs
-PostgreSQL and Redis on loopback, as in CI).  Real processes throughout: the
-``pbem smtpd`` listener, W Celery workers over Redis, PostgreSQL, and outbound
-delivery to an SMTP sink on loopback.  The clock runs from the first message
-handed to the listener to the last receipt handed to the sink.  The baseline,
-measured in the same run, is the standard library alone parsing the same
-messages (see ``bench/mail_inbound.py``).
+PostgreSQL and Redis on loopback, as in CI).  Real processes throughout, as
+deployed: the ``pbem smtpd`` listener, W Celery workers and beat (the sweep)
+over Redis, PostgreSQL, and outbound delivery to an SMTP sink on loopback.
+The clock runs from the first message handed to the listener to the last
+receipt handed to the sink.  The baseline, measured in the same run, is the
+standard library alone parsing the same messages (see
+``bench/mail_inbound.py``).  Beside the rate it reports each process group's
+CPU per message and the task messages still queued at the end (work the
+clock did not see).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import smtplib
 import subprocess
 import sys
@@ -23,11 +27,12 @@ from pathlib import Path
 import redis
 from sqlalchemy import func, select
 
+from bench import cpu
 from bench.common import bench_runtime, kidsprout_tables
 from bench.mail_inbound import baseline, build_messages
 from pbem.models import InboundMessage
 from tests.support.celery_proc import CeleryProcess, process_env, sender, wait_until
-from tests.support.services import free_port, postgres_schema, redis_url
+from tests.support.services import free_port, postgres_schema, redis_url, smtp_listening
 from tests.support.smtp_sink import SmtpSink
 
 NO_LIMITS = {"PBEM_MAIL_RATE_SEAT": "1000000", "PBEM_MAIL_RATE_SENDER": "1000000"}
@@ -53,6 +58,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="pool processes per worker (as in deploy/)")
     parser.add_argument("--pool", default="prefork", help="Celery pool: prefork (as in deploy/), threads or solo")
     parser.add_argument("--games", type=int, default=25)
+    parser.add_argument("--no-beat", dest="beat", action="store_false", help="without Celery beat (no sweep)")
     args = parser.parse_args()
     broker = redis_url()
     redis.Redis.from_url(broker).flushdb()
@@ -66,6 +72,8 @@ def main() -> None:
         workers = [
             CeleryProcess("worker", settings, folder / f"w{i}.log", **pool, **NO_LIMITS) for i in range(args.workers)
         ]
+        if args.beat:
+            workers.append(CeleryProcess("beat", settings, folder / "beat.log", **NO_LIMITS))
         port = free_port()
         listener = subprocess.Popen(
             [sys.executable, "-m", "pbem.cli", "smtpd", "--host", "127.0.0.1", "--port", str(port)],
@@ -78,12 +86,16 @@ def main() -> None:
             wait_until(lambda: len(sink.messages) >= welcome, 120, "the welcome emails")
             messages = build_messages(seats, args.messages, settings.mail_domain)
             base_rate = baseline(messages)
-            wait_until(lambda: _listening(port), 30, "the SMTP listener")
+            wait_until(lambda: smtp_listening(port), 30, "the SMTP listener")
+            groups = _process_groups(workers, listener.pid)
+            cpu_before = cpu.snapshot(groups)
             started = time.perf_counter()
             send_all(port, messages)
             accepted = time.perf_counter() - started
             wait_until(lambda: len(sink.messages) >= welcome + len(messages), 600, "every receipt", interval=0.02)
             seconds = time.perf_counter() - started
+            spent = cpu.per_message(cpu_before, cpu.snapshot(groups), len(messages))
+            left = redis.Redis.from_url(broker).llen("celery")
         finally:
             listener.terminate()
             for worker in workers:
@@ -92,21 +104,26 @@ def main() -> None:
         with runtime.db.read() as session:
             done = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "done"))
     rate = len(messages) / seconds
-    pool = f"{args.workers} Celery worker(s) x {args.concurrency} {args.pool} pool"
+    pool = f"{args.workers} Celery worker(s) x {args.concurrency} {args.pool} pool" + (", beat" if args.beat else "")
     print(f"distributed: PostgreSQL + Redis, {pool}; {len(messages)} messages")
     print(f"SMTP listener accepted all in {accepted:.2f}s ({len(messages) / accepted:.0f} msg/s)")
     print(f"end to end (SMTP in -> order applied -> receipt in sink): {seconds:.2f}s, {rate:.1f} msg/s ({done} done)")
     print(
         f"baseline (stdlib parse + text part, same messages): {base_rate:.0f} msg/s; ratio 1 : {base_rate / rate:.0f}"
     )
+    print(cpu.describe(spent))
+    print(f"task messages still queued when the last receipt arrived: {left}")
 
 
-def _listening(port: int) -> bool:
-    try:
-        with smtplib.SMTP("127.0.0.1", port, timeout=2) as smtp:
-            return smtp.noop()[0] == 250
-    except OSError:
-        return False
+def _process_groups(workers: list[CeleryProcess], listener: int) -> cpu.Groups:
+    """Where the CPU goes: our processes, the services, and this process (SMTP clients and sink)."""
+    return {
+        "Celery worker": lambda: [pid for worker in workers for pid in cpu.in_session(worker.proc.pid)()],
+        "listener": lambda: [listener],
+        "PostgreSQL": cpu.named("postgres"),
+        "Redis": cpu.named("redis-server"),
+        "bench clients and sink": lambda: [os.getpid()],
+    }
 
 
 if __name__ == "__main__":

@@ -86,6 +86,9 @@ class Game(Base):
     house_rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
     #: Grace periods already granted to late seats in the current turn.
     grace_used: Mapped[int] = mapped_column(Integer, default=0)
+    #: The ``seq`` of the game's last log entry: the next entry is numbered from the locked row,
+    #: without reading the log.
+    log_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 

@@ -15,10 +15,11 @@ from typing import Any
 
 from celery import Celery
 from celery.schedules import crontab
-from celery.signals import task_prerun, worker_init, worker_process_init
+from celery.signals import after_setup_logger, task_prerun, worker_init, worker_process_init
 
 from pbem import db
 from pbem.config import Settings
+from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
 from worker import broker
 
@@ -26,6 +27,7 @@ SWEEP_SECONDS = 2.0
 TASKS = {
     "deliver_outbox": "worker.tasks.deliver_outbox",
     "process_inbound": "worker.tasks.process_inbound",
+    "process_pending_inbound": "worker.tasks.process_pending_inbound",
     "fire_deadline": "worker.tasks.fire_deadline",
     "send_reminders": "worker.tasks.send_reminders",
     "flush_outbox": "worker.tasks.flush_outbox",
@@ -115,8 +117,15 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
 
 
 @task_prerun.connect
-def _fresh_inline_budget(**_: Any) -> None:
+def fresh_inline_budget(**_: Any) -> None:
+    """Each task, and each message of a task that handles several, may deliver this many itself."""
     _inline.left = INLINE_DELIVERIES
+
+
+@after_setup_logger.connect
+def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
+    """Celery's per-task "received"/"succeeded" lines only at ``--loglevel DEBUG`` (see pbem.logs)."""
+    quiet_chatter(loglevel if loglevel is not None else "INFO")
 
 
 @worker_init.connect

@@ -30,6 +30,24 @@ def process_inbound(message_id: int) -> str:
     return process(get_runtime(), message_id)
 
 
+@shared_task(name="worker.tasks.process_pending_inbound", acks_late=True)
+def process_pending_inbound() -> int:
+    """The sweep's re-drive: every message left pending past the grace, oldest first.
+
+    Messages another worker is processing are skipped, so several of these can
+    run at once without waiting on each other.  Returns how many it processed.
+    """
+    from pbem.mail.inbound import process
+    from worker import fresh_inline_budget
+
+    runtime = get_runtime()
+    handled = 0
+    for message_id in sweeping.pending_inbound_ids(runtime):
+        fresh_inline_budget()  # each message's emails go out as its own task's would
+        handled += process(runtime, message_id, skip_locked=True) not in ("busy", "pending")
+    return handled
+
+
 @shared_task(name="worker.tasks.fire_deadline", acks_late=True)
 def fire_deadline(game_id: int) -> bool:
     return deadlines.apply_deadline(get_runtime(), game_id)

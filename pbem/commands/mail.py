@@ -10,6 +10,7 @@ import time
 import click
 
 from pbem.commands import fail, runtime
+from pbem.logs import quiet_chatter
 
 #: sysexits codes an MTA understands: bounce the message, or keep it queued and retry.
 EX_DATAERR = 65
@@ -46,6 +47,7 @@ def smtpd(host: str, port: int) -> None:
     from pbem.migrations import upgrade
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s smtpd %(levelname)s %(message)s")
+    quiet_chatter(logging.INFO)
     rt = runtime()
     upgrade(rt.settings.database_url)
     click.echo(f"pbem: SMTP listener on {host}:{port} for @{rt.settings.mail_domain}")

@@ -99,23 +99,29 @@ def _store_once(dialect: str) -> Insert:
     return insert(_INBOUND).on_conflict_do_nothing(index_elements=["message_id"]).returning(_INBOUND.c.id)
 
 
-def _claim(session, inbound_id: int) -> InboundMessage | None:
-    """The row, locked for this transaction (SQLite already holds the write lock)."""
+def _claim(session, inbound_id: int, skip_locked: bool = False) -> InboundMessage | None:
+    """The row, locked for this transaction (SQLite already holds the write lock).
+
+    With ``skip_locked``, a row another worker holds right now is not waited for: None.
+    """
     query = select(InboundMessage).where(InboundMessage.id == inbound_id)
     if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update()
+        query = query.with_for_update(skip_locked=skip_locked)
     return session.scalars(query).one_or_none()
 
 
-def process(runtime: Runtime, inbound_id: int) -> str:
-    """Run the pipeline on one stored message; returns its final status (idempotent)."""
+def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> str:
+    """Run the pipeline on one stored message; returns its final status (idempotent).
+
+    ``skip_locked``: a message another worker is processing is left to it (``busy``).
+    """
     from pbem.mail import pipeline
 
     try:
         with runtime.db.write() as session:
-            row = _claim(session, inbound_id)
+            row = _claim(session, inbound_id, skip_locked)
             if row is None:
-                return "missing"
+                return "busy" if skip_locked else "missing"
             if row.status != "pending":
                 return row.status
             outcome = pipeline.run(runtime, session, row)

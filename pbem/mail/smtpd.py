@@ -89,8 +89,22 @@ class InboundHandler:
             return "451 4.3.0 Could not store the message; please try again later"
         if received.refused:
             code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
+            log.info("refused a message from %s: %s", _shown(envelope.mail_from), received.refused)
             return f"{code} {received.refused}"
+        duplicate = " (a duplicate)" if received.duplicate else ""
+        log.info(
+            "stored inbound message %s from %s, %d bytes%s",
+            received.id,
+            _shown(envelope.mail_from),
+            len(raw),
+            duplicate,
+        )
         return "250 2.0.0 OK: stored" + (" (duplicate)" if received.duplicate else "")
+
+
+def _shown(sender: str | None) -> str:
+    """The envelope sender for a log line (never a reply address: those are only recipients)."""
+    return f"<{(sender or '')[:320]}>".replace("\r", " ").replace("\n", " ")
 
 
 def controller(runtime: Runtime, host: str = "127.0.0.1", port: int = 2525) -> Controller:

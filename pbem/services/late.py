@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
 from engines.playout import choose_order
 from engines.rng import Rng
-from pbem.models import Game, LogEntry
+from pbem.models import Game
 from pbem.runtime import Runtime
 from pbem.services import games, notify, vacations
 from pbem.services.house_rules import rules_of
@@ -117,14 +116,6 @@ def bot_seats(game: Game, missing: list[str]) -> list[str]:
     return [s.seat for s in game.seats if s.seat in missing and s.missed_deadlines >= rules.late_n]
 
 
-def _log_length(session: Session, game: Game) -> int:
-    key = ("pbem_log_seq", game.id)
-    if key in session.info:
-        return session.info[key]
-    with session.no_autoflush:
-        return session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id)) or 0
-
-
 def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     """Play one decision for each of ``seats``; returns (orders per seat, public events)."""
     played: dict[str, list[str]] = {}
@@ -137,7 +128,7 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
                 break
             if seat not in engine.to_act(state):
                 break
-            serial = _log_length(session, game)
+            serial = game.log_seq or 0  # entries so far: each bot decision draws from its own stream
             rng = Rng(game.seed ^ _BOT_SALT ^ (serial * 0x9E3779B97F4A7C15))
             text = choose_order(engine, state, seat, rng, serial)
             order = engine.parse_order(state, seat, text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
@@ -18,15 +17,10 @@ from pbem.services import notify, observers
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
 
-def next_seq(session: Session, game: Game) -> int:
-    """The next log position; read once per transaction (the game is locked), then counted."""
-    key = ("pbem_log_seq", game.id)
-    if key not in session.info:
-        with session.no_autoflush:
-            current = session.scalar(select(func.max(LogEntry.seq)).where(LogEntry.game_id == game.id))
-        session.info[key] = current or 0
-    session.info[key] += 1
-    return session.info[key]
+def next_seq(game: Game) -> int:
+    """The next log position, counted on the game's row (which the caller holds locked)."""
+    game.log_seq = (game.log_seq or 0) + 1
+    return game.log_seq
 
 
 def append_log(
@@ -41,7 +35,7 @@ def append_log(
 ) -> LogEntry:
     entry = LogEntry(
         game_id=game.id,
-        seq=next_seq(session, game),
+        seq=next_seq(game),
         kind=kind,
         seat=seat,
         text=text,
@@ -126,8 +120,9 @@ def after_change(
             events=events,
             missed=missed or [],
         )
-        observers.queue_updates(runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over",
-                                events=events)
+        observers.queue_updates(
+            runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over", events=events
+        )
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)

@@ -3,7 +3,11 @@
 daily run left waiting).
 
 Run by beat every few seconds, it is why nothing depends on a task message
-surviving: a lost broker message or a dead worker only delays work.
+surviving: a lost broker message or a dead worker only delays work.  Mail and
+email left waiting get one task per sweep that works through all of it, not
+one task per message: during a burst, a message is usually still waiting
+because its own task is still queued, and a task per message on every sweep
+would add hundreds of duplicates to the queue every few seconds.
 """
 
 from __future__ import annotations
@@ -55,8 +59,8 @@ def sweep(runtime: Runtime) -> SweepResult:
         runtime.nudge("fire_deadline", game_id)
     for game_id in result.reminders:
         runtime.nudge("send_reminders", game_id)
-    for message_id in result.inbound:
-        runtime.nudge("process_inbound", message_id)
+    if result.inbound:  # one task for them all: each message's own task may still be queued
+        runtime.nudge("process_pending_inbound")
     if result.outbox:
         runtime.nudge("flush_outbox")
     if result.digests:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+from sqlalchemy import update
+
+from pbem.clock import utcnow
 from pbem.mail.inbound import process, receive
 from pbem.models import InboundMessage, OutboxMessage
 from pbem.tokens import reply_address
@@ -55,3 +59,18 @@ def outbox(runtime, **filters) -> list[OutboxMessage]:
         for name, value in filters.items():
             query = query.where(getattr(OutboxMessage, name) == value)
         return list(session.scalars(query))
+
+
+def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> list[int]:
+    """Messages from Suns stored as if their task message was lost ``age_seconds`` ago."""
+    seat = seat_of(runtime, game_id, "Suns")
+    nudger, runtime.nudger = runtime.nudger, lambda task, args: None
+    ids = [
+        receive(runtime, mail(seat_address(runtime, seat), seat.account.email, body), transport="test").id
+        for body in bodies
+    ]
+    with runtime.db.write() as session:
+        past = utcnow() - dt.timedelta(seconds=age_seconds)
+        session.execute(update(InboundMessage).where(InboundMessage.id.in_(ids)).values(received_at=past))
+    runtime.nudger = nudger
+    return ids

@@ -37,3 +37,23 @@ def test_every_migration_downgrades_and_upgrades_again(any_db_url):
         engine.dispose()
     upgrade(any_db_url)
     assert _differences(any_db_url) == []
+
+
+def test_the_log_counter_is_filled_in_for_games_that_already_have_a_log(runtime):
+    """0004 numbers each game's next log entry from its row; games played before it count their log."""
+    from pbem.models import LogEntry
+    from tests.support.play import game_row, play_some, start
+
+    def last_seq(game_id: int) -> int:
+        with runtime.db.read() as session:
+            return session.scalar(sa.select(sa.func.max(LogEntry.seq)).where(LogEntry.game_id == game_id)) or 0
+
+    url = runtime.settings.database_url
+    played, fresh = start(runtime), start(runtime)
+    assert play_some(runtime, played, seed=3, count=7) == 7
+    assert last_seq(played) >= 7
+    command.downgrade(alembic_config(normalise_url(url)), "0003_inbound_rate_indexes")
+    upgrade(url)
+    assert [game_row(runtime, played).log_seq, game_row(runtime, fresh).log_seq] == [last_seq(played), last_seq(fresh)]
+    play_some(runtime, played, seed=4, count=1)  # numbered on from there: no clash with the log's unique seq
+    assert game_row(runtime, played).log_seq == last_seq(played)

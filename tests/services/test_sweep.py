@@ -10,11 +10,13 @@ import pytest
 from sqlalchemy import update
 
 from pbem.clock import utcnow
+from pbem.mail.inbound import _claim, process
 from pbem.models import Game
 from pbem.runtime import set_runtime
 from pbem.services import deadlines, sweep
 from pbem.services.locking import lock_game
 from tests.conftest import build_runtime
+from tests.mail.helpers import inbound, outbox, store_lost
 from tests.support.play import start
 from tests.support.services import postgres_schema
 
@@ -65,3 +67,40 @@ def test_the_sweep_skips_a_game_another_transaction_holds_on_postgres(postgres_r
         assert result.deadlines == [free] and ("fire_deadline", held) not in nudged
     due, reminders = deadlines.due_game_ids(runtime)
     assert sorted(due) == sorted(reminders) == sorted([held, free])
+
+
+def test_mail_left_waiting_gets_one_task_per_sweep_not_one_per_message(runtime):
+    game_id = start(runtime, deadline_seconds=3600, reminders=[])
+    old = store_lost(runtime, game_id, ["play 3", "play 4", "play 5"], age_seconds=60)
+    young = store_lost(runtime, game_id, ["play 2"], age_seconds=0)
+    nudged: list = []
+    runtime.nudger = lambda task, args: nudged.append((task, *args))
+    result = sweep.sweep(runtime)
+    assert result.inbound == old and young[0] not in result.inbound
+    assert [n for n in nudged if "inbound" in n[0]] == [("process_pending_inbound",)]
+
+
+def test_the_re_drive_answers_every_message_left_waiting_oldest_first(runtime):
+    from worker.tasks import process_pending_inbound
+
+    game_id = start(runtime, deadline_seconds=3600, reminders=[])
+    old = store_lost(runtime, game_id, ["play 3", "play 4"], age_seconds=60)
+    [young] = store_lost(runtime, game_id, ["play 5"], age_seconds=0)
+    assert process_pending_inbound() == 2
+    assert [inbound(runtime, i).status for i in old] == ["done", "done"]
+    assert inbound(runtime, young).status == "pending", "its own task is still on the way"
+    receipts = [row.body_text for row in outbox(runtime, kind="receipt")]
+    assert ["Sprout 3 is sealed" in r for r in receipts] == [True, False]
+    assert ["Sprout 4 is sealed" in r for r in receipts] == [False, True]
+    assert process_pending_inbound() == 0, "nothing is processed twice"
+
+
+def test_the_re_drive_leaves_a_message_another_worker_holds_on_postgres(postgres_runtime):
+    runtime = postgres_runtime
+    game_id = start(runtime, deadline_seconds=3600, reminders=[])
+    [held] = store_lost(runtime, game_id, ["play 3"], age_seconds=60)
+    with runtime.db.write() as session:
+        assert _claim(session, held) is not None  # a worker is processing it right now
+        assert process(runtime, held, skip_locked=True) == "busy"
+    assert inbound(runtime, held).status == "pending"
+    assert process(runtime, held, skip_locked=True) == "done"

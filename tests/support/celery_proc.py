@@ -37,9 +37,17 @@ class CeleryProcess:
     """A ``celery -A worker <role>`` child in its own process group (so SIGKILL gets every fork)."""
 
     def __init__(
-        self, role: str, settings: Settings, log: Path, *, concurrency: int = 2, pool: str = "prefork", **extra_env: str
+        self,
+        role: str,
+        settings: Settings,
+        log: Path,
+        *,
+        concurrency: int = 2,
+        pool: str = "prefork",
+        loglevel: str = "INFO",
+        **extra_env: str,
     ):
-        command = [sys.executable, "-m", "celery", "-A", "worker", role, "--loglevel", "INFO"]
+        command = [sys.executable, "-m", "celery", "-A", "worker", role, "--loglevel", loglevel]
         if role == "worker":
             command += ["--concurrency", str(concurrency), "--pool", pool, "--without-mingle", "--without-gossip"]
             command += ["-n", f"w{time.time_ns()}@%h"]

@@ -7,6 +7,7 @@ Locally a missing PostgreSQL or Redis skips the tests that need it; in CI
 from __future__ import annotations
 
 import os
+import smtplib
 import socket
 import uuid
 from collections.abc import Iterator
@@ -71,3 +72,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def smtp_listening(port: int) -> bool:
+    """True once an SMTP server on loopback ``port`` answers NOOP."""
+    try:
+        with smtplib.SMTP("127.0.0.1", port, timeout=2) as client:
+            return client.noop()[0] == 250
+    except OSError:
+        return False

@@ -24,8 +24,9 @@ class Deployment:
     processes: list[CeleryProcess]
     mode: str
 
-    def start(self, role: str, **env: str) -> CeleryProcess:
-        proc = CeleryProcess(role, self.runtime.settings, self.tmp_path / f"{role}-{len(self.processes)}.log", **env)
+    def start(self, role: str, loglevel: str = "INFO", **env: str) -> CeleryProcess:
+        log = self.tmp_path / f"{role}-{len(self.processes)}.log"
+        proc = CeleryProcess(role, self.runtime.settings, log, loglevel=loglevel, **env)
         self.processes.append(proc)
         return proc
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shutil
+import smtplib
 import subprocess
 import sys
 
@@ -16,12 +17,13 @@ from sqlalchemy import func, select
 from engines import get_engine
 from engines.playout import apply_entry
 from engines.rng import Rng
-from pbem.models import Game, LogEntry, OutboxMessage
+from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage
 from pbem.services import orders
 from pbem.services.verify import verify
-from tests.mail.helpers import mail, seat_address, seat_of
+from tests.mail.helpers import mail, seat_address, seat_of, store_lost
 from tests.support.celery_proc import process_env, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start
+from tests.support.services import free_port, smtp_listening
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -171,6 +173,21 @@ def test_broker_loss_is_recovered_by_the_sweep(deployment):
         assert session.get(Game, game_id).turn > turn
 
 
+def test_mail_whose_task_message_was_lost_is_answered_by_the_sweep(deployment):
+    runtime = deployment.runtime
+    game_id = start(runtime, reminders=[])
+    [lost] = store_lost(runtime, game_id, ["play 4"], age_seconds=30)
+    deployment.start("worker")
+    deployment.start("beat")
+    wait_until(lambda: outbox_rows(runtime, kind="receipt", status="sent"), 60, "the sweep to answer the message")
+    [receipt] = outbox_rows(runtime, kind="receipt")
+    assert "Sprout 4 is sealed" in receipt.body_text, deployment.logs()
+    delivered = [m for m in deployment.sink.messages if m.message["Message-ID"] == receipt.message_id]
+    assert len(delivered) == 1
+    with runtime.db.read() as session:
+        assert session.get(InboundMessage, lost).status == "done"
+
+
 def test_a_message_piped_to_pbem_ingest_is_answered_without_waiting_for_the_sweep(deployment):
     """Only a worker runs, no beat: the receipt can come only from the nudge ``pbem ingest`` sends."""
     deployment.start("worker")
@@ -201,7 +218,7 @@ def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(dep
     runtime = deployment.runtime
     game_id = start(runtime, engine="sprawl", players=players, deadline_seconds=2, reminders=[])
     welcome = len(outbox_rows(runtime))
-    worker = deployment.start("worker")
+    worker = deployment.start("worker", loglevel="DEBUG")  # Celery logs each task received only at DEBUG
     deployment.start("beat")
     wait_until(lambda: game_row(runtime, game_id).turn > 1, 60, "the deadline to fire")
     wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
@@ -212,3 +229,35 @@ def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(dep
     log = worker.log.read_text(errors="replace")
     received = len(re.findall(r"Task worker\.tasks\.deliver_outbox\[[^\]]+\] received", log))
     assert received == welcome + burst - INLINE_DELIVERIES, deployment.logs()
+
+
+def test_the_listener_logs_one_line_per_message_and_never_a_reply_address(deployment):
+    """As deployed (INFO): no SMTP command chatter with secret addresses, no per-task Celery lines."""
+    worker = deployment.start("worker")
+    runtime = deployment.runtime
+    game_id = start(runtime, reminders=[])
+    seat = seat_of(runtime, game_id, "Suns")
+    address = seat_address(runtime, seat)
+    port = free_port()
+    listener_log = deployment.tmp_path / "smtpd.log"
+    with open(listener_log, "wb") as log:
+        listener = subprocess.Popen(
+            [sys.executable, "-m", "pbem.cli", "smtpd", "--host", "127.0.0.1", "--port", str(port)],
+            env=process_env(runtime.settings),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until(lambda: smtp_listening(port), 60, "the SMTP listener")
+            with smtplib.SMTP("127.0.0.1", port) as client:
+                client.sendmail(seat.account.email, [address], mail(address, seat.account.email, "play 3"))
+            wait_until(lambda: outbox_rows(runtime, kind="receipt", status="sent"), 30, "the receipt to be sent")
+        finally:
+            listener.terminate()
+            listener.wait(timeout=30)
+    said = listener_log.read_text(errors="replace")
+    assert re.search(r"stored inbound message \d+ from <" + re.escape(seat.account.email) + ">", said), said
+    assert address.split("@")[0] not in said and seat.reply_token not in said
+    worked = worker.log.read_text(errors="replace")
+    assert "ready." in worked, worked
+    assert "succeeded in" not in worked and "] received" not in worked, worked
