@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from email.utils import format_datetime
 
-from sqlalchemy import Row, bindparam, or_, select, update
+from sqlalchemy import Row, bindparam, func, or_, select, update
 
 from pbem.clock import utcnow
 from pbem.mail import wire
@@ -106,16 +106,35 @@ def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.dat
     return "sent", None, None
 
 
+#: The outcome of a send, recorded only while the claim is still ours (``sending``, same attempt).
+_FINISH = (
+    update(_OUTBOX)
+    .where(
+        _OUTBOX.c.id == bindparam("row_id"),
+        _OUTBOX.c.status == "sending",
+        _OUTBOX.c.attempts == bindparam("claimed"),
+    )
+    .values(
+        status=bindparam("outcome"),
+        last_error=bindparam("error"),
+        sent_at=bindparam("sent_at"),
+        next_try_at=func.coalesce(bindparam("retry_at", type_=_OUTBOX.c.next_try_at.type), _OUTBOX.c.next_try_at),
+    )
+)
+
+
 def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at: dt.datetime | None) -> bool:
     """Record the outcome if the claim is still ours (False: the lease lapsed and another took it)."""
-    values: dict[str, object] = {"status": status, "last_error": error}
-    if status == "sent":
-        values["sent_at"] = utcnow()
-    if retry_at:
-        values["next_try_at"] = retry_at
-    ours = (_OUTBOX.c.id == row.id, _OUTBOX.c.status == "sending", _OUTBOX.c.attempts == row.attempts)
+    params = {
+        "row_id": row.id,
+        "claimed": row.attempts,
+        "outcome": status,
+        "error": error,
+        "sent_at": utcnow() if status == "sent" else None,
+        "retry_at": retry_at,
+    }
     with runtime.db.statements() as connection:
-        return connection.execute(update(_OUTBOX).where(*ours).values(**values)).rowcount == 1
+        return connection.execute(_FINISH, params).rowcount == 1
 
 
 def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0) -> list[int]:
