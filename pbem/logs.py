@@ -5,8 +5,8 @@ SMTP command and each recipient, and a recipient is a seat's secret reply
 address, a capability that must not sit in a log.  Celery writes a
 "received" and a "succeeded" line for every task, which the database
 already records (each inbound message keeps its verdict, each email its
-status), and which cost about a tenth of the mail path's throughput.  Below
-DEBUG, both are kept to warnings and errors.
+status), at a cost on every message.  Below DEBUG, both are kept to warnings
+and errors.
 """
 
 from __future__ import annotations
