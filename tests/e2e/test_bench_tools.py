@@ -1,0 +1,54 @@
+"""The benchmarks' CPU accounting reads real processes (Linux ``/proc``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench import cpu
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+
+
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_cpu_per_message_counts_each_group_and_a_child_session():
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass"],
+        start_new_session=True,
+    )
+    try:
+        groups = {"me": lambda: [os.getpid()], "child": cpu.in_session(child.pid), "nobody": lambda: []}
+        before = cpu.snapshot(groups)
+        _burn(0.3)
+        deadline = time.monotonic() + 30
+        while cpu.cpu_seconds(child.pid) < 0.5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        spent = cpu.per_message(before, cpu.snapshot(groups), count=10)
+    finally:
+        child.wait(timeout=30)
+    assert 25 <= spent["me"] <= 200, spent  # 0.3 s over 10 messages, in ms, plus this test's own polling
+    assert spent["child"] >= 40, spent  # at least 0.5 s of the child's spinning, less the part before `before`
+    assert spent["nobody"] == 0
+    line = cpu.describe(spent)
+    assert line.startswith("CPU ms per message: ") and line.index("me") < line.index("nobody")
+
+
+def test_a_process_that_is_gone_counts_nothing():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait(timeout=30)
+    assert cpu.cpu_seconds(child.pid) == 0.0
+
+
+def test_processes_are_found_by_command_name():
+    with open("/proc/self/comm") as handle:
+        name = handle.read().strip()
+    assert os.getpid() in cpu.named(name)()
