@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import Game, Seat
 from pbem.services import NotFound
@@ -31,12 +31,23 @@ def lock_game(session: Session, game_id: int) -> Game:
 def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
     """The seat whose reply address carries ``reply_token``, its game locked as by :func:`lock_game`.
 
-    The mail pipeline routes a message and locks its game in one round trip.
+    The mail pipeline routes a message and locks its game in one round trip,
+    which loads that seat and its account only: most messages are answered
+    without the other seats, which load when something asks for them.
     """
-    game = _lock_one(session, Game.seats.any(Seat.reply_token == reply_token))
-    if game is None:
-        return None
-    return next(seat for seat in game.seats if seat.reply_token == reply_token)
+    query = (
+        select(Seat)
+        .join(Seat.game)
+        .where(Seat.reply_token == reply_token)
+        .options(contains_eager(Seat.game), joinedload(Seat.account))
+        .execution_options(populate_existing=True)
+    )
+    if session.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update(of=Game, key_share=True)
+    seat = session.scalars(query).one_or_none()
+    if seat is not None:
+        _locked(session)[seat.game_id] = seat.game
+    return seat
 
 
 def _locked(session: Session) -> dict[int, Game]:
