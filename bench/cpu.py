@@ -13,62 +13,54 @@ from collections.abc import Callable, Iterable, Mapping
 
 #: A group's name and how to find its processes now.
 Groups = Mapping[str, Callable[[], Iterable[int]]]
+#: CPU seconds of each process, per group.
+Snapshot = dict[str, dict[int, float]]
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields after the command name (which may hold spaces), or None if the process is gone."""
+def _stat(pid: int) -> tuple[str, list[str]] | None:
+    """The command name and the fields after it (the name may hold spaces), or None if the process is gone."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rpartition(")")[2].split()
+            head, _, rest = handle.read().rpartition(")")
     except OSError:
         return None
+    return head.partition("(")[2], rest.split()
 
 
 def cpu_seconds(pid: int) -> float:
     """User plus system time of ``pid`` and all its threads (0 if it is gone)."""
-    fields = _stat_fields(pid)
-    return (int(fields[11]) + int(fields[12])) / _TICK if fields else 0.0
+    stat = _stat(pid)
+    return (int(stat[1][11]) + int(stat[1][12])) / _TICK if stat else 0.0
 
 
-def _all_pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
-def in_session(session_id: int) -> Callable[[], list[int]]:
-    """Every process of a session (a child started with ``start_new_session`` and its forks)."""
-
-    def pids() -> list[int]:
-        return [pid for pid in _all_pids() if (fields := _stat_fields(pid)) and int(fields[3]) == session_id]
-
-    return pids
-
-
-def named(command: str) -> Callable[[], list[int]]:
-    """Every process whose command name (``/proc/PID/comm``) is ``command``."""
-
+def _pids_where(wanted: Callable[[str, list[str]], bool]) -> Callable[[], list[int]]:
     def pids() -> list[int]:
         found = []
-        for pid in _all_pids():
-            try:
-                with open(f"/proc/{pid}/comm") as handle:
-                    if handle.read().strip() == command:
-                        found.append(pid)
-            except OSError:
-                continue
+        for name in os.listdir("/proc"):
+            if name.isdigit() and (stat := _stat(int(name))) and wanted(*stat):
+                found.append(int(name))
         return found
 
     return pids
 
 
-def snapshot(groups: Groups) -> dict[str, dict[int, float]]:
+def in_session(session_id: int) -> Callable[[], list[int]]:
+    """Every process of a session (a child started with ``start_new_session`` and its forks)."""
+    return _pids_where(lambda _, fields: int(fields[3]) == session_id)
+
+
+def named(command: str) -> Callable[[], list[int]]:
+    """Every process whose command name (as in ``/proc/PID/comm``) is ``command``."""
+    return _pids_where(lambda name, _: name == command)
+
+
+def snapshot(groups: Groups) -> Snapshot:
     """CPU seconds of each process of each group, now."""
     return {name: {pid: cpu_seconds(pid) for pid in find()} for name, find in groups.items()}
 
 
-def per_message(
-    before: dict[str, dict[int, float]], after: dict[str, dict[int, float]], count: int
-) -> dict[str, float]:
+def per_message(before: Snapshot, after: Snapshot, count: int) -> dict[str, float]:
     """Milliseconds of CPU per message for each group between two snapshots.
 
     A process that started in between counts from zero; one that ended in

@@ -69,11 +69,11 @@ def main() -> None:
         client_app, runtime.nudger = sender(settings)
         seats = kidsprout_tables(runtime, args.games)
         pool = {"concurrency": args.concurrency, "pool": args.pool}
-        workers = [
+        celery = [
             CeleryProcess("worker", settings, folder / f"w{i}.log", **pool, **NO_LIMITS) for i in range(args.workers)
         ]
         if args.beat:
-            workers.append(CeleryProcess("beat", settings, folder / "beat.log", **NO_LIMITS))
+            celery.append(CeleryProcess("beat", settings, folder / "beat.log", **NO_LIMITS))
         port = free_port()
         listener = subprocess.Popen(
             [sys.executable, "-m", "pbem.cli", "smtpd", "--host", "127.0.0.1", "--port", str(port)],
@@ -87,7 +87,7 @@ def main() -> None:
             messages = build_messages(seats, args.messages, settings.mail_domain)
             base_rate = baseline(messages)
             wait_until(lambda: smtp_listening(port), 30, "the SMTP listener")
-            groups = _process_groups(workers, listener.pid)
+            groups = _process_groups(celery, listener.pid)
             cpu_before = cpu.snapshot(groups)
             started = time.perf_counter()
             send_all(port, messages)
@@ -98,8 +98,8 @@ def main() -> None:
             left = redis.Redis.from_url(broker).llen("celery")
         finally:
             listener.terminate()
-            for worker in workers:
-                worker.stop()
+            for process in celery:
+                process.stop()
             client_app.close()
         with runtime.db.read() as session:
             done = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "done"))
@@ -115,10 +115,10 @@ def main() -> None:
     print(f"task messages still queued when the last receipt arrived: {left}")
 
 
-def _process_groups(workers: list[CeleryProcess], listener: int) -> cpu.Groups:
+def _process_groups(celery: list[CeleryProcess], listener: int) -> cpu.Groups:
     """Where the CPU goes: our processes, the services, and this process (SMTP clients and sink)."""
     return {
-        "Celery worker": lambda: [pid for worker in workers for pid in cpu.in_session(worker.proc.pid)()],
+        "Celery": lambda: [pid for process in celery for pid in cpu.in_session(process.proc.pid)()],
         "listener": lambda: [listener],
         "PostgreSQL": cpu.named("postgres"),
         "Redis": cpu.named("redis-server"),

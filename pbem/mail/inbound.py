@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 #: After this many crashed attempts a message is marked ``failed`` for the admin.
 MAX_ATTEMPTS = 5
+_INBOUND = InboundMessage.__table__
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,6 @@ def receive(
             return Received(existing, duplicate=True)
     runtime.nudge("process_inbound", stored)
     return Received(stored)
-
-
-_INBOUND = InboundMessage.__table__
 
 
 @functools.cache

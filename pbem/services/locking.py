@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import Game, Seat
@@ -22,9 +22,19 @@ def lock_game(session: Session, game_id: int) -> Game:
     locked = _locked(session)
     if game_id in locked:  # already ours in this transaction: the copy in hand is the current one
         return locked[game_id]
-    game = _lock_one(session, Game.id == game_id)
+    # populate_existing: a caller may have loaded the game earlier in this transaction; the
+    # locked row must replace that copy, or an order would be applied to a state another
+    # writer has since changed.  One round trip: the game, its seats and their accounts.
+    query = (
+        select(Game)
+        .where(Game.id == game_id)
+        .options(joinedload(Game.seats).joinedload(Seat.account))
+        .execution_options(populate_existing=True)
+    )
+    game = session.scalars(_for_update(session, query)).unique().one_or_none()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
+    locked[game_id] = game
     return game
 
 
@@ -33,7 +43,8 @@ def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
 
     The mail pipeline routes a message and locks its game in one round trip,
     which loads that seat and its account only: most messages are answered
-    without the other seats, which load when something asks for them.
+    without the other seats, which load when something asks for them.  Call it
+    before the transaction changes the game: the locked row replaces the copy in hand.
     """
     query = (
         select(Seat)
@@ -42,9 +53,7 @@ def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
         .options(contains_eager(Seat.game), joinedload(Seat.account))
         .execution_options(populate_existing=True)
     )
-    if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(of=Game, key_share=True)
-    seat = session.scalars(query).one_or_none()
+    seat = session.scalars(_for_update(session, query)).one_or_none()
     if seat is not None:
         _locked(session)[seat.game_id] = seat.game
     return seat
@@ -54,22 +63,8 @@ def _locked(session: Session) -> dict[int, Game]:
     return session.info.setdefault("pbem_locked_games", {})
 
 
-def _lock_one(session: Session, condition) -> Game | None:
-    """One round trip: the game, its seats and their accounts, locking only the game's row.
-
-    ``populate_existing``: a caller may have loaded the game earlier in this
-    transaction; the locked row must replace that copy, or an order would be
-    applied to a state another writer has since changed.
-    """
-    query = (
-        select(Game)
-        .where(condition)
-        .options(joinedload(Game.seats).joinedload(Seat.account))
-        .execution_options(populate_existing=True)
-    )
-    if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(of=Game, key_share=True)
-    game = session.scalars(query).unique().one_or_none()
-    if game is not None:
-        _locked(session)[game.id] = game
-    return game
+def _for_update(session: Session, query: Select) -> Select:
+    """Lock only the game's row, ``FOR NO KEY UPDATE`` (see :func:`lock_game`); SQLite is locked already."""
+    if session.get_bind().dialect.name == "sqlite":
+        return query
+    return query.with_for_update(of=Game, key_share=True)

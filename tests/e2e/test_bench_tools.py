@@ -14,10 +14,12 @@ from bench import cpu
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
 
-def _burn(seconds: float) -> None:
-    end = time.process_time() + seconds
+def _burn(seconds: float) -> int:
+    """Keep the CPU busy (not asleep) for ``seconds`` of this process's CPU time; how many turns it took."""
+    end, turns = time.process_time() + seconds, 0
     while time.process_time() < end:
-        pass
+        turns += 1
+    return turns
 
 
 def test_cpu_per_message_counts_each_group_and_a_child_session():
@@ -28,7 +30,7 @@ def test_cpu_per_message_counts_each_group_and_a_child_session():
     try:
         groups = {"me": lambda: [os.getpid()], "child": cpu.in_session(child.pid), "nobody": lambda: []}
         before = cpu.snapshot(groups)
-        _burn(0.3)
+        assert _burn(0.3) > 0
         deadline = time.monotonic() + 30
         while cpu.cpu_seconds(child.pid) < 0.5 and time.monotonic() < deadline:
             time.sleep(0.02)
