@@ -25,12 +25,10 @@ import time
 from pathlib import Path
 
 import redis
-from sqlalchemy import func, select
 
 from bench import cpu
 from bench.common import bench_runtime, kidsprout_tables
-from bench.mail_inbound import baseline, build_messages
-from pbem.models import InboundMessage
+from bench.mail_inbound import accepted_orders, baseline, build_messages, check_all_applied
 from tests.support.celery_proc import CeleryProcess, process_env, sender, wait_until
 from tests.support.services import free_port, postgres_schema, redis_url, smtp_listening
 from tests.support.smtp_sink import SmtpSink
@@ -101,18 +99,21 @@ def main() -> None:
             for process in celery:
                 process.stop()
             client_app.close()
-        with runtime.db.read() as session:
-            done = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "done"))
+            orders = accepted_orders(runtime)
     rate = len(messages) / seconds
     pool = f"{args.workers} Celery worker(s) x {args.concurrency} {args.pool} pool" + (", beat" if args.beat else "")
     print(f"distributed: PostgreSQL + Redis, {pool}; {len(messages)} messages")
     print(f"SMTP listener accepted all in {accepted:.2f}s ({len(messages) / accepted:.0f} msg/s)")
-    print(f"end to end (SMTP in -> order applied -> receipt in sink): {seconds:.2f}s, {rate:.1f} msg/s ({done} done)")
+    print(
+        f"end to end (SMTP in -> order applied -> receipt in sink): {seconds:.2f}s, {rate:.1f} msg/s",
+        f"({orders} orders accepted)",
+    )
     print(
         f"baseline (stdlib parse + text part, same messages): {base_rate:.0f} msg/s; ratio 1 : {base_rate / rate:.0f}"
     )
     print(cpu.describe(spent))
     print(f"task messages still queued when the last receipt arrived: {left}")
+    check_all_applied(orders, len(messages))
 
 
 def _process_groups(celery: list[CeleryProcess], listener: int) -> cpu.Groups:

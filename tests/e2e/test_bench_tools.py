@@ -54,3 +54,25 @@ def test_processes_are_found_by_command_name():
     with open("/proc/self/comm") as handle:
         name = handle.read().strip()
     assert os.getpid() in cpu.named(name)()
+
+
+def test_mail_benchmark_counts_only_orders_the_game_accepted(sqlite_runtime):
+    """The mail benchmarks' rate means orders applied; a refused order must not count."""
+    from bench.common import kidsprout_tables
+    from bench.mail_inbound import accepted_orders, build_messages, check_all_applied
+    from tests.mail.helpers import deliver, mail
+
+    seats = kidsprout_tables(sqlite_runtime, 1)
+    messages = build_messages(seats, 4, sqlite_runtime.settings.mail_domain)
+    for sender, address, raw in messages:
+        assert deliver(sqlite_runtime, raw, envelope_from=sender, envelope_to=address)[0] == "done"
+    assert accepted_orders(sqlite_runtime) == 4
+    check_all_applied(4, len(messages))
+
+    sender, address, _ = messages[0]
+    assert (
+        deliver(sqlite_runtime, mail(address, sender, "play 9"), envelope_from=sender, envelope_to=address)[0] == "done"
+    )
+    assert accepted_orders(sqlite_runtime) == 4
+    with pytest.raises(SystemExit, match="only 4 of 5 orders were accepted"):
+        check_all_applied(4, 5)
