@@ -51,7 +51,7 @@ def send_all(port: int, messages, clients: int = 2) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=600)
+    parser.add_argument("--messages", type=int, default=1500)
     parser.add_argument("--workers", type=int, default=1, help="Celery worker processes")
     parser.add_argument("--concurrency", type=int, default=4, help="pool processes per worker (as in deploy/)")
     parser.add_argument("--pool", default="prefork", help="Celery pool: prefork (as in deploy/), threads or solo")
