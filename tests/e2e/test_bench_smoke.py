@@ -1,0 +1,77 @@
+"""Every benchmark runs, at a tiny size, and prints the figures BENCHMARKS.md records.
+
+The figures themselves are not checked (speed is measured, not asserted); what
+is checked is that ``python -m bench`` keeps working as the code changes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.__main__ import BENCHES
+from bench.__main__ import main as run_benches
+from tests.support.services import POSTGRES_URL, REDIS_URL, need
+
+ROOT = Path(__file__).resolve().parents[2]
+RATE = r"\d+(\.\d+)?"
+
+#: benchmark -> (tiny arguments, services it needs, lines its output must hold)
+SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
+    "engine": (
+        ["--games", "2"],
+        (),
+        [rf"kidsprout/v0\.2 +{RATE} +{RATE} +{RATE} +{RATE}", rf"sprawl/standard +{RATE}"],
+    ),
+    "service": (
+        ["--orders", "10", "--turns", "2", "--clients", "2"],
+        ("postgres", "redis"),
+        [rf"postgresql +2 client\(s\): service +{RATE} orders/s .* ratio {RATE}", rf"over 2 turns: p50 {RATE} ms"],
+    ),
+    "mail": (
+        ["--messages", "12", "--games", "2"],
+        (),
+        [r"messages: 12 \(12 done, 12 orders accepted\)", rf"ratio end-to-end / baseline: 1 : {RATE}"],
+    ),
+    "mail-distributed": (
+        ["--messages", "12", "--games", "2"],
+        ("postgres", "redis"),
+        [rf"{RATE} msg/s \(12 orders accepted\)", r"CPU ms per message: .*total", r"still queued .*: 0$"],
+    ),
+    "web": (
+        ["--games", "10", "--seconds", "1"],
+        (),
+        [rf"/games/<id> +{RATE} req/s \(\d+ in {RATE}s, 0 failures\)", rf"ratio status/bare = {RATE}"],
+    ),
+}
+
+
+def test_every_benchmark_has_a_smoke_run():
+    assert set(SMOKE) == set(BENCHES)
+
+
+@pytest.mark.parametrize("name", list(SMOKE))
+def test_benchmark_runs_and_reports(name):
+    arguments, services, expected = SMOKE[name]
+    if "postgres" in services:
+        need(POSTGRES_URL, "PostgreSQL")
+    if "redis" in services:
+        need(REDIS_URL, "Redis")
+    module = BENCHES[name][0]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-m", module, *arguments], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for pattern in expected:
+        assert re.search(pattern, result.stdout, re.MULTILINE), f"{pattern!r} not in:\n{result.stdout}"
+
+
+def test_the_runner_refuses_an_unknown_benchmark(capsys):
+    assert run_benches(["engines"]) == 2
+    assert "unknown benchmark(s): engines; choose from engine, service" in capsys.readouterr().err
