@@ -99,7 +99,7 @@ def main() -> None:
             for process in celery:
                 process.stop()
             client_app.close()
-            orders = accepted_orders(runtime)
+        orders = accepted_orders(runtime)  # before the schema is dropped
     rate = len(messages) / seconds
     pool = f"{args.workers} Celery worker(s) x {args.concurrency} {args.pool} pool" + (", beat" if args.beat else "")
     print(f"distributed: PostgreSQL + Redis, {pool}; {len(messages)} messages")

@@ -91,15 +91,10 @@ class InboundHandler:
             code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
             log.info("refused a message from %s: %s", _shown(envelope.mail_from), received.refused)
             return f"{code} {received.refused}"
-        duplicate = " (a duplicate)" if received.duplicate else ""
-        log.info(
-            "stored inbound message %s from %s, %d bytes%s",
-            received.id,
-            _shown(envelope.mail_from),
-            len(raw),
-            duplicate,
-        )
-        return "250 2.0.0 OK: stored" + (" (duplicate)" if received.duplicate else "")
+        duplicate = " (duplicate)" if received.duplicate else ""
+        sender = _shown(envelope.mail_from)
+        log.info("stored inbound message %s from %s, %d bytes%s", received.id, sender, len(raw), duplicate)
+        return f"250 2.0.0 OK: stored{duplicate}"
 
 
 def _shown(sender: str | None) -> str:

@@ -128,7 +128,7 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
                 break
             if seat not in engine.to_act(state):
                 break
-            serial = game.log_seq or 0  # entries so far: each bot decision draws from its own stream
+            serial = game.log_seq  # entries so far: each bot decision draws from its own stream
             rng = Rng(game.seed ^ _BOT_SALT ^ (serial * 0x9E3779B97F4A7C15))
             text = choose_order(engine, state, seat, rng, serial)
             order = engine.parse_order(state, seat, text)

@@ -19,7 +19,7 @@ DEFAULT_REMINDERS = (24 * 3600, 3600)
 
 def next_seq(game: Game) -> int:
     """The next log position, counted on the game's row (which the caller holds locked)."""
-    game.log_seq = (game.log_seq or 0) + 1
+    game.log_seq += 1
     return game.log_seq
 
 

@@ -9,7 +9,7 @@ from engines.rng import Rng
 from pbem.models import Observer
 from pbem.services import digest, observers, outbox, preferences, press
 from tests.async_play.helpers import THREE, start_with
-from tests.support.play import game_row, play_one, seat_ids
+from tests.support.play import game_row, next_turn, seat_ids
 from tests.support.smtp_sink import SmtpSink
 
 
@@ -26,12 +26,7 @@ def test_real_delivery_of_press_observer_updates_and_digest(sqlite_runtime):
             token = session.scalars(select(Observer.token)).one()
         observers.confirm(runtime, token)
         assert press.send_press(runtime, game_id, seats["Red"], "Green", "<script>alert(1)</script> deal?").ok
-        turn = game_row(runtime, game_id).turn
-        rng = Rng(3)
-        for serial in range(100):
-            if game_row(runtime, game_id).turn != turn:
-                break
-            play_one(runtime, game_id, rng, serial)
+        next_turn(runtime, game_id, Rng(3))
         outbox.flush(runtime)
         # The digest account got its welcome only; its turn news is held.
         blue = sink.to(emails["Blue"])

@@ -12,7 +12,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
 from pbem.services import games, observers, orders
 from tests.async_play.helpers import THREE, log, outbox, start_with
-from tests.support.play import game_row, play_one, play_some, seat_ids
+from tests.support.play import game_row, next_turn, play_some, seat_ids
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -20,13 +20,6 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 def token_of(runtime, email: str) -> str:
     with runtime.db.read() as session:
         return session.scalars(select(Observer.token).where(Observer.email == email)).one()
-
-
-def next_turn(runtime, game_id, rng: Rng) -> None:
-    turn = game_row(runtime, game_id).turn
-    for serial in range(500):
-        if game_row(runtime, game_id).turn != turn or play_one(runtime, game_id, rng, serial) is None:
-            return
 
 
 def private_only_lines(runtime, game_id) -> list[str]:

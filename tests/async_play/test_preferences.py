@@ -11,18 +11,11 @@ from pbem.models import OutboxMessage
 from pbem.services import NotFound, ServiceError, digest, games, outbox, preferences
 from tests.async_play.helpers import outbox as rows
 from tests.async_play.helpers import play_first_legal, start_with, to_act
-from tests.support.play import game_row, play_one
+from tests.support.play import game_row, next_turn
 
 
 def account_of(runtime, game_id, seat_name):
     return next(s.account for s in game_row(runtime, game_id).seats if s.seat == seat_name)
-
-
-def next_turn(runtime, game_id, rng) -> None:
-    turn = game_row(runtime, game_id).turn
-    for serial in range(500):
-        if game_row(runtime, game_id).turn != turn or play_one(runtime, game_id, rng, serial) is None:
-            return
 
 
 def test_every_is_the_default_and_every_email_says_how_to_change_it(runtime):

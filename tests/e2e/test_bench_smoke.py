@@ -6,19 +6,16 @@ is checked is that ``python -m bench`` keeps working as the code changes.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from bench.__main__ import BENCHES
+from bench.__main__ import BENCHES, ROOT, environment
 from bench.__main__ import main as run_benches
 from tests.support.services import POSTGRES_URL, REDIS_URL, need
 
-ROOT = Path(__file__).resolve().parents[2]
 RATE = r"\d+(\.\d+)?"
 
 #: benchmark -> (tiny arguments, services it needs, lines its output must hold)
@@ -63,9 +60,13 @@ def test_benchmark_runs_and_reports(name):
     if "redis" in services:
         need(REDIS_URL, "Redis")
     module = BENCHES[name][0]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run(
-        [sys.executable, "-m", module, *arguments], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", module, *arguments],
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     for pattern in expected:

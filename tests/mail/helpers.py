@@ -65,12 +65,14 @@ def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> 
     """Messages from Suns stored as if their task message was lost ``age_seconds`` ago."""
     seat = seat_of(runtime, game_id, "Suns")
     nudger, runtime.nudger = runtime.nudger, lambda task, args: None
-    ids = [
-        receive(runtime, mail(seat_address(runtime, seat), seat.account.email, body), transport="test").id
-        for body in bodies
-    ]
+    try:
+        ids = [
+            receive(runtime, mail(seat_address(runtime, seat), seat.account.email, body), transport="test").id
+            for body in bodies
+        ]
+    finally:
+        runtime.nudger = nudger
     with runtime.db.write() as session:
         past = utcnow() - dt.timedelta(seconds=age_seconds)
         session.execute(update(InboundMessage).where(InboundMessage.id.in_(ids)).values(received_at=past))
-    runtime.nudger = nudger
     return ids

@@ -58,6 +58,14 @@ def play_some(runtime, game_id, seed: int, count: int) -> int:
     return count
 
 
+def next_turn(runtime, game_id, rng: Rng, limit: int = 500) -> None:
+    """Random legal orders until the turn changes (or the game ends)."""
+    turn = game_row(runtime, game_id).turn
+    for serial in range(limit):
+        if game_row(runtime, game_id).turn != turn or play_one(runtime, game_id, rng, serial) is None:
+            return
+
+
 def play_to_end(runtime, game_id, seed: int, limit: int = 5000) -> int:
     """Random legal orders until the game is over; the game's id, for chaining."""
     play_some(runtime, game_id, seed, limit)
