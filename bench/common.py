@@ -10,7 +10,7 @@ from sqlalchemy import select
 from pbem.migrations import upgrade
 from pbem.models import Seat
 from pbem.runtime import Runtime, make_runtime, set_runtime
-from pbem.services import games
+from pbem.services.play import games
 from pbem.tokens import reply_address
 
 DOMAIN = "pbem.bench"

@@ -35,7 +35,7 @@ from pbem.config import MailLimits
 from pbem.mail import smtpd
 from pbem.mail.inbound import process
 from pbem.models import InboundMessage
-from pbem.services import outbox
+from pbem.services.mailout import outbox
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 

@@ -3,7 +3,7 @@
 Run: ``python -m bench.service [--orders N] [--turns N] [--postgres URL] [--redis URL]``.
 
 1. Orders/s: random legal KidSprout orders submitted one after another through
-   :func:`pbem.services.orders.submit` (parse, lock, apply, log, emails queued),
+   :func:`pbem.services.play.orders.submit` (parse, lock, apply, log, emails queued),
    on SQLite and on PostgreSQL, beside a baseline of plain single-row inserts,
    one transaction each, in the same database in the same run.
 2. Latency: with a real Celery worker over Redis and PostgreSQL, the time from
@@ -29,7 +29,7 @@ from engines.rng import Rng
 from pbem.config import load_settings
 from pbem.db import dispose_all
 from pbem.runtime import make_runtime
-from pbem.services import orders
+from pbem.services.play import orders
 from tests.support.celery_proc import CeleryProcess, sender, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start
 from tests.support.services import postgres_schema

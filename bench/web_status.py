@@ -43,7 +43,7 @@ def build_database(instance: Path, games: int) -> str:
     from pbem.config import load_settings
     from pbem.migrations import upgrade
     from pbem.runtime import make_runtime
-    from pbem.services import games as game_service
+    from pbem.services.play import games as game_service
     from tests.support.play import play_one
 
     url = f"sqlite:///{instance / 'pbem.sqlite3'}"

@@ -82,7 +82,7 @@ class Game(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: Server-side rules of the table, not the engine's: press mode, late-player
-    #: policy, vacation caps (see :mod:`pbem.services.house_rules`).
+    #: policy, vacation caps (see :mod:`pbem.services.play.house_rules`).
     house_rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
     #: Grace periods already granted to late seats in the current turn.
     grace_used: Mapped[int] = mapped_column(Integer, default=0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 from sqlalchemy import event
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 Nudger = Callable[[str, tuple[Any, ...]], None]
 #: Database back-ends the server supports.
 DATABASES = ("sqlite", "postgresql")
+#: Where a process finds the function that sends nudges to the workers (declared by ``worker``).
+NUDGER_ENTRY_POINTS = "pbem.nudgers"
 #: Task kinds whose nudge already failed in this process (each is reported once).
 _failed_nudges: set[str] = set()
 
@@ -114,15 +117,17 @@ def connect_worker(runtime: Runtime) -> Runtime:
     """Send this process's post-commit nudges to the Celery workers.
 
     Every process that writes work — web, ``pbem smtpd``, ``pbem ingest``, the
-    CLI — nudges, so work starts at once rather than at the next sweep.  Without
-    a reachable broker the sweep still finds everything.
+    CLI — nudges, so work starts at once rather than at the next sweep.  The
+    nudger is found through the ``pbem.nudgers`` entry point that the ``worker``
+    package declares, so ``pbem`` never imports ``worker`` (which builds on it).
+    Without a nudger or a reachable broker the sweep still finds everything.
     """
-    try:
-        import worker
-
-        runtime.nudger = worker.send
-    except Exception as error:
-        log.warning("Celery app unavailable (%s: %s); relying on the sweep", type(error).__name__, error)
+    for entry in entry_points(group=NUDGER_ENTRY_POINTS):
+        try:
+            runtime.nudger = entry.load()
+            return runtime
+        except Exception as error:
+            log.warning("Celery app unavailable (%s: %s); relying on the sweep", type(error).__name__, error)
     return runtime
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.services import notify
+from pbem.services.mailout import notify
 
 
 @pytest.mark.parametrize(

@@ -109,7 +109,7 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
     runtime = get_runtime()
     if task == "deliver_outbox" and left > 0 and runtime.settings.smtp_url:
         _inline.left = left - 1
-        from pbem.services import outbox
+        from pbem.services.mailout import outbox
 
         outbox.deliver(runtime, *args)
         return

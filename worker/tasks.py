@@ -7,8 +7,9 @@ import logging
 from celery import shared_task
 
 from pbem.runtime import get_runtime
-from pbem.services import deadlines, digest, outbox
-from pbem.services import sweep as sweeping
+from pbem.services.mailout import digest, outbox
+from pbem.services.ops import sweep as sweeping
+from pbem.services.play import deadlines
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,11 @@ import click
 
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
-from pbem.services import ServiceError, games, house_rules
-from pbem.services.export import export_game, load_export, verify_export
-from pbem.services.queries import game_summary, list_games, load_game
-from pbem.services.verify import verify
+from pbem.services import ServiceError
+from pbem.services.play import games, house_rules
+from pbem.services.play.export import export_game, load_export, verify_export
+from pbem.services.play.queries import game_summary, list_games, load_game
+from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
 #: Game ids are positive 64-bit integers.

@@ -1,6 +1,6 @@
 """Command mode: mail to the server's base address (``help``, ``games``,
 ``status <game>``, ``observe <game>``).  A seat's own commands, in replies to its
-game's emails, are :mod:`pbem.services.seat_commands`.
+game's emails, are :mod:`pbem.services.play.seat_commands`.
 
 Command mode is open to anyone, so it shows only what the public status page
 shows: never a seat's view, address or token.
@@ -14,9 +14,10 @@ from sqlalchemy.orm import Session, selectinload
 from engines import get_engine, registry
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, notify, observers
-from pbem.services.orders import Verdict
-from pbem.services.queries import public_summary
+from pbem.services import NotFound
+from pbem.services.mailout import notify, observers
+from pbem.services.play.orders import Verdict
+from pbem.services.play.queries import public_summary
 
 
 def server_help(server_address: str) -> str:

@@ -2,7 +2,7 @@
 steps, each reading and enriching a :class:`Context`.  A step stops the message
 by raising :class:`Discard` (machine mail: nothing is answered) or
 :class:`Reject` (a refusal: one reply explains every reason).  The last step
-applies the orders through :func:`pbem.services.orders.submit`, which queues
+applies the orders through :func:`pbem.services.play.orders.submit`, which queues
 the receipt in the same transaction.
 
 Everything runs in the caller's transaction (see :func:`pbem.mail.inbound.process`).
@@ -28,9 +28,10 @@ from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
 from pbem.models import Account, Game, InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import notify, press, seat_commands
-from pbem.services import orders as order_service
-from pbem.services.locking import lock_game, lock_game_of_seat
+from pbem.services.mailout import notify, press_mail
+from pbem.services.play import orders as order_service
+from pbem.services.play import seat_commands
+from pbem.services.play.locking import lock_game, lock_game_of_seat
 from pbem.tokens import token_from_local_part
 
 PRESS_REPLY_NOTE = (
@@ -283,7 +284,7 @@ def answer(ctx: Context) -> None:
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
     game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
-    press_id = press.press_id_from_message_id(
+    press_id = press_mail.press_id_from_message_id(
         f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
     )
     answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)

@@ -1,5 +1,5 @@
 """The admin console: log-in, a dashboard of what needs attention, game creation
-and the per-game actions, all through :mod:`pbem.services.games`.
+and the per-game actions, all through :mod:`pbem.services.play.games`.
 
 Admins are :class:`pbem.models.AdminUser` rows created with ``pbem admin
 create``; the session keeps only the admin's id, checked on every request.
@@ -20,10 +20,11 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
-from pbem.services import NotFound, ServiceError, games, house_rules
-from pbem.services.queries import load_game, public_summary
-from pbem.services.webviews import dashboard as dashboard_data
-from pbem.services.webviews import game_inbound, game_log, resend_latest
+from pbem.services import NotFound, ServiceError
+from pbem.services.play import games, house_rules
+from pbem.services.play.queries import load_game, public_summary
+from pbem.services.play.webviews import dashboard as dashboard_data
+from pbem.services.play.webviews import game_inbound, game_log, resend_latest
 from pbem.web import common
 from pbem.web.ratelimit import limiter
 
@@ -116,7 +117,7 @@ def dashboard():
 # -- creating a game -----------------------------------------------------------------
 
 
-#: Form field -> the :func:`pbem.services.house_rules.parse_rules` argument it fills.
+#: Form field -> the :func:`pbem.services.play.house_rules.parse_rules` argument it fills.
 RULE_FIELDS = {
     "press": "press",
     "press_identity": "press_identity",

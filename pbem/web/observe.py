@@ -14,8 +14,8 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request
 
-from pbem.services import observers
-from pbem.services.webviews import observer_by_token
+from pbem.services.mailout import observers
+from pbem.services.play.webviews import observer_by_token
 from pbem.web import common
 
 bp = Blueprint("observe", __name__, url_prefix="/observe")

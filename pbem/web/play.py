@@ -2,7 +2,7 @@
 
 The token is the capability: it names one seat of one game, so a token can only
 ever act in its own game.  Lines sent from the page or as JSON get exactly the
-answer an email reply gets (:func:`pbem.services.webviews.answer_seat`): the
+answer an email reply gets (:func:`pbem.services.play.webviews.answer_seat`): the
 same commands (press, vacation, notify, help, status), the same orders, the
 same verdicts in the same order.  Forms carry a session-bound CSRF token; the
 JSON POST needs ``Content-Type: application/json``, which a browser cannot
@@ -18,11 +18,13 @@ from flask import Blueprint, abort, flash, jsonify, redirect, render_template, r
 
 from engines import get_engine
 from pbem.models import public_name
-from pbem.services import NotFound, ServiceError, preferences, press
-from pbem.services.house_rules import rules_of
-from pbem.services.orders import Verdict
-from pbem.services.queries import seat_by_web_token
-from pbem.services.webviews import SeatAnswer, answer_seat
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import preferences
+from pbem.services.play import press
+from pbem.services.play.house_rules import rules_of
+from pbem.services.play.orders import Verdict
+from pbem.services.play.queries import seat_by_web_token
+from pbem.services.play.webviews import SeatAnswer, answer_seat
 from pbem.web import common
 from pbem.web.board import render_view
 from pbem.web.forms import FormProblem, lines_from_form, order_groups

@@ -1,6 +1,6 @@
 """``/notify/<token>``: an account's email notification preference, from the link in every email.
 
-The token is an HMAC of the account id (:mod:`pbem.services.preferences`), so
+The token is an HMAC of the account id (:mod:`pbem.services.mailout.preferences`), so
 the page needs no log-in; changing the choice is a ``POST`` with CSRF.
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
 
-from pbem.services import NotFound, ServiceError, preferences
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import preferences, subscriptions
 from pbem.web import common
 
 bp = Blueprint("prefs", __name__)
@@ -16,7 +17,7 @@ bp = Blueprint("prefs", __name__)
 
 def _current(token: str) -> dict[str, str]:
     try:
-        return preferences.preference_by_token(common.runtime(), token)
+        return subscriptions.preference_by_token(common.runtime(), token)
     except NotFound:
         abort(404)
 
@@ -39,7 +40,7 @@ def notify_submit(token: str):
     if not common.csrf_ok():
         return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)
     try:
-        message = preferences.set_preference_by_token(common.runtime(), token, request.form.get("preference", ""))
+        message = subscriptions.set_preference_by_token(common.runtime(), token, request.form.get("preference", ""))
     except NotFound:
         abort(404)
     except ServiceError as error:

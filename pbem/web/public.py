@@ -1,7 +1,7 @@
 """Public pages: the list of games, each game's turn status page (and JSON), its
 Atom feed, its export and the form to follow it by email.
 
-Everything here is built from :func:`pbem.services.queries.public_summary`,
+Everything here is built from :func:`pbem.services.play.queries.public_summary`,
 ``public_history``, broadcast press and the replayed public views, none of
 which carries a seat's secret or a player's address.
 """
@@ -17,10 +17,12 @@ from sqlalchemy import bindparam, func, select
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, PressMessage
-from pbem.services import NotFound, ServiceError, export, observers, press
-from pbem.services.house_rules import rules_of
-from pbem.services.queries import acted_seats, list_games, load_game, public_history, public_summary
-from pbem.services.webviews import history_size, lean_game
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import observers
+from pbem.services.play import export, press
+from pbem.services.play.house_rules import rules_of
+from pbem.services.play.queries import acted_seats, list_games, load_game, public_history, public_summary
+from pbem.services.play.webviews import history_size, lean_game
 from pbem.web import common, replay
 from pbem.web.board import LruCache, public_board
 

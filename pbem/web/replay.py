@@ -1,4 +1,4 @@
-"""The status page's turn-by-turn replay, from :mod:`pbem.services.history`.
+"""The status page's turn-by-turn replay, from :mod:`pbem.services.play.history`.
 
 Replaying a log costs milliseconds per hundred entries, so the frames of a
 game are computed once per game version and kept in a small cache; the page
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.runtime import Runtime
-from pbem.services import ServiceError, history
+from pbem.services import ServiceError
+from pbem.services.play import history
 from pbem.web.board import Board, LruCache, render_view
 
 _frames = LruCache(16)

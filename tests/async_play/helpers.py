@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, OutboxMessage
-from pbem.services import games, house_rules, orders
+from pbem.services.play import games, house_rules, orders
 from tests.support.play import PLAYERS, game_row, seat_ids
 
 THREE = PLAYERS[:3]
@@ -19,7 +19,7 @@ THREE = PLAYERS[:3]
 def start_with(runtime, rules: dict | None = None, engine: str = "kidsprout", players=PLAYERS, **kwargs) -> int:
     """A game with house rules (``rules`` as keyword arguments of ``parse_rules``)."""
     request = games.NewGame(engine=engine, players=list(players), seed=kwargs.pop("seed", 7), **kwargs)
-    return house_rules.create_game(runtime, request, house_rules.parse_rules(**(rules or {})))
+    return games.create_game(runtime, request, house_rules.parse_rules(**(rules or {})))
 
 
 def outbox(runtime, **filters) -> list[OutboxMessage]:

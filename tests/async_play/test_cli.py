@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.services import house_rules
+from pbem.services.play import house_rules
 from tests.support.play import game_row
 
 PLAYERS = ["--player", "a@example.org", "--player", "b@example.org", "--player", "c@example.org"]

@@ -7,7 +7,8 @@ from sqlalchemy import select
 
 from engines.rng import Rng
 from pbem.models import Observer
-from pbem.services import digest, observers, outbox, preferences, press
+from pbem.services.mailout import digest, observers, outbox, subscriptions
+from pbem.services.play import press
 from tests.async_play.helpers import THREE, start_with
 from tests.support.play import game_row, next_turn, seat_ids
 from tests.support.smtp_sink import SmtpSink
@@ -20,7 +21,7 @@ def test_real_delivery_of_press_observer_updates_and_digest(sqlite_runtime):
         game_id = start_with(runtime, engine="rankchain", players=THREE)
         seats = seat_ids(runtime, game_id)
         emails = {s.seat: s.account.email for s in game_row(runtime, game_id).seats}
-        preferences.set_preference(runtime, emails["Blue"], "digest")
+        subscriptions.set_preference(runtime, emails["Blue"], "digest")
         observers.subscribe(runtime, game_id, "watcher@example.org")
         with runtime.db.read() as session:
             token = session.scalars(select(Observer.token)).one()

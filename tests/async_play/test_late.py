@@ -9,8 +9,9 @@ from sqlalchemy import select, update
 
 from pbem.clock import utcnow
 from pbem.models import Game, Seat
-from pbem.services import ServiceError, deadlines, games, house_rules
-from pbem.services.verify import verify
+from pbem.services import ServiceError
+from pbem.services.play import deadlines, games, house_rules
+from pbem.services.play.verify import verify
 from tests.async_play.helpers import force_due, leave_only, log, outbox, play_first_legal, start_with, to_act
 from tests.support.play import game_row, seat_ids
 

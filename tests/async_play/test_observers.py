@@ -10,7 +10,8 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
-from pbem.services import games, observers, orders
+from pbem.services.mailout import observers
+from pbem.services.play import games, orders
 from tests.async_play.helpers import THREE, log, outbox, start_with
 from tests.support.play import game_row, next_turn, play_some, seat_ids
 

@@ -8,7 +8,9 @@ from sqlalchemy import update
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage
-from pbem.services import NotFound, ServiceError, digest, games, outbox, preferences
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import digest, outbox, preferences, subscriptions
+from pbem.services.play import games
 from tests.async_play.helpers import outbox as rows
 from tests.async_play.helpers import play_first_legal, start_with, to_act
 from tests.support.play import game_row, next_turn
@@ -36,18 +38,18 @@ def test_every_is_the_default_and_every_email_says_how_to_change_it(runtime):
 def test_set_preference_by_email_and_by_token(runtime):
     game_id = start_with(runtime)
     account = account_of(runtime, game_id, "Suns")
-    assert "only when you must act" in preferences.set_preference(runtime, account.email.upper(), "my-turn")
-    assert preferences.preference_of(runtime, account.email) == "my_turn"
+    assert "only when you must act" in subscriptions.set_preference(runtime, account.email.upper(), "my-turn")
+    assert subscriptions.preference_of(runtime, account.email) == "my_turn"
     token = preferences.preference_token(runtime.settings.secret_key, account.id)
-    assert preferences.preference_by_token(runtime, token)["email"] == account.email
-    assert "digest" in preferences.set_preference_by_token(runtime, token, "digest")
-    assert preferences.preference_of(runtime, account.email) == "digest"
+    assert subscriptions.preference_by_token(runtime, token)["email"] == account.email
+    assert "digest" in subscriptions.set_preference_by_token(runtime, token, "digest")
+    assert subscriptions.preference_of(runtime, account.email) == "digest"
     with pytest.raises(NotFound):
-        preferences.set_preference_by_token(runtime, f"{account.id}-0000000000", "every")
+        subscriptions.set_preference_by_token(runtime, f"{account.id}-0000000000", "every")
     with pytest.raises(NotFound):
-        preferences.set_preference(runtime, "stranger@example.org", "every")
+        subscriptions.set_preference(runtime, "stranger@example.org", "every")
     with pytest.raises(ServiceError, match="not a notification preference"):
-        preferences.set_preference(runtime, account.email, "hourly")
+        subscriptions.set_preference(runtime, account.email, "hourly")
 
 
 def test_my_turn_skips_news_while_idle_but_never_an_announcement(runtime):
@@ -55,7 +57,7 @@ def test_my_turn_skips_news_while_idle_but_never_an_announcement(runtime):
     game = game_row(runtime, game_id)
     first = sorted(to_act(runtime, game_id))[0]
     idle = next(s for s in game.seats if s.seat != first)
-    preferences.set_preference(runtime, idle.account.email, "my_turn")
+    subscriptions.set_preference(runtime, idle.account.email, "my_turn")
     for _ in range(len(game.seats)):  # a round: the idle seat's turn comes once, the others' news do not
         play_first_legal(runtime, game_id, sorted(to_act(runtime, game_id))[0])
     mine = rows(runtime, kind="turn", seat_id=idle.id)
@@ -70,7 +72,7 @@ def test_my_turn_skips_news_while_idle_but_never_an_announcement(runtime):
 def test_digest_holds_news_and_sends_one_daily_digest(runtime):
     game_id = start_with(runtime)
     other = start_with(runtime, players=["Ann <ann@example.org>", "Zed <zed@example.org>", "Yu <yu@example.org>"])
-    preferences.set_preference(runtime, "ann@example.org", "digest")
+    subscriptions.set_preference(runtime, "ann@example.org", "digest")
     rng = Rng(6)
     next_turn(runtime, game_id, rng)
     next_turn(runtime, other, rng)
@@ -101,10 +103,10 @@ def test_digest_holds_news_and_sends_one_daily_digest(runtime):
 def test_leaving_digest_sends_what_was_held(runtime):
     game_id = start_with(runtime)
     account = account_of(runtime, game_id, "Arms")
-    preferences.set_preference(runtime, account.email, "digest")
+    subscriptions.set_preference(runtime, account.email, "digest")
     next_turn(runtime, game_id, Rng(2))
     assert rows(runtime, status="held", recipient=account.email)
-    preferences.set_preference(runtime, account.email, "every")
+    subscriptions.set_preference(runtime, account.email, "every")
     assert rows(runtime, status="held") == []
     assert len(rows(runtime, kind="digest", recipient=account.email)) == 1
 
@@ -116,7 +118,7 @@ def test_malformed_preference_tokens_are_simply_unknown(runtime, token):
 
 def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime):
     game_id = start_with(runtime)
-    preferences.set_preference(runtime, "ann@example.org", "digest")
+    subscriptions.set_preference(runtime, "ann@example.org", "digest")
     next_turn(runtime, game_id, Rng(8))
     held = rows(runtime, status="held")
     assert held
@@ -129,12 +131,12 @@ def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime)
 
 
 def test_the_digest_keeps_every_press_and_every_event(runtime):
-    from pbem.services import press
+    from pbem.services.play import press
 
     game_id = start_with(runtime, {"press_identity": "anonymous"})
     seats = {s.seat: s for s in game_row(runtime, game_id).seats}
     reader = seats["Suns"]
-    preferences.set_preference(runtime, reader.account.email, "digest")
+    subscriptions.set_preference(runtime, reader.account.email, "digest")
     for sender, text in (("Moons", "first whisper"), ("Arms", "second whisper"), ("Crowns", "third, to all")):
         to = "all" if "all" in text else "Suns"
         assert press.send_press(runtime, game_id, seats[sender].id, to, text).ok
@@ -149,10 +151,10 @@ def test_the_digest_keeps_every_press_and_every_event(runtime):
 
 
 def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
-    from pbem.services import sweep
+    from pbem.services.ops import sweep
 
     game_id = start_with(runtime)
-    preferences.set_preference(runtime, "ann@example.org", "digest")
+    subscriptions.set_preference(runtime, "ann@example.org", "digest")
     next_turn(runtime, game_id, Rng(9))
     nudges: list[str] = []
     runtime.nudger = lambda task, args: nudges.append(task)

@@ -6,8 +6,9 @@ from sqlalchemy import select
 
 from engines.playout import canonical_json
 from pbem.models import PressMessage
-from pbem.services import press
-from pbem.services.verify import verify
+from pbem.services.mailout import press_mail
+from pbem.services.play import press
+from pbem.services.play.verify import verify
 from tests.async_play.helpers import log, outbox, start_with
 from tests.support.play import game_row, play_some, seat_ids
 
@@ -33,7 +34,7 @@ def test_private_press_is_queued_to_its_addressee_only(runtime):
     assert "Meet me &lt;b&gt;at dawn&lt;/b&gt; &amp; bring coins" in row.body_html and "<b>at dawn" not in row.body_html
     assert "dawn" not in row.subject and "dawn" not in str(row.headers)
     assert "private press from Suns" in row.subject and row.headers["Reply-To"].startswith("play-")
-    assert press.press_id_from_message_id(row.message_id) == result.press_id
+    assert press_mail.press_id_from_message_id(row.message_id) == result.press_id
     # Press never changes the game: no log entry, same state, still verifiable.
     after = game_row(runtime, game_id)
     assert canonical_json(after.state) == canonical_json(before.state) and after.version == before.version
@@ -100,7 +101,7 @@ def test_anonymous_press_hides_the_sender_and_can_be_answered(runtime):
     assert press.history_for_seat(runtime, game_id, seats["Suns"])[0]["from"] == "an anonymous player"
     assert press.history_for_seat(runtime, game_id, seats["Arms"])[0]["from"] == f"Arms ({arms})"
     # Suns answers the press it received, without knowing who sent it.
-    press_id = press.press_id_from_message_id(f"<x@y> {row.message_id}")
+    press_id = press_mail.press_id_from_message_id(f"<x@y> {row.message_id}")
     answer = press.reply_to_press(runtime, game_id, seats["Suns"], press_id, "Who are you?")
     assert answer.ok and answer.message == "press sent to the anonymous sender" and "Arms" not in answer.recipients
     [delivered] = [m for m in outbox(runtime, kind="press") if "Who are you?" in m.body_text]

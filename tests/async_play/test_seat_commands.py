@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines import get_engine
-from pbem.services import seat_commands
+from pbem.services.play import seat_commands
 from tests.async_play.helpers import THREE, outbox, start_with
 from tests.support.play import game_row
 

@@ -14,7 +14,7 @@ from email.utils import make_msgid
 
 from pbem.mail import smtpd
 from pbem.mail.inbound import process
-from pbem.services import outbox
+from pbem.services.mailout import outbox
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 

@@ -19,7 +19,8 @@ from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.mail.compose import environment
 from pbem.models import Game, Observer, OutboxMessage
-from pbem.services import deadlines, observers
+from pbem.services.mailout import observers
+from pbem.services.play import deadlines
 from tests.mail.helpers import deliver, mail, seat_address
 from tests.support.play import game_row, legal_move, start
 

@@ -14,8 +14,8 @@ from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
 from pbem.models import Game
-from pbem.services import deadlines
-from pbem.services.verify import verify
+from pbem.services.play import deadlines
+from pbem.services.play.verify import verify
 from pbem.tokens import token_from_local_part
 from tests.mail.support import Mailboxes, echoed, mail_world, reply_to, send, text_of
 from tests.support.play import PLAYERS, game_row, start

@@ -3,7 +3,7 @@
 The email package decodes RFC 2047 words when a header is set, so a subject or a
 Message-ID that decodes to an encoded word would come back as a line break and
 a header of the sender's choosing.  Each vector goes through the real pipeline
-and out through :func:`pbem.services.outbox.email_bytes`.
+and out through :func:`pbem.services.mailout.outbox.email_bytes`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from email.message import EmailMessage
 import pytest
 
 from pbem.mail.message import MAX_ID_LENGTH, message_id, parse, safe_message_id, safe_subject
-from pbem.services.outbox import email_bytes
+from pbem.services.mailout.outbox import email_bytes
 from tests.mail.helpers import deliver, outbox, seat_address, seat_of
 from tests.support.play import start
 

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from pbem.mail.message import header, parse
 from pbem.models import LogEntry, PressMessage
-from pbem.services.seat_commands import MAX_LINE_CHARS, QUOTE_CHARS
+from pbem.services.play.seat_commands import MAX_LINE_CHARS, QUOTE_CHARS
 from tests.mail.helpers import deliver, inbound, outbox, seat_address, seat_of
 from tests.support.play import start
 

@@ -98,7 +98,7 @@ def test_our_own_mail_coming_back_is_dropped(table):
     runtime, _, seat, address = table
     welcome = next(row for row in outbox(runtime) if row.seat_id == seat.id)
     queued = len(outbox(runtime))
-    from pbem.services.outbox import email_bytes
+    from pbem.services.mailout.outbox import email_bytes
 
     echoed = email.message_from_bytes(email_bytes(welcome), policy=email.policy.default)
     echoed.replace_header("To", address)  # as if a forwarder sent it back, stripping Auto-Submitted
@@ -121,7 +121,7 @@ def test_a_forged_token_is_refused_and_nothing_applied(table):
 
 def test_a_stale_token_is_refused(table):
     runtime, game_id, seat, address = table
-    from pbem.services import games
+    from pbem.services.play import games
 
     games.rotate_tokens(runtime, game_id, "Suns")
     applied = log_count(runtime)

@@ -17,7 +17,7 @@ from pbem.mail import pipeline
 from pbem.mail.message import parse
 from pbem.mail.pipeline import Context, Discard, Reject
 from pbem.models import Game, InboundMessage, OutboxMessage, Seat
-from pbem.services import games
+from pbem.services.play import games
 from tests.mail.helpers import mail, seat_address, seat_of
 from tests.support.play import game_row, play_one, start
 

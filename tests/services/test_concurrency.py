@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from engines import get_engine
 from pbem.mail.inbound import receive
 from pbem.models import InboundMessage, LogEntry, OutboxMessage
-from pbem.services.verify import verify
+from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of
 from tests.support.play import game_row, seat_ids, start
 
@@ -23,7 +23,7 @@ def _submit(settings_values: dict, game_id: int, seat_id: int, line: str, barrie
     from pbem.config import load_settings
     from pbem.db import dispose_all
     from pbem.runtime import make_runtime
-    from pbem.services import orders
+    from pbem.services.play import orders
 
     dispose_all()
     runtime = make_runtime(load_settings(**settings_values))

@@ -13,8 +13,9 @@ from engines.playout import random_playout, replay
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.models import Account, Game, LogEntry, OutboxMessage, Seat, Vacation
-from pbem.services import NotFound, ServiceError, deadlines, games, house_rules, orders, vacations
-from pbem.services.verify import verify
+from pbem.services import NotFound, ServiceError
+from pbem.services.play import deadlines, games, house_rules, orders, vacations
+from pbem.services.play.verify import verify
 from pbem.tokens import reply_address, token_from_local_part
 from tests.support.play import PLAYERS, game_row, legal_move, outbox_count, play_one, play_some, seat_ids, start
 

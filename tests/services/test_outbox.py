@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage
-from pbem.services import outbox
+from pbem.services.mailout import outbox
 from tests.support.play import start
 from tests.support.smtp_sink import SmtpSink
 
@@ -129,7 +129,7 @@ def test_a_relay_that_keeps_refusing_for_a_while_fails_for_good(runtime, sink):
 
 
 def test_the_lease_outlasts_the_slowest_send():
-    from pbem.services import relay
+    from pbem.services.mailout import relay
 
     with SmtpSink() as sink:
         client = relay.Relay.from_url(sink.url).connect()

@@ -10,7 +10,7 @@ from sqlalchemy import update
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game
-from pbem.services import deadlines, games, house_rules
+from pbem.services.play import deadlines, games, house_rules
 from tests.support.play import PLAYERS, game_row, outbox_count, start
 
 HOUR = 3600

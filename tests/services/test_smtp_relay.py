@@ -12,8 +12,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 from pbem.mail.wire import compose
-from pbem.services import relay
-from pbem.services.relay import PermanentFailure, TemporaryFailure, close_kept, send
+from pbem.services.mailout import relay
+from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure, close_kept, send
 from tests.support.services import free_port
 from tests.support.smtp_sink import SinkHandler, SmtpSink
 

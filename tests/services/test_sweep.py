@@ -13,8 +13,9 @@ from pbem.clock import utcnow
 from pbem.mail.inbound import _claim, process
 from pbem.models import Game
 from pbem.runtime import set_runtime
-from pbem.services import deadlines, sweep
-from pbem.services.locking import lock_game
+from pbem.services.ops import sweep
+from pbem.services.play import deadlines
+from pbem.services.play.locking import lock_game
 from tests.conftest import build_runtime
 from tests.mail.helpers import inbound, outbox, store_lost
 from tests.support.play import start

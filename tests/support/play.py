@@ -8,7 +8,7 @@ from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
 from pbem.models import Game, OutboxMessage, Seat
-from pbem.services import games, orders
+from pbem.services.play import games, orders
 
 PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
 

@@ -80,7 +80,7 @@ class SmtpSink:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from pbem.services.relay import close_kept
+        from pbem.services.mailout.relay import close_kept
 
         close_kept()  # this thread's kept connection to the sink, if any
         self.controller.stop()

@@ -333,7 +333,7 @@ def test_game_actions_need_csrf_and_a_game(admin_client, sqlite_runtime, game_id
 
 
 def test_game_page_shows_log_and_inbound_verdicts(admin_client, sqlite_runtime, game_id):
-    from pbem.services import orders
+    from pbem.services.play import orders
     from tests.support.play import seat_ids
 
     orders.submit(sqlite_runtime, game_id, seat_ids(sqlite_runtime, game_id)["Suns"], ["play 5"], source="web")

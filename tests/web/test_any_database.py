@@ -8,7 +8,7 @@ from werkzeug.security import generate_password_hash
 
 from pbem.app import create_app
 from pbem.models import AdminUser, Observer
-from pbem.services import observers
+from pbem.services.mailout import observers
 from tests.support.play import game_row, play_some, start
 from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbem.models import OutboxMessage
-from pbem.services import orders, press
+from pbem.services.play import orders, press
 from tests.support.play import seat_ids, start
 from tests.web.conftest import web_tokens
 

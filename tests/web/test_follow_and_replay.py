@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from engines.rng import Rng
 from pbem.models import Account, Observer
-from pbem.services import export, games, observers, orders, preferences, press
+from pbem.services.mailout import observers, preferences, subscriptions
+from pbem.services.play import export, games, orders, press
 from tests.support.play import game_row, play_one, play_some, play_to_end, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens
 
@@ -150,12 +151,12 @@ def test_the_notify_page_shows_and_changes_the_preference(client, sqlite_runtime
     html = page.get_data(as_text=True)
     assert "bob@example.org" in html and re.search(r'value="every" checked', html)
     assert client.post(f"/notify/{token}", data={"preference": "digest"}).status_code == 400
-    assert preferences.preference_of(sqlite_runtime, "bob@example.org") == "every"
+    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "every"
     response = client.post(f"/notify/{token}", data={"preference": "my_turn", "csrf_token": csrf_of(html)})
     assert response.status_code == 200
     assert "you now get emails only when you must act" in response.get_data(as_text=True)
     assert re.search(r'value="my_turn" checked', response.get_data(as_text=True))
-    assert preferences.preference_of(sqlite_runtime, "bob@example.org") == "my_turn"
+    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "my_turn"
     bad = client.post(f"/notify/{token}", data={"preference": "never", "csrf_token": csrf_of(html)})
     assert bad.status_code == 400 and "is not a notification preference" in bad.get_data(as_text=True)
     assert client.get(f"/notify/{token[:-1]}x").status_code == 404

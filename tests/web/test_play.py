@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from engines import get_engine
 from pbem.models import LogEntry
-from pbem.services import games, orders
+from pbem.services.play import games, orders
 from tests.support.play import game_row, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens
 

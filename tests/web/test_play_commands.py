@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from pbem.mail.inbound import process, receive
 from pbem.models import Account, OutboxMessage, PressMessage, Seat, Vacation
-from pbem.services import house_rules, orders, press
-from pbem.services.seat_commands import MAX_LINE_CHARS, MAX_LINES
+from pbem.services.play import house_rules, orders, press
+from pbem.services.play.seat_commands import MAX_LINE_CHARS, MAX_LINES
 from pbem.web.devmail import build_reply
 from tests.support.play import PLAYERS, seat_ids, start
 from tests.web.conftest import csrf_of, web_tokens

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engines import get_engine
-from pbem.services import games, orders
+from pbem.services.play import games, orders
 from pbem.web.board import safe_svg
 from tests.support.play import game_row, play_some, seat_ids, start
 

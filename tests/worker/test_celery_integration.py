@@ -18,8 +18,8 @@ from engines import get_engine
 from engines.playout import apply_entry
 from engines.rng import Rng
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage
-from pbem.services import orders
-from pbem.services.verify import verify
+from pbem.services.play import orders
+from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of, store_lost
 from tests.support.celery_proc import process_env, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start

@@ -7,7 +7,7 @@ import secrets
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 
@@ -17,14 +17,14 @@ from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
 from pbem.models import Game, Seat, public_name
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError, notify
-from pbem.services.locking import lock_game
-from pbem.services.players import account_for, parse_player
-from pbem.services.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import notify
+from pbem.services.people.players import account_for, parse_player
+from pbem.services.play import vacations
+from pbem.services.play.house_rules import HouseRules, rules_of
+from pbem.services.play.locking import lock_game
+from pbem.services.play.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
-
-if TYPE_CHECKING:
-    from pbem.services.house_rules import HouseRules
 
 #: Seeds are stored as signed 64-bit integers.
 SEED_RANGE = (-(2**63), 2**63 - 1)
@@ -197,8 +197,6 @@ def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = N
 
 def rules_line(game: Game) -> str:
     """The game's house rules in words, for the welcome email."""
-    from pbem.services.house_rules import rules_of  # house_rules builds on this module
-
     return "House rules: " + " ".join(rules_of(game).describe())
 
 
@@ -292,8 +290,6 @@ def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) 
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
-        from pbem.services import vacations  # vacations -> house_rules -> games: imported at use
-
         vacations.end_now(session, game, seat, utcnow())  # a deadline the departed player held comes in
         seat.account = account_for(session, email, name)
         seat.missed_deadlines = 0

@@ -17,10 +17,11 @@ from sqlalchemy.orm import selectinload
 from pbem.mail.text import readable
 from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError, orders, seat_commands
-from pbem.services.notify import new_message_id
-from pbem.services.orders import Verdict
-from pbem.services.queries import game_fields, load_game, status_text
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout.notify import new_message_id
+from pbem.services.play import orders, seat_commands
+from pbem.services.play.orders import Verdict
+from pbem.services.play.queries import game_fields, load_game, status_text
 from pbem.tokens import reply_address
 
 REFUSED_INBOUND = ("rejected", "failed")
@@ -274,7 +275,7 @@ _GAME_ROW = _SEAT_ROWS = None
 def lean_game(session, game_id: int):
     """A read-only stand-in for a :class:`Game` with its seats and accounts, in two Core queries.
 
-    :func:`pbem.services.queries.public_summary` only reads attributes, so the
+    :func:`pbem.services.play.queries.public_summary` only reads attributes, so the
     status page can skip building ORM objects (most of a page's cost otherwise).
     Accounts carry their name only: public pages never see an address.
     """
@@ -341,7 +342,7 @@ def _status_verdicts(runtime: Runtime, game_id: int, seat_id: int, lines: list[s
 
 def answer_seat(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> SeatAnswer:
     """Carry out a seat's lines from the web exactly as an email reply's: commands (press,
-    vacation, notify, help, status) through :func:`pbem.services.seat_commands.run`, the rest
+    vacation, notify, help, status) through :func:`pbem.services.play.seat_commands.run`, the rest
     as orders; the verdicts come back in the emailed receipt's order (commands before the
     first order, the orders, later commands, refusals, then ``status``)."""
     lines = [readable(line).strip() for line in lines if line.strip()]

@@ -12,15 +12,16 @@ from pbem import faults
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services import late, notify
-from pbem.services.locking import lock_game
-from pbem.services.progress import after_change, append_log, next_reminder, reminder_offsets
+from pbem.services.mailout import notify
+from pbem.services.play import late
+from pbem.services.play.locking import lock_game
+from pbem.services.play.progress import after_change, append_log, next_reminder, reminder_offsets
 
 
 def apply_deadline(runtime: Runtime, game_id: int) -> bool:
     """Resolve a due deadline; a no-op (False) if it is not due, already handled or the game stopped.
 
-    The game's late-player policy (:mod:`pbem.services.late`) decides: the
+    The game's late-player policy (:mod:`pbem.services.play.late`) decides: the
     deadline may move (a vacation, a grace period), a bot may play for seats
     that keep missing deadlines, and the engine's defaults cover the rest.
     """

@@ -22,8 +22,8 @@ from pbem.mail import wire
 from pbem.mail.wire import UnsendableMessage
 from pbem.models import OutboxMessage
 from pbem.runtime import Runtime
-from pbem.services import relay
-from pbem.services.relay import PermanentFailure, TemporaryFailure
+from pbem.services.mailout import relay
+from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
 
 #: Seconds each network step of a send may take (the relay's socket timeout).
 RELAY_STEP_SECONDS = relay.TIMEOUT

@@ -1,7 +1,7 @@
 """Vacations: a player says they are away, and only the deadlines that wait on them move.
 
 Declaring a vacation changes no deadline by itself: when a deadline falls due
-(:mod:`pbem.services.late`) and a seat it still waits for is on vacation, the
+(:mod:`pbem.services.play.late`) and a seat it still waits for is on vacation, the
 deadline moves to the end of that vacation, and everyone is told.  So a seat
 that has already sent its orders, or a turn that does not need it, is never
 delayed.  Every vacation is announced to all players and written to the game
@@ -24,10 +24,11 @@ from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import Runtime
-from pbem.services import NotFound, notify
-from pbem.services.house_rules import rules_of
-from pbem.services.locking import lock_game
-from pbem.services.progress import append_log, next_reminder, turn_seconds
+from pbem.services import NotFound
+from pbem.services.mailout import notify
+from pbem.services.play.house_rules import rules_of
+from pbem.services.play.locking import lock_game
+from pbem.services.play.progress import append_log, next_reminder, turn_seconds
 
 DAY = dt.timedelta(days=1)
 YEAR = dt.timedelta(days=365)

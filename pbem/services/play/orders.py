@@ -10,10 +10,11 @@ from sqlalchemy.orm import Session
 from engines.base import OrderError
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, notify
-from pbem.services.locking import lock_game
-from pbem.services.progress import after_change, append_log, engine_for
-from pbem.services.queries import status_text
+from pbem.services import NotFound
+from pbem.services.mailout import notify
+from pbem.services.play.locking import lock_game
+from pbem.services.play.progress import after_change, append_log, engine_for
+from pbem.services.play.queries import status_text
 
 
 @dataclass(frozen=True)

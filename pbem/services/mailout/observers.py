@@ -26,8 +26,9 @@ from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError, notify
-from pbem.services.players import parse_player
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import notify
+from pbem.services.people.players import parse_player
 from pbem.tokens import new_token
 
 #: A pending subscription is confirmed by mail at most this often (nobody can flood an inbox).

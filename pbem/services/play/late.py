@@ -1,6 +1,6 @@
 """Late players: what a due deadline does, by the game's house rules.
 
-:func:`pbem.services.deadlines.apply_deadline` asks, in this order:
+:func:`pbem.services.play.deadlines.apply_deadline` asks, in this order:
 
 1. :func:`postpone` — does the deadline wait?  It moves to the end of a
    vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
@@ -36,9 +36,10 @@ from engines.playout import choose_order
 from engines.rng import Rng
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services import games, notify, vacations
-from pbem.services.house_rules import rules_of
-from pbem.services.progress import append_log, turn_seconds
+from pbem.services.mailout import notify
+from pbem.services.play import games, vacations
+from pbem.services.play.house_rules import rules_of
+from pbem.services.play.progress import append_log, turn_seconds
 
 #: A grace period when the game has no deadline period of its own (an admin-set deadline).
 DEFAULT_PERIOD = 24 * 3600

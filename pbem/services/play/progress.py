@@ -12,7 +12,7 @@ from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
-from pbem.services import notify, observers
+from pbem.services.mailout import notify, observers
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 

@@ -20,7 +20,8 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
-from pbem.services import deadlines, digest, outbox
+from pbem.services.mailout import digest, outbox
+from pbem.services.play import deadlines
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)

@@ -15,7 +15,7 @@ from engines import get_engine
 from engines.playout import apply_entry
 from pbem.models import Game, LogEntry
 from pbem.services import ServiceError
-from pbem.services.verify import replay_log
+from pbem.services.play.verify import replay_log
 
 
 def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str, Any]]:

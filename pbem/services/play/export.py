@@ -21,9 +21,10 @@ from typing import Any
 
 from engines import get_engine
 from engines.playout import apply_entry, canonical_json
-from pbem.services import NotFound, ServiceError, press
-from pbem.services.queries import iso
-from pbem.services.verify import Verification, replay_log
+from pbem.services import NotFound, ServiceError
+from pbem.services.play import press
+from pbem.services.play.queries import iso
+from pbem.services.play.verify import Verification, replay_log
 
 FORMAT = "pbem-game-export"
 VERSION = 1

@@ -6,7 +6,7 @@ reminders, late notices, press, the game-over email and every announcement of a
 pause, resumption, extension or vacation always go, so nobody stalls a game
 unseen.
 ``digest`` holds the news emails in the outbox (status ``held``) for the daily
-digest (:mod:`pbem.services.digest`); the others go at once.
+digest (:mod:`pbem.services.mailout.digest`); the others go at once.
 
 Rows a preference keeps back are still written (status ``held`` or
 ``suppressed``) so the admin can see what an account was not sent.  Every email
@@ -21,17 +21,11 @@ import hashlib
 import hmac
 import html
 import textwrap
-from typing import TYPE_CHECKING
-
-from sqlalchemy import select
 
 from engines import get_engine
 from pbem.models import Account, Game, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, ServiceError
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+from pbem.services import ServiceError
 
 PREFERENCES = ("every", "my_turn", "digest")
 #: Emails that only report the table's news; ``my_turn`` skips them while the seat need not act.
@@ -117,59 +111,3 @@ def with_footer(text: str, body_html: str, pref: str, url: str) -> tuple[str, st
         marker = body_html.rfind("</body>")
         body_html = body_html[:marker] + paragraph + body_html[marker:] if marker >= 0 else body_html + paragraph
     return text, body_html
-
-
-def _account(session: Session, email: str) -> Account:
-    from pbem.services.players import normalise_email
-
-    account = session.scalars(select(Account).where(Account.email == normalise_email(email))).one_or_none()
-    if account is None:
-        raise NotFound(f"{email} does not play on this server")
-    return account
-
-
-def set_preference(runtime: Runtime, email: str, pref: str) -> str:
-    """Change an account's preference; returns the sentence to show or mail back.
-
-    Leaving ``digest`` sends what was held at once, as one last digest.
-    """
-    word = normalise(pref)
-    with runtime.db.write() as session:
-        account = _account(session, email)
-        before = account.notify
-        account.notify = word
-        account_id = account.id
-    if before == "digest" and word != "digest":
-        from pbem.services import digest
-
-        digest.send_digests(runtime, account_id=account_id)
-    return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
-
-
-def set_preference_by_token(runtime: Runtime, token: str, pref: str) -> str:
-    """The same, for the personal link (no log-in: the token is the capability)."""
-    account_id = account_id_from_token(runtime.settings.secret_key, token)
-    if account_id is None:
-        raise NotFound("this link is not valid; use the link in your latest email")
-    with runtime.db.read() as session:
-        account = session.get(Account, account_id)
-        if account is None:
-            raise NotFound("this link is not valid; use the link in your latest email")
-        email = account.email
-    return set_preference(runtime, email, pref)
-
-
-def preference_of(runtime: Runtime, email: str) -> str:
-    with runtime.db.read() as session:
-        return _account(session, email).notify or "every"
-
-
-def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
-    """What the ``/notify/<token>`` page shows: the account's address and choice."""
-    account_id = account_id_from_token(runtime.settings.secret_key, token)
-    with runtime.db.read() as session:
-        account = session.get(Account, account_id) if account_id is not None else None
-        if account is None:
-            raise NotFound("this link is not valid; use the link in your latest email")
-        pref = account.notify or "every"
-        return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}

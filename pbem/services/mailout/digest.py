@@ -1,7 +1,7 @@
 """The daily digest: one email per account gathering the news emails held for it.
 
 Accounts whose preference is ``digest`` get their turn and news emails written
-to the outbox as ``held`` (see :mod:`pbem.services.preferences`).  Once a day
+to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`).  Once a day
 (the beat's ``send_digests``) each recipient with held rows gets one digest:
 per game, every public event since the first held email, every held press
 in full, and the latest held email (its private view, links and reply address
@@ -21,7 +21,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage
 from pbem.runtime import Runtime
-from pbem.services import notify, preferences, press
+from pbem.services.mailout import notify, preferences, press_mail
 
 
 def held_recipients(runtime: Runtime, account_id: int | None = None) -> list[str]:
@@ -103,13 +103,13 @@ def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
 
 def _press_item(session, game: Game | None, row: OutboxMessage) -> dict[str, str] | None:
     """A held press email as its reader may see it: who wrote (or "anonymous") and the text."""
-    press_id = press.press_id_from_message_id(row.message_id) if row.kind == "press" else None
+    press_id = press_mail.press_id_from_message_id(row.message_id) if row.kind == "press" else None
     message = session.get(PressMessage, press_id) if press_id else None
     if message is None or game is None:
         return None
     reader = next((seat.seat for seat in game.seats if seat.id == row.seat_id), None)
     private = " (private)" if message.to_seat else ""
-    return {"from": press.sender_label(game, message, reader) + private, "text": message.text}
+    return {"from": press_mail.sender_label(game, message, reader) + private, "text": message.text}
 
 
 def send_digests(runtime: Runtime, account_id: int | None = None) -> int:

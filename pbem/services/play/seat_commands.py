@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from engines import get_engine
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
-from pbem.services import ServiceError, preferences, press, vacations
-from pbem.services.orders import Verdict
+from pbem.services import ServiceError
+from pbem.services.mailout import preferences, subscriptions
+from pbem.services.play import press, vacations
+from pbem.services.play.orders import Verdict
 
 #: Lines read from one message or web submission; the rest is refused in the reply.
 MAX_LINES = 60
@@ -195,10 +197,10 @@ def _notify(runtime: Runtime, seat: Seat, line: str) -> Verdict:
     if match is None:
         return Verdict(line, False, f"write one of: {preferences.COMMANDS}")
     if match.group(1) is None:
-        current = preferences.preference_of(runtime, seat.account.email)
+        current = subscriptions.preference_of(runtime, seat.account.email)
         return Verdict(line, True, f"You get {preferences.DESCRIPTIONS[current]}. Change it with: "
                                    f"{preferences.COMMANDS}.")  # fmt: skip
     try:
-        return Verdict(line, True, preferences.set_preference(runtime, seat.account.email, match.group(1)))
+        return Verdict(line, True, subscriptions.set_preference(runtime, seat.account.email, match.group(1)))
     except ServiceError as error:
         return Verdict(line, False, str(error))

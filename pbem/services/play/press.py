@@ -29,10 +29,12 @@ from sqlalchemy import func, or_, select
 from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import NotFound, notify
-from pbem.services.house_rules import rules_of
-from pbem.services.locking import lock_game
-from pbem.services.queries import iso
+from pbem.services import NotFound
+from pbem.services.mailout import notify
+from pbem.services.mailout.press_mail import press_message_id, sender_label
+from pbem.services.play.house_rules import rules_of
+from pbem.services.play.locking import lock_game
+from pbem.services.play.queries import iso
 
 MAX_PRESS_CHARS = 4000
 ANONYMOUS_SENDER = "the anonymous sender"
@@ -40,7 +42,6 @@ ANONYMOUS_SENDER = "the anonymous sender"
 MAX_PRESS_PER_HOUR = 30
 OPEN = ("active", "paused")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-[0-9a-f]+@[^>]+>")
 _PRESS_LINE = re.compile(r"^\s*press\s+([A-Za-z0-9_-]+)\s*:\s?(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -63,27 +64,10 @@ def parse_press_line(line: str) -> tuple[str, str] | None:
     return match.group(1), match.group(2).strip()
 
 
-def press_id_from_message_id(message_id: str | None) -> int | None:
-    """The press a reply answers, from its ``In-Reply-To``/``References`` (None if not a press email)."""
-    for match in _PRESS_MESSAGE_ID.finditer(message_id or ""):
-        return int(match.group(1))
-    return None
-
-
 def clean_text(text: str) -> str:
     """Line endings normalised, control characters removed, outer blank space trimmed."""
     text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub("", text).strip()
-
-
-def sender_label(game: Game, press: PressMessage, viewer: str | None) -> str:
-    """How the sender is shown to ``viewer`` (a seat name, or None for the public)."""
-    if not press.signed and viewer != press.from_seat:
-        return "an anonymous player"
-    for seat in game.seats:
-        if seat.seat == press.from_seat:
-            return seat.public_label
-    return press.from_seat
 
 
 def _seat_named(game: Game, name: str) -> Seat | None:
@@ -184,7 +168,7 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
         template="async_press",
         subject=subject,
         kind="press",
-        message_id=notify.new_message_id(runtime, f"press-{press.id}"),
+        message_id=press_message_id(runtime, press.id),
         headline=("Private press" if private else "Press to all seats") + f" from {label}:",
         press_text=press.text,
         private=private,
@@ -235,7 +219,7 @@ def _entry(game: Game, press: PressMessage, viewer: str | None, answered: PressM
 
 
 def _game(session, game_id: int) -> Game:
-    from pbem.services.queries import load_game
+    from pbem.services.play.queries import load_game
 
     return load_game(session, game_id)
 

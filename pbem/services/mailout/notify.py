@@ -13,7 +13,7 @@ from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services import preferences
+from pbem.services.mailout import preferences
 from pbem.tokens import reply_address
 
 

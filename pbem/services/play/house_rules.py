@@ -24,8 +24,8 @@ from typing import Any
 
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services import ServiceError, games
-from pbem.services.locking import lock_game
+from pbem.services import ServiceError
+from pbem.services.play.locking import lock_game
 
 PRESS_MODES = ("full", "public", "none")
 LATE_KINDS = ("defaults", "grace", "bot")
@@ -144,11 +144,6 @@ def from_json(data: dict[str, Any] | None) -> HouseRules:
 
 def rules_of(game: Game) -> HouseRules:
     return from_json(game.house_rules)
-
-
-def create_game(runtime: Runtime, request: games.NewGame, rules: HouseRules | None = None) -> int:
-    """:func:`pbem.services.games.create_game` with house rules, stored in the game's own transaction."""
-    return games.create_game(runtime, request, rules)
 
 
 def set_rules(runtime: Runtime, game_id: int, rules: HouseRules) -> None:

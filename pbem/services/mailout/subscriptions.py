@@ -1,0 +1,70 @@
+"""Changing an account's notification preference, by mail command, web link or page.
+
+Kept apart from :mod:`pbem.services.mailout.preferences` (the policy every
+email consults) because leaving ``digest`` must release the held mail through
+:mod:`pbem.services.mailout.digest`, which itself builds on that policy.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from pbem.models import Account
+from pbem.runtime import Runtime
+from pbem.services import NotFound
+from pbem.services.mailout import digest
+from pbem.services.mailout.preferences import DESCRIPTIONS, account_id_from_token, normalise
+from pbem.services.people.players import normalise_email
+
+
+def _account(session: Session, email: str) -> Account:
+    account = session.scalars(select(Account).where(Account.email == normalise_email(email))).one_or_none()
+    if account is None:
+        raise NotFound(f"{email} does not play on this server")
+    return account
+
+
+def set_preference(runtime: Runtime, email: str, pref: str) -> str:
+    """Change an account's preference; returns the sentence to show or mail back.
+
+    Leaving ``digest`` sends what was held at once, as one last digest.
+    """
+    word = normalise(pref)
+    with runtime.db.write() as session:
+        account = _account(session, email)
+        before = account.notify
+        account.notify = word
+        account_id = account.id
+    if before == "digest" and word != "digest":
+        digest.send_digests(runtime, account_id=account_id)
+    return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
+
+
+def set_preference_by_token(runtime: Runtime, token: str, pref: str) -> str:
+    """The same, for the personal link (no log-in: the token is the capability)."""
+    account_id = account_id_from_token(runtime.settings.secret_key, token)
+    if account_id is None:
+        raise NotFound("this link is not valid; use the link in your latest email")
+    with runtime.db.read() as session:
+        account = session.get(Account, account_id)
+        if account is None:
+            raise NotFound("this link is not valid; use the link in your latest email")
+        email = account.email
+    return set_preference(runtime, email, pref)
+
+
+def preference_of(runtime: Runtime, email: str) -> str:
+    with runtime.db.read() as session:
+        return _account(session, email).notify or "every"
+
+
+def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
+    """What the ``/notify/<token>`` page shows: the account's address and choice."""
+    account_id = account_id_from_token(runtime.settings.secret_key, token)
+    with runtime.db.read() as session:
+        account = session.get(Account, account_id) if account_id is not None else None
+        if account is None:
+            raise NotFound("this link is not valid; use the link in your latest email")
+        pref = account.notify or "every"
+        return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}

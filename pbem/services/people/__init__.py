@@ -1,0 +1,1 @@
+"""People: accounts and identities, the foundation every other service builds on."""

@@ -1,0 +1,1 @@
+"""Play: games, turns, orders, deadlines and everything said at the table."""

@@ -1,0 +1,129 @@
+"""The code's layering, checked from the source: no import cycle under ``pbem``,
+service domains that depend one way only, and ``pbem`` never importing ``worker``
+(nor ``engines`` anything of the server).  Imports inside functions count too:
+an import hidden in a function is still a dependency."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Service domains, lowest first: each may import only from itself and those before it.
+DOMAINS = ("people", "mailout", "play", "ops")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules(package: str) -> dict[str, Path]:
+    found = {}
+    for path in (ROOT / package).rglob("*.py"):
+        if "versions" not in path.parts:
+            found[module_name(path)] = path
+    return found
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """Every module of the project ``name`` imports (``from a import b`` names ``a.b`` when it is a module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known)
+    return found
+
+
+def graph(package: str) -> dict[str, set[str]]:
+    known = modules(package)
+    return {name: {m for m in imports_of(name, path, known) if m in known} for name, path in known.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def domain_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["pbem", "services"] and parts[2] in DOMAINS else None
+
+
+def test_no_import_cycle_under_pbem():
+    assert cycles(graph("pbem")) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_service_domains_depend_one_way():
+    wrong = []
+    for module, targets in graph("pbem").items():
+        mine = domain_of(module)
+        for target in targets:
+            theirs = domain_of(target)
+            if mine and theirs and DOMAINS.index(theirs) > DOMAINS.index(mine):
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_every_service_module_belongs_to_a_domain():
+    loose = [m for m in modules("pbem") if m.startswith("pbem.services.") and domain_of(m) is None]
+    assert loose == []
+
+
+def test_pbem_never_imports_worker_and_engines_never_import_the_server():
+    def reaches(package: str, forbidden: tuple[str, ...]) -> list[str]:
+        known = modules(package)
+        return [
+            f"{name} -> {target}"
+            for name, path in known.items()
+            for target in imports_of(name, path, known)
+            if target.split(".")[0] in forbidden
+        ]
+
+    assert reaches("pbem", ("worker",)) == []
+    assert reaches("engines", ("pbem", "worker", "flask", "sqlalchemy")) == []
