@@ -1,0 +1,1 @@
+"""Mail out: the outbox, the relay, who is told what and when (preferences, digests, observers)."""

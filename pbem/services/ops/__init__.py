@@ -1,0 +1,1 @@
+"""Operations: periodic work that spans every domain (the sweep, checks, metrics)."""
