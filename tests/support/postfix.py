@@ -57,7 +57,8 @@ def pipe_program(folder: Path, pbem_bin: str) -> tuple[str | None, str]:
 
     The launcher is for a machine whose Python lives where only root may enter (pyenv
     under /root): it runs the same installed packages with the system's Python of the
-    same version.  Returns ``(program, "")`` or ``(None, why not)``.
+    same version and, if the checkout itself is out of reach too, a copy of the
+    project's packages.  Returns ``(program, "")`` or ``(None, why not)``.
     """
     if can_run(pbem_bin):
         return pbem_bin, ""
@@ -66,16 +67,29 @@ def pipe_program(folder: Path, pbem_bin: str) -> tuple[str | None, str]:
         return None, f"{PIPE_USER} cannot run {pbem_bin}, and there is no {system_python}"
     paths = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     launcher = folder / "pbem"
-    launcher.write_text(
-        f"#!{system_python}\n"
-        "import site, sys\n"
-        + "".join(f"site.addsitedir({path!r})\n" for path in paths)
-        + "from pbem.cli import main\nsys.exit(main())\n"
-    )
-    launcher.chmod(0o755)
-    if can_run(str(launcher)):
-        return str(launcher), ""
-    return None, f"{PIPE_USER} can run neither {pbem_bin} nor {launcher} (is the checkout world-readable?)"
+    for source in (None, copy_project(folder)):
+        launcher.write_text(
+            f"#!{system_python}\n"
+            "import site, sys\n"
+            + "".join(f"site.addsitedir({path!r})\n" for path in paths)
+            + (f"sys.path.insert(0, {str(source)!r})\n" if source else "")
+            + "from pbem.cli import main\nsys.exit(main())\n"
+        )
+        launcher.chmod(0o755)
+        if can_run(str(launcher)):
+            return str(launcher), ""
+    return None, f"{PIPE_USER} can run neither {pbem_bin} nor {launcher} (are the virtualenv's packages readable?)"
+
+
+def copy_project(folder: Path) -> Path:
+    """The project's packages, copied where every user may read them."""
+    root = Path(__file__).resolve().parents[2]
+    target = folder / "src"
+    for package in ("pbem", "engines", "worker", "mail_templates"):
+        shutil.copytree(root / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return target
 
 
 def can_run(program: str) -> bool:
