@@ -55,8 +55,9 @@ def _defer(reason: str) -> NoReturn:
     raise SystemExit(EX_TEMPFAIL)
 
 
-#: The first line of a message: a header field (RFC 5322 field name, then a colon).
-_FIRST_HEADER = re.compile(rb"^[!-9;-~]+[ \t]*:")
+#: The first line of a message: a header field (RFC 5322 field name, then a colon), after the
+#: mbox ``From `` line that local delivery to a command (an alias) puts in front.
+_FIRST_HEADER = re.compile(rb"^(From [^\r\n]*\r?\n)?[!-9;-~]+[ \t]*:")
 
 
 def not_a_message(raw: bytes) -> str | None:

@@ -36,6 +36,9 @@ def test_stored_is_0_and_a_second_copy_too(tmp_path):
     first, again = ingest(tmp_path, MESSAGE), ingest(tmp_path, MESSAGE)
     assert first.returncode == 0 and first.stdout.decode().startswith("stored "), first.stderr
     assert again.returncode == 0 and "(duplicate)" in again.stdout.decode()
+    # Local delivery to a command (an alias) puts an mbox From_ line in front.
+    aliased = ingest(tmp_path, b"From ann@example.org  Tue Nov 24 16:00:00 2026\n" + MESSAGE.replace(b"x1@", b"x2@"))
+    assert aliased.returncode == 0 and aliased.stdout.decode().startswith("stored "), aliased.stderr
 
 
 @pytest.mark.parametrize(
