@@ -10,15 +10,9 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from engines import get_engine, registry
 from engines.playout import random_playout
+from pbem.commands import first_line
 from pbem.config import ConfigError
 from pbem.services import ServiceError
-
-
-def first_line(error: BaseException, limit: int = 300) -> str:
-    """The first non-empty line of an error's message (drivers add pages of detail)."""
-    source = getattr(error, "orig", None) or error
-    lines = [line.strip() for line in str(source).splitlines() if line.strip()]
-    return (lines[0] if lines else type(source).__name__)[:limit]
 
 
 class _Commands(click.Group):
@@ -79,6 +73,7 @@ def _attach_commands() -> None:
         ("pbem.commands.game", ("game_group",)),
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
+        ("pbem.commands.check", ("check",)),
     ):
         try:
             module = importlib.import_module(module_name)

@@ -103,6 +103,9 @@ class Settings:
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
     trusted_proxies: int = 0
     mail_limits: MailLimits = field(default_factory=MailLimits)
+    #: DKIM: the private key file (PEM) and the selector its public key is published under.
+    dkim_key: str | None = None
+    dkim_selector: str | None = None
 
     @property
     def embedded_broker(self) -> bool:
@@ -137,5 +140,9 @@ def load_settings(**overrides: Any) -> Settings:
         max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
         mail_limits=MailLimits.from_env(env),
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),
+        dkim_key=env("PBEM_DKIM_KEY") or None,
+        dkim_selector=env("PBEM_DKIM_SELECTOR") or None,
     )
+    if bool(settings.dkim_key) != bool(settings.dkim_selector):
+        raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings

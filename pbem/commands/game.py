@@ -15,7 +15,8 @@ from pbem.services.play.queries import game_summary, list_games, load_game
 from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
-#: Game ids are positive 64-bit integers.
+#: Time per turn of a game created without --deadline (or --no-deadline).
+DEFAULT_DEADLINE = "3d"
 #: Game ids are INTEGER columns: anything larger is refused as a bad argument, not sent to the database.
 GAME_ID = click.IntRange(1, 2**31 - 1)
 
@@ -66,7 +67,8 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @click.option("--variant", default=None)
 @click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
 @click.option("--name", default=None, help="A name for the game.")
-@click.option("--deadline", default=None, help="Time per turn, like 90s, 12h or 2d (default: none).")
+@click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
+@click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
@@ -88,6 +90,7 @@ def game_create(
     players,
     name,
     deadline,
+    no_deadline,
     phase_deadlines,
     reminders,
     options,
@@ -100,6 +103,11 @@ def game_create(
     as_json,
 ):
     """Start a game; every player gets their first email."""
+    if deadline is not None and no_deadline:
+        raise click.UsageError("give --deadline or --no-deadline, not both")
+    default_deadline = deadline is None and not no_deadline
+    if default_deadline:
+        deadline = DEFAULT_DEADLINE
     per_phase = {}
     for pair in phase_deadlines:
         kind, sep, value = pair.partition("=")
@@ -155,12 +163,38 @@ def game_create(
                     "status_url": f"{rt.settings.base_url}/games/{game_id}",
                     "deadline": summary["deadline"],
                     "seats": seat_rows(game_id),
+                    **({"dev_mailbox_url": dev_mailbox_url(rt.settings)} if dev_mailbox_url(rt.settings) else {}),
                 },
                 indent=2,
             )
         )
     else:
         click.echo(game_id)
+        for line in created_lines(rt.settings, game_id, deadline, default_deadline):
+            click.echo(line)
+
+
+def dev_mailbox_url(settings) -> str | None:
+    """Where the emails can be read when no relay sends them (embedded mode only)."""
+    return f"{settings.base_url}/dev/mail" if settings.embedded and not settings.smtp_url else None
+
+
+def created_lines(settings, game_id: int, deadline: str | None, default: bool) -> list[str]:
+    """What an admin wants to know next: where to watch, how long a turn lasts, where the mail went."""
+    lines = [f"Status page: {settings.base_url}/games/{game_id}"]
+    if deadline is None:
+        lines.append("Deadline: none (--no-deadline): each turn waits for every player")
+    else:
+        note = " (the default; choose with --deadline, or --no-deadline)" if default else ""
+        lines.append(f"Deadline: {deadline} per turn{note}")
+    mailbox = dev_mailbox_url(settings)
+    if settings.smtp_url:
+        lines.append("Mail: the players' first emails are on their way through PBEM_SMTP_URL")
+    elif mailbox:
+        lines.append(f"Mail: no relay (PBEM_SMTP_URL) is set, so nothing is sent; read the emails at {mailbox}")
+    else:
+        lines.append("Mail: no relay (PBEM_SMTP_URL) is set; the emails wait in the outbox until one is")
+    return lines
 
 
 @game_group.command("list")

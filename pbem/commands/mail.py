@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import time
+from typing import NoReturn
 
 import click
 
@@ -21,21 +23,48 @@ EX_TEMPFAIL = 75
 @click.option("--sender", default=None, help="Envelope sender (Postfix: ${sender}).")
 @click.option("--recipient", default=None, help="Envelope recipient (Postfix: ${original_recipient}).")
 def ingest(sender: str | None, recipient: str | None) -> None:
-    """Read one raw RFC 5322 message on stdin and store it for processing (exit 0 once stored)."""
-    rt = runtime()
-    limit = rt.settings.max_message_bytes
-    raw = sys.stdin.buffer.read(limit + 1)
+    """Read one raw RFC 5322 message on stdin and store it for processing.
+
+    Exit 0 once stored, 75 (EX_TEMPFAIL: the MTA keeps the message and retries) when it
+    cannot be stored now, 65 (EX_DATAERR: the MTA bounces it) when it never will be."""
     from pbem.mail.inbound import receive
 
     try:
+        rt = runtime()
+        raw = sys.stdin.buffer.read(rt.settings.max_message_bytes + 1)
+    except Exception as error:  # configuration or environment: fixable, so the message waits
+        _defer(f"cannot start ({type(error).__name__})")
+    problem = not_a_message(raw)
+    if problem:
+        click.echo(f"pbem ingest: refused: {problem}", err=True)
+        raise SystemExit(EX_DATAERR)
+    try:
         received = receive(rt, raw, transport="pipe", envelope_from=sender, envelope_to=recipient)
-    except Exception as error:  # the MTA keeps the message and tries again
-        click.echo(f"pbem ingest: could not store the message ({type(error).__name__}); try again later", err=True)
-        raise SystemExit(EX_TEMPFAIL) from None
+    except Exception as error:  # the database is down or busy: the MTA keeps the message and tries again
+        _defer(f"could not store the message ({type(error).__name__})")
     if received.refused:
         click.echo(f"pbem ingest: refused: {received.refused}", err=True)
         raise SystemExit(EX_DATAERR)
     click.echo(f"stored {received.id}" + (" (duplicate)" if received.duplicate else ""))
+
+
+def _defer(reason: str) -> NoReturn:
+    """Exit 75.  The line may reach the sender in a late bounce, so it names no host or path:
+    ``pbem check`` tells the admin the details."""
+    click.echo(f"pbem ingest: {reason}; the message stays queued and is tried again (see `pbem check`)", err=True)
+    raise SystemExit(EX_TEMPFAIL)
+
+
+#: The first line of a message: a header field (RFC 5322 field name, then a colon), after the
+#: mbox ``From `` line that local delivery to a command (an alias) puts in front.
+_FIRST_HEADER = re.compile(rb"^(From [^\r\n]*\r?\n)?[!-9;-~]+[ \t]*:")
+
+
+def not_a_message(raw: bytes) -> str | None:
+    """Why ``raw`` can never be an email (None if it may be one); empty and oversized mail is ``receive``'s."""
+    if raw.strip() and not _FIRST_HEADER.match(raw):
+        return "not an RFC 5322 message (it does not begin with a header line)"
+    return None
 
 
 @click.command("smtpd")

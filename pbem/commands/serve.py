@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -70,6 +71,7 @@ def celery_command(role: str, concurrency: int = 2) -> list[str]:
 @click.option("--concurrency", type=click.IntRange(1, 32), default=2, show_default=True)
 def serve(host: str, port: int, smtp_port: int, concurrency: int) -> None:
     """Run web, SMTP listener, worker and beat together (the embedded default)."""
+    check_ports(host, {"--port": port, "--smtp-port": smtp_port})
     rt = runtime()
     settings = rt.settings
     check_broker(settings)
@@ -82,6 +84,39 @@ def serve(host: str, port: int, smtp_port: int, concurrency: int) -> None:
     if "imap" in roles:
         click.echo("pbem: polling the mailbox of PBEM_IMAP_URL")
     supervise(roles, env)
+
+
+def check_ports(host: str, ports: dict[str, int]) -> None:
+    """Stop in one line, before anything starts, if a port is taken (not minutes later in a child's log)."""
+    for flag, port in ports.items():
+        if port_taken(host, port):
+            role = "web" if flag == "--port" else "SMTP"
+            raise click.ClickException(
+                f"{host}:{port} (the {role} port) is already in use; pick another with {flag}, "
+                f"e.g. pbem serve {flag} {free_port_near(host, port)}"
+            )
+
+
+def port_taken(host: str, port: int) -> bool:
+    """True if something listens on ``host:port`` (binding as the server would fails)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn and aiosmtpd bind
+        try:
+            probe.bind((host, port))
+        except PermissionError:
+            return False  # a privileged port: the server's own error says so
+        except OSError:
+            return True
+    return False
+
+
+def free_port_near(host: str, port: int) -> int:
+    """The first free port above ``port`` (a suggestion; it may be taken by the time it is used)."""
+    for candidate in range(port + 1, min(port + 100, 65535)):
+        if not port_taken(host, candidate):
+            return candidate
+    return port + 1
 
 
 def serve_roles(settings: Settings, host: str, port: int, smtp_port: int, concurrency: int) -> dict[str, list[str]]:

@@ -23,11 +23,12 @@ def test_create_with_house_rules(runtime):
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    rules = house_rules.rules_of(game_row(runtime, int(result.output.strip())))
+    game_id = result.output.splitlines()[0]
+    rules = house_rules.rules_of(game_row(runtime, int(game_id)))
     assert rules == house_rules.HouseRules(
         press="public", press_signed=False, late="grace:2", vacation_days_per_game=7, vacation_days_per_year=20
     )
-    export = CliRunner().invoke(main, ["game", "export", result.output.strip()])
+    export = CliRunner().invoke(main, ["game", "export", game_id])
     assert export.exit_code == 0 and json.loads(export.output)["house_rules"]["late"] == "grace:2"
 
 

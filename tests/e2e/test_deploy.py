@@ -91,3 +91,84 @@ def test_the_example_environment_names_only_real_settings():
     known = set(re.findall(r"PBEM_[A-Z_]+", Path(pbem.config.__file__).read_text()))
     assert names and names <= known, names - known
     assert "host.docker.internal" in example, "the relay URL inside a container is explained"
+
+
+ROOT = DEPLOY.parent
+ENV_FILE = "/etc/pbem/pbem.env"
+PROGRAMS = "/opt/pbem/bin/"
+
+
+def config_names() -> set[str]:
+    return set(re.findall(r"PBEM_[A-Z_]+", Path(pbem.config.__file__).read_text()))
+
+
+def test_every_variable_compose_and_the_units_set_is_read_by_the_code():
+    services = compose()
+    names = set(services["x-pbem"]["environment"])
+    for service in services["services"].values():
+        environment = service.get("environment") or {}
+        names |= {name for name in environment if name.startswith("PBEM_")}
+    for path in UNITS:
+        for line in unit(path)["Service"].get("Environment", "").split():
+            names.add(line.split("=", 1)[0])
+    names = {name for name in names if name.startswith("PBEM_")}
+    assert names and names <= config_names(), names - config_names()
+    assert compose()["x-pbem"]["env_file"] == "pbem.env"
+
+
+def test_one_env_file_and_one_program_path_everywhere():
+    wrapper = (DEPLOY / "postfix" / "pbem-ingest.sh").read_text()
+    assert f'PBEM_ENV_FILE="${{PBEM_ENV_FILE:-{ENV_FILE}}}"' in wrapper
+    assert f'PBEM_BIN="${{PBEM_BIN:-{PROGRAMS}pbem}}"' in wrapper
+    assert 'exec "$PBEM_BIN" ingest "$@"' in wrapper
+    master = (DEPLOY / "postfix" / "master.cf.snippet").read_text()
+    assert "user=pbem argv=/usr/local/bin/pbem-ingest.sh " in master
+    for path in UNITS:
+        service = unit(path)["Service"]
+        assert service["EnvironmentFile"] == ENV_FILE and service["User"] == "pbem", path.name
+        for key in ("ExecStartPre", "ExecStart"):
+            if key in service:
+                assert shlex.split(service[key])[0] in (f"{PROGRAMS}pbem", f"{PROGRAMS}celery"), service[key]
+    texts = {path: path.read_text() for path in [*DEPLOY.rglob("*"), ROOT / "README.md"] if path.is_file()}
+    for path, text in texts.items():
+        for env_file in re.findall(r"/etc/pbem/[\w.-]+", text):
+            assert env_file in (ENV_FILE, "/etc/pbem/dkim.pem"), (path, env_file)
+        for program in re.findall(r"/opt/pbem/[\w./-]+", text):
+            assert program.startswith(PROGRAMS) or program == "/opt/pbem", (path, program)
+    guide = texts[DEPLOY / "README.md"]
+    assert f"EnvironmentFile={ENV_FILE}" in guide and f"{PROGRAMS}pbem" in guide
+    assert "install -m 755 deploy/postfix/pbem-ingest.sh /usr/local/bin/pbem-ingest.sh" in guide
+    assert "useradd --system" in guide and "CREATE ROLE pbem" in guide and "createdb --owner pbem pbem" in guide
+
+
+def documented_commands(text: str) -> list[list[str]]:
+    """``pbem ...`` lines of the indented command blocks of a guide (options are placeholders there)."""
+    commands = []
+    for line in text.splitlines():
+        match = re.match(r"^ {4,}(?:\$ )?pbem ((?:[a-z_]+ ?)+)", line)
+        if match:
+            commands.append(match.group(1).split())
+    return commands
+
+
+def test_every_command_the_guides_show_exists():
+    seen = []
+    for path in (DEPLOY / "README.md", ROOT / "README.md"):
+        for words in documented_commands(path.read_text()):
+            command: click.Command = main
+            for word in words:
+                if not isinstance(command, click.Group):
+                    break
+                assert word in command.commands, f"{path.name}: pbem has no command {' '.join(words)!r}"
+                command = command.commands[word]
+            seen.append(" ".join(words))
+    assert {"db upgrade", "admin create alice", "check"} <= set(seen), seen
+
+
+def test_the_image_leaves_out_history_state_and_secrets():
+    ignored = set((ROOT / ".dockerignore").read_text().split())
+    for entry in (".git", ".venv", "instance", "**/instance", "**/__pycache__", "tests/artifacts", "bench/out"):
+        assert entry in ignored, entry
+    for entry in ("**/*.sqlite3", "**/secret_key", "**/*.pem", "deploy/pbem.env", "**/*.env"):
+        assert entry in ignored, entry
+    assert "COPY . /app" in (DEPLOY / "Dockerfile").read_text(), "the context is what .dockerignore filters"

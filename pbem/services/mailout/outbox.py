@@ -22,7 +22,8 @@ from pbem.mail import wire
 from pbem.mail.wire import UnsendableMessage
 from pbem.models import OutboxMessage
 from pbem.runtime import Runtime
-from pbem.services.mailout import relay
+from pbem.services.mailout import dkim_sign, relay
+from pbem.services.mailout.dkim_sign import DkimError
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
 
 #: Seconds each network step of a send may take (the relay's socket timeout).
@@ -55,6 +56,14 @@ def email_bytes(row: OutboxMessage | Row) -> bytes:
         raise
     except (ValueError, TypeError, LookupError) as error:  # a lone surrogate, a value of the wrong type
         raise UnsendableMessage(f"{type(error).__name__}: {error}") from None
+
+
+def signed(runtime: Runtime, data: bytes) -> bytes:
+    """``data`` with a DKIM signature when ``PBEM_DKIM_KEY`` and ``PBEM_DKIM_SELECTOR`` are set."""
+    settings = runtime.settings
+    if not (settings.dkim_key and settings.dkim_selector):
+        return data
+    return dkim_sign.sign(data, settings.dkim_selector, settings.dkim_key)
 
 
 _OUTBOX = OutboxMessage.__table__
@@ -94,10 +103,10 @@ def deliver(runtime: Runtime, outbox_id: int) -> str:
 def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.datetime | None]:
     """Hand the row to the relay: ``(status, error, next try)``."""
     try:
-        relay.send(url, runtime.settings.server_address, row.recipient, email_bytes(row))
+        relay.send(url, runtime.settings.server_address, row.recipient, signed(runtime, email_bytes(row)))
     except UnsendableMessage as failure:
         return "failed", f"cannot build the email: {failure}", None
-    except TemporaryFailure as failure:
+    except (TemporaryFailure, DkimError) as failure:  # a bad DKIM key: the admin fixes it (``pbem check``)
         if row.attempts >= MAX_ATTEMPTS:
             return "failed", f"{failure} (gave up after {row.attempts} attempts)", None
         return "pending", str(failure), utcnow() + dt.timedelta(seconds=backoff(row.attempts))

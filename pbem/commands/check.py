@@ -1,0 +1,28 @@
+"""``pbem check``: is this installation ready?  One line per part, and the fix for each problem."""
+
+from __future__ import annotations
+
+import click
+
+from pbem.config import ConfigError, load_settings
+from pbem.services.ops.check import run_checks
+
+
+@click.command("check")
+def check() -> None:
+    """Check the configuration and reach every configured service; exit 1 on any problem."""
+    try:
+        settings = load_settings()
+    except (ConfigError, OSError) as error:
+        fix = "correct it where the environment is set (/etc/pbem/pbem.env)"
+        click.echo(f"configuration: PROBLEM: {error}. Fix: {fix}")
+        raise SystemExit(1) from None
+    mode = "embedded: SQLite and the file-system broker" if settings.embedded else "distributed"
+    click.echo(f"configuration: ok ({mode}; instance folder {settings.instance})")
+    findings = run_checks(settings)
+    for finding in findings:
+        click.echo(finding.line())
+    problems = sum(not finding.ok for finding in findings)
+    if problems:
+        click.echo(f"pbem check: {problems} problem{'s' if problems > 1 else ''} to fix", err=True)
+        raise SystemExit(1)

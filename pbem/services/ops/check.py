@@ -1,0 +1,363 @@
+"""``pbem check``: the configuration, and every service it names, really reached.
+
+Each check answers one line: ``ok`` with what was verified, or the problem and
+its fix.  Nothing is changed on the way (no tables created, no mail sent), so the
+command is safe to run against a live deployment, before and after every change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import ipaddress
+import smtplib
+import ssl
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from pbem.config import Settings
+from pbem.db import normalise_url
+from pbem.runtime import check_database_url, shown_url
+
+#: Seconds any one network step of a check may take.
+TIMEOUT = 10
+#: Values of the example environment file that must be replaced before going live.
+PLACEHOLDERS = ("change-me", "change-me-too")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        if self.ok:
+            return f"{self.name}: ok ({self.detail})"
+        return f"{self.name}: PROBLEM: {self.detail}. Fix: {self.fix}"
+
+
+def ok(name: str, detail: str) -> Finding:
+    return Finding(name, True, detail)
+
+
+def problem(name: str, detail: str, fix: str) -> Finding:
+    return Finding(name, False, detail, fix)
+
+
+def reason(error: BaseException) -> str:
+    """``Type: first line`` of an error (drivers add pages of detail)."""
+    source = getattr(error, "orig", None) or error
+    lines = [line.strip() for line in str(source).splitlines() if line.strip()]
+    return f"{type(source).__name__}: {lines[0][:200]}" if lines else type(source).__name__
+
+
+def run_checks(settings: Settings) -> list[Finding]:
+    """Every check, in the order an admin would fix things."""
+    checks: list[tuple[str, Callable[[Settings], Finding]]] = [
+        ("database", check_database),
+        ("broker", check_broker),
+        ("relay", check_relay),
+        ("mailbox", check_mailbox),
+        ("dkim", check_dkim),
+        ("base url", check_base_url),
+        ("secrets", check_secrets),
+    ]
+    findings = []
+    for name, check in checks:
+        try:
+            findings.append(check(settings))
+        except Exception as error:  # a check must report, never crash the report
+            findings.append(problem(name, f"the check itself failed ({reason(error)})", "see the message"))
+    return findings
+
+
+# -- database ----------------------------------------------------------------------
+
+
+def check_database(settings: Settings) -> Finding:
+    """Reachable, and its schema at the newest migration (``pbem db upgrade``)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
+
+    from pbem.migrations import alembic_config
+
+    try:
+        check_database_url(settings.database_url)
+    except ValueError as error:  # ConfigError
+        return problem("database", str(error), "correct PBEM_DATABASE_URL")
+    url = normalise_url(settings.database_url)
+    shown = shown_url(settings.database_url)
+    parsed = make_url(url)
+    connect_args: dict[str, object] = {}
+    if parsed.get_backend_name() == "sqlite":
+        path = parsed.database or ""
+        if path and path != ":memory:" and not Path(path).exists():
+            fix = "run `pbem db upgrade` (`pbem serve` does it too)"
+            return problem("database", f"no database file at {path}", fix)
+    else:
+        connect_args["connect_timeout"] = TIMEOUT
+    engine = create_engine(url, poolclass=NullPool, connect_args=connect_args)
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+            current = MigrationContext.configure(connection).get_current_revision()
+    except Exception as error:
+        return problem(
+            "database",
+            f"cannot connect to {shown} ({reason(error)})",
+            "start the database server, or correct PBEM_DATABASE_URL",
+        )
+    finally:
+        engine.dispose()
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    if current != head:
+        state = f"schema at migration {current}" if current else "no tables yet"
+        return problem("database", f"{shown}: {state}, the newest is {head}", "run `pbem db upgrade`")
+    return ok("database", f"{shown}, schema at the newest migration {head}")
+
+
+# -- broker --------------------------------------------------------------------------
+
+
+def check_broker(settings: Settings) -> Finding:
+    """The embedded broker's folder is writable, or the broker answers."""
+    if settings.embedded_broker:
+        folder = Path(settings.instance) / "broker"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".check-"):
+                pass
+        except OSError as error:
+            return problem(
+                "broker",
+                f"the embedded broker cannot write to {folder} ({error.strerror or error})",
+                "let the pbem user write to the instance folder (PBEM_INSTANCE), or set PBEM_BROKER_URL",
+            )
+        return ok("broker", f"embedded, queue folder {folder} writable")
+    shown = without_password(settings.broker_url)
+    scheme = urlparse(settings.broker_url).scheme
+    try:
+        if scheme in ("redis", "rediss"):
+            import redis
+
+            client = redis.Redis.from_url(settings.broker_url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT)
+            try:
+                client.ping()
+            finally:
+                client.close()
+        else:
+            from kombu import Connection
+
+            with Connection(settings.broker_url, connect_timeout=TIMEOUT) as connection:
+                connection.ensure_connection(max_retries=1)
+    except Exception as error:
+        return problem(
+            "broker",
+            f"cannot reach {shown} ({reason(error)})",
+            "start the broker (Redis), or correct PBEM_BROKER_URL (unset: the embedded broker)",
+        )
+    return ok("broker", f"{shown} answers")
+
+
+def without_password(url: str) -> str:
+    """``url`` fit for the report: a password becomes ``***``."""
+    parts = urlparse(url)
+    if not parts.password:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
+
+
+# -- relay -----------------------------------------------------------------------------
+
+
+def check_relay(settings: Settings) -> Finding:
+    """EHLO, then STARTTLS when the URL asks for it, then AUTH when it carries credentials."""
+    if not settings.smtp_url:
+        if settings.embedded:
+            where = f"{settings.base_url}/dev/mail"
+            return ok("relay", f"none: emails stay in the outbox, shown in the dev mailbox at {where}")
+        return problem(
+            "relay",
+            "PBEM_SMTP_URL is not set, so emails wait in the outbox (the dev mailbox is only in embedded mode)",
+            "set PBEM_SMTP_URL=smtp://user:password@relay.example.org:587?starttls=1",
+        )
+    from pbem.services.mailout.relay import Relay, tls_context
+
+    relay = Relay.from_url(settings.smtp_url)
+    where = f"{'smtps' if relay.secure else 'smtp'}://{relay.host}:{relay.port}"
+    try:
+        if relay.secure:
+            client: smtplib.SMTP = smtplib.SMTP_SSL(
+                relay.host, relay.port, timeout=TIMEOUT, context=tls_context(relay.cafile)
+            )
+        else:
+            client = smtplib.SMTP(relay.host, relay.port, timeout=TIMEOUT)
+    except (OSError, smtplib.SMTPException) as error:
+        return problem(
+            "relay", f"cannot connect to {where} ({reason(error)})", "start the relay, or correct PBEM_SMTP_URL"
+        )
+    steps = ["EHLO"] + (["TLS"] if relay.secure else [])
+    try:
+        client.ehlo()
+        if relay.starttls:
+            if not client.has_extn("starttls"):
+                return problem(
+                    "relay",
+                    f"{where} does not offer STARTTLS",
+                    "drop ?starttls=1 from PBEM_SMTP_URL, or use smtps:// on the relay's TLS port",
+                )
+            client.starttls(context=tls_context(relay.cafile))
+            client.ehlo()
+            steps.append("STARTTLS")
+        if relay.username:
+            if not client.has_extn("auth"):
+                return problem(
+                    "relay",
+                    f"{where} does not offer AUTH{'' if relay.starttls or relay.secure else ' without TLS'}",
+                    "add ?starttls=1 (or use smtps://), or drop the user name from PBEM_SMTP_URL",
+                )
+            client.login(relay.username, relay.password)
+            steps.append(f"AUTH as {relay.username}")
+    except smtplib.SMTPAuthenticationError as error:
+        return problem(
+            "relay",
+            f"{where} refused the user name or password ({error.smtp_code})",
+            "correct user:password in PBEM_SMTP_URL (%-encode special characters)",
+        )
+    except (OSError, smtplib.SMTPException, ssl.SSLError) as error:
+        return problem(
+            "relay", f"{where}: {' '.join(steps)} then failed ({reason(error)})", "check the relay and PBEM_SMTP_URL"
+        )
+    finally:
+        _quit(client)
+    return ok("relay", f"{where}: {', '.join(steps)}")
+
+
+def _quit(client: smtplib.SMTP) -> None:
+    try:
+        client.quit()
+    except (OSError, smtplib.SMTPException):
+        client.close()
+
+
+# -- mailbox ---------------------------------------------------------------------------
+
+
+def check_mailbox(settings: Settings) -> Finding:
+    """With PBEM_IMAP_URL: log in and open the folder (read-only: nothing is marked read)."""
+    if not settings.imap_url:
+        return ok("mailbox", "none (PBEM_IMAP_URL not set)")
+    parts = urlparse(settings.imap_url)
+    fix_url = "set PBEM_IMAP_URL=imaps://user:password@imap.example.org/INBOX"
+    if parts.scheme not in ("imap", "imaps") or not parts.hostname:
+        return problem("mailbox", "PBEM_IMAP_URL is not an imap:// or imaps:// URL", fix_url)
+    secure = parts.scheme == "imaps"
+    port = parts.port or (993 if secure else 143)
+    folder = unquote(parts.path.lstrip("/")) or "INBOX"
+    where = f"{parts.scheme}://{parts.hostname}:{port}"
+    try:
+        if secure:
+            client = imaplib.IMAP4_SSL(parts.hostname, port, ssl_context=ssl.create_default_context(), timeout=TIMEOUT)
+        else:
+            client = imaplib.IMAP4(parts.hostname, port, timeout=TIMEOUT)
+    except (OSError, imaplib.IMAP4.error) as error:
+        fix = "correct the host and port: " + fix_url
+        return problem("mailbox", f"cannot connect to {where} ({reason(error)})", fix)
+    try:
+        try:
+            client.login(unquote(parts.username or ""), unquote(parts.password or ""))
+        except imaplib.IMAP4.error as error:
+            return problem(
+                "mailbox",
+                f"{where} refused the login of {unquote(parts.username or '')!r} ({reason(error)})",
+                "correct user:password in PBEM_IMAP_URL (%-encode special characters)",
+            )
+        status, _ = client.select(_quoted(folder), readonly=True)
+        if status != "OK":
+            fix = "create it, or name another in PBEM_IMAP_URL"
+            return problem("mailbox", f"{where} has no folder {folder!r}", fix)
+    except (OSError, imaplib.IMAP4.error) as error:
+        return problem("mailbox", f"{where}: {reason(error)}", "check the mail server and PBEM_IMAP_URL")
+    finally:
+        with contextlib.suppress(OSError, imaplib.IMAP4.error):
+            client.logout()
+    return ok("mailbox", f"{where}: logged in, folder {folder!r} opened")
+
+
+def _quoted(folder: str) -> str:
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# -- DKIM, base URL, secrets ---------------------------------------------------------------
+
+
+def check_dkim(settings: Settings) -> Finding:
+    """The key reads and parses; the line shows the DNS record that must be published."""
+    if not (settings.dkim_key and settings.dkim_selector):
+        return ok("dkim", "off (set PBEM_DKIM_KEY and PBEM_DKIM_SELECTOR to sign outgoing mail)")
+    from pbem.services.mailout.dkim_sign import DkimError, dns_record
+
+    domain = settings.server_address.rpartition("@")[2]
+    try:
+        name, value = dns_record(settings.dkim_key, settings.dkim_selector, domain)
+    except DkimError as error:
+        return problem(
+            "dkim",
+            str(error),
+            f"openssl genrsa -out {settings.dkim_key} 2048, readable by the pbem user (deploy/README.md)",
+        )
+    return ok("dkim", f'key {settings.dkim_key}; publish: {name} TXT "{value}"')
+
+
+def check_base_url(settings: Settings) -> Finding:
+    """Well-formed; https wherever players reach it, since every link carries a seat's secret."""
+    url = settings.base_url
+    parts = urlparse(url)
+    fix = "set PBEM_BASE_URL=https://games.example.org (the address players open)"
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        return problem("base url", f"PBEM_BASE_URL {url!r} is not an http(s) address", fix)
+    local = _is_loopback(parts.hostname)
+    if local and settings.smtp_url:
+        return problem("base url", f"{url} is this machine's loopback, so links in emails reach no player", fix)
+    if parts.scheme == "http" and not local:
+        return problem(
+            "base url",
+            f"{url} is plain http: the secret links in emails cross the network readable",
+            "put a TLS proxy in front of the web process and " + fix,
+        )
+    return ok("base url", url + ("" if parts.scheme == "https" else " (loopback: fine for trying out)"))
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_secrets(settings: Settings) -> Finding:
+    """The example file's placeholders replaced."""
+    left = [
+        name
+        for name, value in (("PBEM_SECRET_KEY", settings.secret_key), ("PBEM_INBOUND_SECRET", settings.inbound_secret))
+        if value in PLACEHOLDERS
+    ]
+    if left:
+        return problem(
+            "secrets",
+            f"{' and '.join(left)} still {'hold' if len(left) > 1 else 'holds'} the example's placeholder",
+            "set it to the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'",
+        )
+    return ok("secrets", "no placeholder left")
