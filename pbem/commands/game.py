@@ -10,6 +10,7 @@ from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
 from pbem.services import ServiceError, games, house_rules
 from pbem.services.export import export_game, load_export, verify_export
+from pbem.services.people import lobby
 from pbem.services.queries import game_summary, list_games, load_game
 from pbem.services.verify import verify
 from pbem.tokens import reply_address
@@ -63,7 +64,13 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @game_group.command("create")
 @click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None)
-@click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option("--player", "players", multiple=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option(
+    "--open-seats",
+    type=click.IntRange(0, 12),
+    default=0,
+    help="Seats left for players to take (join on the web or by mail); the game starts when all are taken.",
+)
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help="Time per turn, like 90s, 12h or 2d (default: none).")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
@@ -97,8 +104,11 @@ def game_create(
     vacation_per_game,
     vacation_per_year,
     as_json,
+    open_seats=0,
 ):
-    """Start a game; every player gets their first email."""
+    """Start a game; every player gets their first email (with --open-seats: once all seats are taken)."""
+    if not players and not open_seats:
+        raise click.UsageError("give the players (--player, repeated) or seats to fill (--open-seats N)")
     per_phase = {}
     for pair in phase_deadlines:
         kind, sep, value = pair.partition("=")
@@ -122,6 +132,7 @@ def game_create(
         per_phase=per_phase or None,
         reminders=reminder_list,
         seed=seed,
+        open_seats=open_seats,
     )
     try:
         rules = house_rules.parse_rules(
@@ -138,7 +149,7 @@ def game_create(
 
     upgrade(rt.settings.database_url)
     try:
-        game_id = games.create_game(rt, request, rules)
+        game_id = (lobby.create_open_game if open_seats else games.create_game)(rt, request, rules)
     except ServiceError as error:
         fail(str(error))
     if as_json:
