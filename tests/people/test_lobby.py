@@ -16,6 +16,7 @@ from pbem.cli import main
 from pbem.models import Account, Game, LobbyEntry
 from pbem.services import games
 from pbem.services.people import lobby
+from pbem.services.verify import verify
 from tests.mail.support import Mailboxes, mail_world, send
 from tests.support.play import game_row
 from tests.web.conftest import csrf_of
@@ -32,6 +33,13 @@ def message(sender: str, body: str, subject: str, in_reply_to: str | None = None
         mail["In-Reply-To"] = mail["References"] = in_reply_to
     mail.set_content(body)
     return mail
+
+
+def test_an_open_game_verifies_and_shows_its_pages(sqlite_runtime, client):
+    game_id = create_open("--engine", "sprawl")
+    assert "nothing to replay yet" in verify(sqlite_runtime, game_id).message
+    for path in (f"/games/{game_id}", f"/games/{game_id}?replay=0", f"/games/{game_id}/export.json"):
+        assert client.get(path).status_code == 200, path
 
 
 def create_open(*extra: str) -> int:
@@ -88,8 +96,9 @@ def test_three_join_by_mail_and_confirm_the_game_starts_and_a_fourth_is_told_it_
         assert session.scalar(select(Account).where(Account.email == "di@example.org")) is None
 
 
-def test_seats_are_drawn_from_the_seed(sqlite_runtime):
-    """The same seed and the same joiners give the same seats; the draw is not the joining order."""
+def test_seats_are_drawn_from_the_seed(runtime):
+    """The same seed and the same joiners give the same seats (SQLite and PostgreSQL); the log replays."""
+    sqlite_runtime = runtime
     seatings = []
     for _ in range(2):
         game_id = lobby.create_open_game(
@@ -103,6 +112,7 @@ def test_seats_are_drawn_from_the_seed(sqlite_runtime):
                 result = lobby.take_seat(sqlite_runtime, session, game_id, account)
                 assert result.ok, result.message
         seatings.append([s.account.email for s in game_row(sqlite_runtime, game_id).seats])
+        assert verify(sqlite_runtime, game_id).ok
     assert seatings[0] == seatings[1]
     assert sorted(seatings[0]) == ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]
 

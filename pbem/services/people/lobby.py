@@ -70,7 +70,7 @@ def create_open_game(runtime: Runtime, request: games.NewGame, rules: HouseRules
         game = games.new_game_row(engine, request, variant, options, seed, rules)
         # A stand-in state, so that public pages can show the board; redrawn with the players at the start.
         stand_ins = [public_name("", position) for position in range(wanted)]
-        game.state = engine.new_game(stand_ins, seed, variant, options).state
+        game.players, game.state = stand_ins, engine.new_game(stand_ins, seed, variant, options).state
         game.status, game.seats_wanted, game.phase = "open", wanted, "waiting for players"
         session.add(game)
         session.flush()
