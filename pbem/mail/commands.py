@@ -8,6 +8,9 @@ shows: never a seat's view, address or token.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -115,28 +118,30 @@ def server_commands(
     return verdicts
 
 
-def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+def _about_game(line: str, argument: str, usage: str, ask: Callable[[int], Any]) -> Verdict:
+    """A command naming a game: the number is checked, then ``ask(game_id)`` answers (``ok``, ``message``)."""
     number = argument.strip().lstrip("#")
     if not (number.isascii() and number.isdigit()) or len(number) > 12:
-        return Verdict(line, False, "write: observe GAME (the game's number; see: games)")
-    if not sender:
-        return Verdict(line, False, "your message has no address to send the game's news to")
+        return Verdict(line, False, usage)
     try:
-        outcome = observers.subscribe(runtime, int(number), sender)
+        outcome = ask(int(number))
     except NotFound as error:
         return Verdict(line, False, f"{error} (see: games)")
     return Verdict(line, outcome.ok, outcome.message)
 
 
+def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+    def ask(game_id: int) -> Any:
+        if not sender:
+            return observers.ObserverResult(False, "your message has no address to send the game's news to")
+        return observers.subscribe(runtime, game_id, sender)
+
+    return _about_game(line, argument, "write: observe GAME (the game's number; see: games)", ask)
+
+
 def _join(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
-    number = argument.strip().lstrip("#")
-    if not (number.isascii() and number.isdigit()) or len(number) > 12:
-        return Verdict(line, False, "write: join GAME (the number of an open game; see: games)")
-    try:
-        result = lobby.ask_to_join(runtime, int(number), sender)
-    except NotFound as error:
-        return Verdict(line, False, f"{error} (see: games)")
-    return Verdict(line, result.ok, result.message)
+    usage = "write: join GAME (the number of an open game; see: games)"
+    return _about_game(line, argument, usage, lambda game_id: lobby.ask_to_join(runtime, game_id, sender))
 
 
 def queue_reply(

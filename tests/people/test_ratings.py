@@ -38,9 +38,8 @@ def test_a_finished_game_changes_ratings_a_cancelled_one_does_not_and_pages_show
     check_pages(runtime, client, game_id, cancelled)
 
 
-def test_a_game_in_which_a_bot_played_is_not_rated(sqlite_runtime):
+def test_a_game_in_which_a_bot_played_is_not_rated(runtime):
     """The rule itself, on games marked finished by hand (finishing for real is tested above)."""
-    runtime = sqlite_runtime
     with_bot, without = start(runtime, players=PLAYERS[:3]), start(runtime, players=PLAYERS[1:4])
     with runtime.db.write() as session:  # as the late-player policy "bot:N" logs the bot's orders
         session.add(LogEntry(game_id=with_bot, seq=10**6, kind="order", source="bot", seat=None, text="x"))
