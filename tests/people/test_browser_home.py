@@ -44,6 +44,7 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     errors = watch_errors(page)
 
     page.goto(f"{live.url}/signin")
+    shoot(page, "signin")
     page.fill("#signin-email", "ann@example.org")
     page.click("text=Email me a sign-in link")
     assert "a sign-in link is on its way" in page.inner_text("main")

@@ -40,6 +40,8 @@ def test_an_open_game_verifies_and_shows_its_pages(sqlite_runtime, client):
     assert "nothing to replay yet" in verify(sqlite_runtime, game_id).message
     for path in (f"/games/{game_id}", f"/games/{game_id}?replay=0", f"/games/{game_id}/export.json"):
         assert client.get(path).status_code == 200, path
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "This game is waiting for players" in page and f"<code>join {game_id}</code> to pbem@pbem.test" in page
 
 
 def create_open(*extra: str) -> int:
