@@ -16,6 +16,7 @@ from pbem.cli import main
 from pbem.models import Account, Game, LobbyEntry
 from pbem.services import games
 from pbem.services.people import lobby
+from pbem.services.players import account_for
 from pbem.services.verify import verify
 from tests.mail.support import Mailboxes, mail_world, send
 from tests.support.play import game_row
@@ -100,21 +101,18 @@ def test_three_join_by_mail_and_confirm_the_game_starts_and_a_fourth_is_told_it_
 
 def test_seats_are_drawn_from_the_seed(runtime):
     """The same seed and the same joiners give the same seats (SQLite and PostgreSQL); the log replays."""
-    sqlite_runtime = runtime
     seatings = []
     for _ in range(2):
         game_id = lobby.create_open_game(
-            sqlite_runtime, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4)
+            runtime, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4)
         )
         for address in ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]:
-            with sqlite_runtime.db.write() as session:
-                from pbem.services.players import account_for
-
+            with runtime.db.write() as session:
                 account = account_for(session, address)
-                result = lobby.take_seat(sqlite_runtime, session, game_id, account)
+                result = lobby.take_seat(runtime, session, game_id, account)
                 assert result.ok, result.message
-        seatings.append([s.account.email for s in game_row(sqlite_runtime, game_id).seats])
-        assert verify(sqlite_runtime, game_id).ok
+        seatings.append([s.account.email for s in game_row(runtime, game_id).seats])
+        assert verify(runtime, game_id).ok
     assert seatings[0] == seatings[1]
     assert sorted(seatings[0]) == ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]
 
@@ -122,8 +120,6 @@ def test_seats_are_drawn_from_the_seed(runtime):
 def sign_in_as(client, runtime, email: str) -> int:
     """Put an account in the session (the emailed-link flow itself is tested in test_home)."""
     with runtime.db.write() as session:
-        from pbem.services.players import account_for
-
         account = account_for(session, email)
         session.flush()
         account_id = account.id
@@ -172,8 +168,6 @@ def test_an_open_game_can_be_cancelled_and_then_takes_nobody(sqlite_runtime):
     game_id = create_open()
     games.cancel(sqlite_runtime, game_id, "not enough interest")
     with sqlite_runtime.db.write() as session:
-        from pbem.services.players import account_for
-
         result = lobby.take_seat(sqlite_runtime, session, game_id, account_for(session, "x@example.org"))
     assert not result.ok and "cancelled" in result.message
 
