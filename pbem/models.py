@@ -13,6 +13,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -41,6 +42,10 @@ class Account(Base):
     bounces: Mapped[int] = mapped_column(Integer, default=0)
     last_bounce: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    #: IANA time zone in which the player reads deadlines (``/me``); stored times stay UTC.
+    tz: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    #: Secret of the player's deadline calendar link (``/me/deadlines.ics``); None until first shown.
+    calendar_token: Mapped[str | None] = mapped_column(String(64), unique=True)
 
     @property
     def display(self) -> str:
@@ -89,6 +94,8 @@ class Game(Base):
     #: The ``seq`` of the game's last log entry: the next entry is numbered from the locked row,
     #: without reading the log.
     log_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: For a game created with open seats: how many seats it has in all (it starts when they are taken).
+    seats_wanted: Mapped[int | None] = mapped_column(Integer)
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
@@ -241,4 +248,73 @@ class Vacation(Base):
     days: Mapped[int] = mapped_column(Integer)
     starts_at: Mapped[dt.datetime] = mapped_column(DateTime)
     ends_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SigninLink(Base):
+    """A one-time sign-in link: the signed token carries ``nonce``; ``used_at`` makes it single use."""
+
+    __tablename__ = "signin_links"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    nonce: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+
+class LobbyEntry(Base):
+    """A player holding a seat of an open game before it starts (seats are drawn at the start)."""
+
+    __tablename__ = "lobby_entries"
+    __table_args__ = (UniqueConstraint("game_id", "account_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    joined_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    account: Mapped[Account] = relationship()
+
+
+class JoinRequest(Base):
+    """``join GAME`` by mail: the seat is taken only when a reply to the confirmation comes back."""
+
+    __tablename__ = "join_requests"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    email: Mapped[str] = mapped_column(String(320), index=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    #: pending | done
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    asked_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Rating(Base):
+    """A player's skill at one engine (openskill's mu and sigma)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("account_id", "engine"), Index("ix_ratings_engine_ordinal", "engine", "ordinal"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    engine: Mapped[str] = mapped_column(String(50))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    #: The shown, conservative figure (mu - 3 sigma), kept for sorting the table.
+    ordinal: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    account: Mapped[Account] = relationship()
+
+
+class RatingChange(Base):
+    """One player's rating change from one finished game (a game is rated once)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("game_id", "account_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    engine: Mapped[str] = mapped_column(String(50))
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

@@ -9,7 +9,7 @@ import click
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
 from pbem.services import ServiceError
-from pbem.services.play import games, house_rules
+from pbem.services.play import games, house_rules, lobby
 from pbem.services.play.export import export_game, load_export, verify_export
 from pbem.services.play.queries import game_summary, list_games, load_game
 from pbem.services.play.verify import verify
@@ -65,7 +65,13 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @game_group.command("create")
 @click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None)
-@click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option("--player", "players", multiple=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option(
+    "--open-seats",
+    type=click.IntRange(0, 12),
+    default=0,
+    help="Seats left for players to take (join on the web or by mail); the game starts when all are taken.",
+)
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
 @click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
@@ -101,8 +107,11 @@ def game_create(
     vacation_per_game,
     vacation_per_year,
     as_json,
+    open_seats=0,
 ):
-    """Start a game; every player gets their first email."""
+    """Start a game; every player gets their first email (with --open-seats: once all seats are taken)."""
+    if not players and not open_seats:
+        raise click.UsageError("give the players (--player, repeated) or seats to fill (--open-seats N)")
     if deadline is not None and no_deadline:
         raise click.UsageError("give --deadline or --no-deadline, not both")
     default_deadline = deadline is None and not no_deadline
@@ -131,6 +140,7 @@ def game_create(
         per_phase=per_phase or None,
         reminders=reminder_list,
         seed=seed,
+        open_seats=open_seats,
     )
     try:
         rules = house_rules.parse_rules(
@@ -147,7 +157,7 @@ def game_create(
 
     upgrade(rt.settings.database_url)
     try:
-        game_id = games.create_game(rt, request, rules)
+        game_id = (lobby.create_open_game if open_seats else games.create_game)(rt, request, rules)
     except ServiceError as error:
         fail(str(error))
     if as_json:

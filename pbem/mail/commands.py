@@ -8,6 +8,9 @@ shows: never a seat's view, address or token.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -16,6 +19,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
+from pbem.services.play import lobby
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import public_summary
 
@@ -30,6 +34,8 @@ def server_help(server_address: str) -> str:
         "  observe GAME     follow game GAME's public news by email (you\n"
         "                   are sent a link to confirm; every email has a\n"
         "                   link to stop)\n"
+        "  join GAME        take a seat in open game GAME (you are sent an\n"
+        "                   email to confirm: reply to it to take the seat)\n"
         "Players send orders and their own commands (help, status, press,\n"
         "vacation, notify) in replies to their game's emails instead.\n"
         "Quoted text and signatures in your mail are ignored."
@@ -74,8 +80,18 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     return True, "\n".join(lines)
 
 
-def server_commands(runtime: Runtime, session: Session, lines: list[str], sender: str | None = None) -> list[Verdict]:
-    """Answer each line written to the base address; an empty message is answered with help."""
+def server_commands(
+    runtime: Runtime, session: Session, lines: list[str], sender: str | None = None, references: str = ""
+) -> list[Verdict]:
+    """Answer each line written to the base address; an empty message is answered with help.
+
+    A reply to a request to confirm joining a game (``references``: its In-Reply-To and
+    References) takes the seat, and only that is answered: its text is whatever the player wrote.
+    """
+    token = lobby.join_token(references)
+    if token is not None:
+        result = lobby.confirm_by_reply(runtime, token, sender)
+        return [Verdict("(your reply to the request to confirm)", result.ok, result.message)]
     if not lines:
         lines = ["help"]
     verdicts = []
@@ -93,25 +109,40 @@ def server_commands(runtime: Runtime, session: Session, lines: list[str], sender
             verdicts.append(Verdict(line, ok, text))
         elif word == "observe":
             verdicts.append(_observe(runtime, line, " ".join(words[1:]), sender))
+        elif word == "join":
+            verdicts.append(_join(runtime, line, " ".join(words[1:]), sender))
         else:
             verdicts.append(
-                Verdict(line, False, "not a command here; write help, games, status GAME or observe GAME. "
+                Verdict(line, False, "not a command here; write help, games, status GAME, observe GAME or join GAME. "
                         "Orders go to the reply address of your game's emails.")
             )  # fmt: skip
     return verdicts
 
 
-def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+def _about_game(line: str, argument: str, usage: str, ask: Callable[[int], Any]) -> Verdict:
+    """A command naming a game: the number is checked, then ``ask(game_id)`` answers (``ok``, ``message``)."""
     number = argument.strip().lstrip("#")
     if not (number.isascii() and number.isdigit()) or len(number) > 12:
-        return Verdict(line, False, "write: observe GAME (the game's number; see: games)")
-    if not sender:
-        return Verdict(line, False, "your message has no address to send the game's news to")
+        return Verdict(line, False, usage)
     try:
-        outcome = observers.subscribe(runtime, int(number), sender)
+        outcome = ask(int(number))
     except NotFound as error:
         return Verdict(line, False, f"{error} (see: games)")
     return Verdict(line, outcome.ok, outcome.message)
+
+
+def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+    def ask(game_id: int) -> Any:
+        if not sender:
+            return observers.ObserverResult(False, "your message has no address to send the game's news to")
+        return observers.subscribe(runtime, game_id, sender)
+
+    return _about_game(line, argument, "write: observe GAME (the game's number; see: games)", ask)
+
+
+def _join(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+    usage = "write: join GAME (the number of an open game; see: games)"
+    return _about_game(line, argument, usage, lambda game_id: lobby.ask_to_join(runtime, game_id, sender))
 
 
 def queue_reply(

@@ -279,7 +279,8 @@ def answer(ctx: Context) -> None:
     lines, refused = seat_commands.capped(ctx.lines)
     shared = _shared(ctx)
     if ctx.command_mode:
-        verdicts = [*commands.server_commands(shared, ctx.session, lines, ctx.sender), *refused]
+        references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
+        verdicts = [*commands.server_commands(shared, ctx.session, lines, ctx.sender, references), *refused]
         commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.subject, ctx.their_id, verdicts)
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return

@@ -21,7 +21,7 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
-from pbem.services.play import games, house_rules
+from pbem.services.play import games, house_rules, lobby
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
 from pbem.services.play.webviews import game_inbound, game_log, resend_latest
@@ -137,7 +137,7 @@ class GameForm:
 
     FIELDS = (
         "name", "engine", "variant", "options", "players", "deadline", "phase_deadlines", "reminders",
-        "press", "press_identity", "late", "late_n", "vacation_per_game", "vacation_per_year",
+        "press", "press_identity", "late", "late_n", "vacation_per_game", "vacation_per_year", "open_seats",
     )  # fmt: skip
 
     @classmethod
@@ -209,8 +209,9 @@ class GameForm:
         if v["engine"] not in registry():
             self.error("engine", "choose a game from the list")
         players = [line.strip() for line in v["players"].splitlines() if line.strip()]
-        if not players:
-            self.error("players", "list the players, one per line")
+        open_seats = self.open_seats()
+        if not players and not open_seats:
+            self.error("players", "list the players, one per line (or leave seats open)")
         options = dict(self.pairs("options", "NAME=VALUE"))
         per_phase: dict[str, int] = {}
         for kind, text in self.pairs("phase_deadlines", "KIND=DURATION"):
@@ -233,8 +234,16 @@ class GameForm:
             deadline_seconds=deadline,
             per_phase=per_phase or None,
             reminders=reminders,
+            open_seats=open_seats,
         )
         return request_, rules
+
+    def open_seats(self) -> int:
+        text = self.values["open_seats"].strip() or "0"
+        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= lobby.MAX_OPEN_SEATS:
+            self.error("open_seats", f"a whole number from 0 to {lobby.MAX_OPEN_SEATS}")
+            return 0
+        return int(text)
 
 
 def _engines() -> list[Any]:
@@ -270,10 +279,14 @@ def create_game():
         return _new_game_page(form, None, 400)
     request_, rules = checked
     try:
-        game_id = games.create_game(common.runtime(), request_, rules)
+        create = lobby.create_open_game if request_.open_seats else games.create_game
+        game_id = create(common.runtime(), request_, rules)
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
-    flash(f"Game {game_id} started; every player has been sent their first email.")
+    if request_.open_seats:
+        flash(f"Game {game_id} is open: it is listed on the front page and starts when its seats are taken.")
+    else:
+        flash(f"Game {game_id} started; every player has been sent their first email.")
     return redirect(url_for("admin.game", game_id=game_id))
 
 

@@ -91,7 +91,7 @@ def index():
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
     running = [g for g in games if g["status"] in OPEN]
-    over = [g for g in games if g["status"] not in OPEN]
+    over = [g for g in games if g["status"] not in (*OPEN, "open")]  # open games: their own block
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
     return render_template("index.html", running=running, over=over, titles=titles)
 

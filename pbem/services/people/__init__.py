@@ -1,1 +1,1 @@
-"""People: accounts and identities, the foundation every other service builds on."""
+"""People: accounts and identities, ratings and public player pages — the foundation the other domains build on."""

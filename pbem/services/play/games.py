@@ -45,9 +45,11 @@ class NewGame:
     per_phase: dict[str, int] | None = None
     reminders: list[int] | None = None
     seed: int | None = None
+    #: Seats left for players to take (``--open-seats``): the game starts when they are all taken.
+    open_seats: int = 0
 
 
-def _checked(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str, str]]]:
+def check_request(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str, str]]]:
     """Validate everything before touching the database, collecting every problem."""
     problems: list[str] = []
     try:
@@ -73,7 +75,7 @@ def _checked(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str
     if duplicates:
         problems.append(f"each player needs a different address; repeated: {', '.join(duplicates)}")
     try:
-        engine.check_players(len(request.players))
+        engine.check_players(len(request.players) + request.open_seats)
     except ValueError as error:
         problems.append(str(error))
     problems += _name_problems(request.name) + _seed_problems(request.seed) + _deadline_problems(engine, request)
@@ -133,14 +135,22 @@ def _deadline_problems(engine: Engine, request: NewGame) -> list[str]:
 def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = None) -> int:
     """Draw seats, set the engine up, store the house rules and queue every seat's welcome email,
     all in one transaction (``rules``: checked by ``house_rules.parse_rules``; None keeps the defaults)."""
-    engine, variant, options, players = _checked(request)
+    engine, variant, options, players = check_request(request)
     seed = request.seed if request.seed is not None else secrets.randbits(48)
-    order = list(range(len(players)))
-    Rng(seed ^ 0xD8A3).shuffle(order)
-    drawn = [players[i] for i in order]
-    seat_names = engine.seat_names(len(drawn), variant)
-    names = [public_name(name, position) for position, (name, _) in enumerate(drawn)]
-    step = engine.new_game(names, seed, variant, options)
+    with runtime.db.write() as session:
+        game = new_game_row(engine, request, variant, options, seed, rules)
+        session.add(game)
+        session.flush()
+        if not request.name:
+            game.name = f"{engine.title} #{game.id}"
+        seat_and_start(runtime, session, game, engine, players)
+        return game.id
+
+
+def new_game_row(
+    engine: Engine, request: NewGame, variant: str, options: dict[str, Any], seed: int, rules: HouseRules | None
+) -> Game:
+    """The game's row before any seat is drawn (status ``active``; the caller may open it instead)."""
     policy: dict[str, Any] = {}
     if request.deadline_seconds:
         policy["default"] = request.deadline_seconds
@@ -148,51 +158,56 @@ def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = N
         policy["per_phase"] = dict(request.per_phase)
     if request.reminders is not None:
         policy["reminders"] = list(request.reminders)
-    with runtime.db.write() as session:
-        game = Game(
-            name=(request.name or "").strip()[:200] or f"{engine.title}",
-            engine=engine.name,
-            variant=variant,
-            options=options,
-            seed=seed,
-            players=names,
-            state=step.state,
-            deadline_policy=policy,
-            status="active",
-            house_rules=rules.to_json() if rules is not None else {},
-        )
-        session.add(game)
-        session.flush()
-        if not request.name:
-            game.name = f"{engine.title} #{game.id}"
-        for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
-            account = account_for(session, email, name)
-            session.add(
-                Seat(
-                    game=game,
-                    account=account,
-                    seat=seat_name,
-                    position=position,
-                    reply_token=new_token(),
-                    web_token=new_token(),
-                )
+    return Game(
+        name=(request.name or "").strip()[:200] or f"{engine.title}",
+        engine=engine.name,
+        variant=variant,
+        options=options,
+        seed=seed,
+        players=[],
+        state={},
+        deadline_policy=policy,
+        status="active",
+        house_rules=rules.to_json() if rules is not None else {},
+    )
+
+
+def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, players: list[tuple[str, str]]) -> None:
+    """Draw the seats from the game's seed, set the engine up and send every seat its first email."""
+    order = list(range(len(players)))
+    Rng(game.seed ^ 0xD8A3).shuffle(order)
+    drawn = [players[i] for i in order]
+    seat_names = engine.seat_names(len(drawn), game.variant)
+    names = [public_name(name, position) for position, (name, _) in enumerate(drawn)]
+    step = engine.new_game(names, game.seed, game.variant, game.options)
+    game.players, game.state, game.status = names, step.state, "active"
+    for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
+        account = account_for(session, email, name)
+        session.add(
+            Seat(
+                game=game,
+                account=account,
+                seat=seat_name,
+                position=position,
+                reply_token=new_token(),
+                web_token=new_token(),
             )
-        session.flush()
-        sync_summary(engine, game)
-        game.thread_id = f"game-{game.id}"
-        schedule_deadline(engine, game)
-        session.refresh(game, ["seats"])
-        notify.send_views(
-            runtime,
-            session,
-            game,
-            headline=f"A game of {engine.title} has started.",
-            what="game started",
-            kind="welcome",
-            events=[*step.events, rules_line(game)],
-            first=True,
         )
-        return game.id
+    session.flush()
+    sync_summary(engine, game)
+    game.thread_id = f"game-{game.id}"
+    schedule_deadline(engine, game)
+    session.refresh(game, ["seats"])
+    notify.send_views(
+        runtime,
+        session,
+        game,
+        headline=f"A game of {engine.title} has started.",
+        what="game started",
+        kind="welcome",
+        events=[*step.events, rules_line(game)],
+        first=True,
+    )
 
 
 def rules_line(game: Game) -> str:
@@ -239,7 +254,7 @@ def resume(runtime: Runtime, game_id: int) -> None:
 
 
 def cancel(runtime: Runtime, game_id: int, reason: str = "") -> None:
-    with admin_action(runtime, game_id, "cancel", reason, ("active", "paused")) as (session, game):
+    with admin_action(runtime, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
         game.status, game.deadline, game.next_reminder = "cancelled", None, None
         game.finished_at = utcnow()
         _announce(runtime, session, game, "The game is cancelled." + (f" ({reason})" if reason else ""))

@@ -13,6 +13,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, observers
+from pbem.services.people import ratings
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -110,6 +111,7 @@ def after_change(
         game.result = outcome.to_json()
         game.finished_at = utcnow()
         game.deadline = game.next_reminder = None
+        ratings.rate_game(session, game)
         notify.send_views(
             runtime,
             session,

@@ -64,6 +64,8 @@ def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
 
 def verify(runtime: Runtime, game_id: int) -> Verification:
     game, entries = replay_log(runtime, game_id)
+    if game.status == "open":  # seats are drawn at the start: until then there is nothing to replay
+        return Verification(game_id, 0, True, f"game {game_id} is open (waiting for players): nothing to replay yet")
     engine = get_engine(game.engine)
     state = engine.new_game(list(game.players), game.seed, game.variant, dict(game.options)).state
     applied = 0

@@ -1,0 +1,70 @@
+"""Public player pages: the games someone played, their places and ratings.
+
+Only what any status page already shows: the player's chosen name, the seat
+they held, the game's status and result.  Never an address, a secret link or
+anything from a private view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from engines import get_engine
+from pbem.models import Account, RatingChange
+from pbem.runtime import Runtime
+from pbem.services import NotFound
+from pbem.services.people.accounts import account_id_of_handle, handle, seat_rows, shown_name
+from pbem.services.people.ratings import places, ratings_of
+
+#: Games listed on a player's page (the newest).
+MAX_GAMES = 100
+
+
+def _ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def player_page(runtime: Runtime, page_name: str) -> dict[str, Any]:
+    """The page's data (``handle`` is canonical: the caller redirects an outdated name to it)."""
+    account_id = account_id_of_handle(page_name)
+    with runtime.db.read() as session:
+        account = session.get(Account, account_id) if account_id is not None else None
+        if account is None:
+            raise NotFound("there is no such player")
+        changes = {
+            c.game_id: c for c in session.scalars(select(RatingChange).where(RatingChange.account_id == account.id))
+        }
+        rows = []
+        for seat in seat_rows(session, account.id)[:MAX_GAMES]:
+            game = seat.game
+            place = None
+            if game.status == "finished":
+                place = places(game.result, [s.seat for s in game.seats])[seat.seat] + 1
+            change = changes.get(game.id)
+            rows.append(
+                {
+                    "id": game.id,
+                    "name": game.name,
+                    "engine": game.engine,
+                    "title": get_engine(game.engine).title,
+                    "status": game.status,
+                    "seat": seat.seat,
+                    "players": len(game.seats),
+                    "place": _ordinal(place) if place else None,
+                    "won": place == 1,
+                    "rating_change": round(change.after - change.before, 1) if change else None,
+                }
+            )
+        finished = [r for r in rows if r["status"] == "finished"]
+        return {
+            "handle": handle(account),
+            "name": shown_name(account),
+            "since": account.created_at.strftime("%Y-%m-%d"),
+            "ratings": ratings_of(session, account.id),
+            "games": rows,
+            "played": len(finished),
+            "wins": sum(r["won"] for r in finished),
+        }

@@ -1,0 +1,109 @@
+"""Ratings per engine, with openskill's Plackett-Luce model (multiplayer free-for-all, ties allowed).
+
+A game is rated once, in the transaction that finishes it: each seat's place
+comes from the engine's outcome ranking (a tied group shares a place).  Games
+that were cancelled never finish, and games in which a bot played for a seat
+are not rated: they say little about the people at the table.  The figure
+shown is openskill's conservative ordinal (mu - 3 sigma), 0 for a newcomer.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from openskill.models import PlackettLuce
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from pbem.clock import utcnow
+from pbem.models import Game, LogEntry, Rating, RatingChange
+from pbem.runtime import Runtime
+from pbem.services.people.accounts import handle, shown_name
+
+#: Log sources of orders not chosen by the seat's player.
+BOT_SOURCES = ("bot",)
+
+
+@cache
+def model() -> PlackettLuce:
+    return PlackettLuce()
+
+
+def places(result: dict[str, Any] | None, seats: list[str]) -> dict[str, int]:
+    """Each seat's place (0 best) from an outcome's ranking; a seat the ranking omits comes last."""
+    ranking = (result or {}).get("ranking") or []
+    found = {seat: index for index, group in enumerate(ranking) for seat in group}
+    last = len(ranking)
+    return {seat: found.get(seat, last) for seat in seats}
+
+
+def rateable(session: Session, game: Game) -> bool:
+    """Finished, with a ranking, among two or more people, no bot orders, and not rated yet."""
+    if game.status != "finished" or not (game.result or {}).get("ranking") or len(game.seats) < 2:
+        return False
+    bots = session.scalar(
+        select(LogEntry.id).where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES)).limit(1)
+    )
+    done = session.scalar(select(RatingChange.id).where(RatingChange.game_id == game.id).limit(1))
+    return bots is None and done is None
+
+
+def rate_game(session: Session, game: Game) -> bool:
+    """Update the ratings of a game's players at its engine (in the caller's transaction); True if rated."""
+    if not rateable(session, game):
+        return False
+    seats = list(game.seats)
+    ids = [seat.account_id for seat in seats]
+    stored = {
+        r.account_id: r
+        for r in session.scalars(select(Rating).where(Rating.engine == game.engine, Rating.account_id.in_(ids)))
+    }
+    openskill = model()
+    before = [
+        openskill.rating(mu=stored[i].mu, sigma=stored[i].sigma) if i in stored else openskill.rating() for i in ids
+    ]
+    place = places(game.result, [seat.seat for seat in seats])
+    after = openskill.rate([[r] for r in before], ranks=[place[seat.seat] for seat in seats])
+    now = utcnow()
+    for account_id, old, (new,) in zip(ids, before, after, strict=True):
+        row = stored.get(account_id)
+        if row is None:
+            row = Rating(account_id=account_id, engine=game.engine, games=0)
+            session.add(row)
+        row.mu, row.sigma, row.ordinal = new.mu, new.sigma, new.ordinal()
+        row.games = (row.games or 0) + 1
+        row.updated_at = now
+        session.add(
+            RatingChange(
+                game_id=game.id, account_id=account_id, engine=game.engine, before=old.ordinal(), after=new.ordinal()
+            )
+        )
+    return True
+
+
+def leaderboard(runtime: Runtime, engine: str, limit: int = 100) -> list[dict[str, Any]]:
+    """The best players at ``engine``: public names and figures only."""
+    with runtime.db.read() as session:
+        rows = session.scalars(
+            select(Rating)
+            .where(Rating.engine == engine)
+            .options(selectinload(Rating.account))
+            .order_by(Rating.ordinal.desc(), Rating.id)
+            .limit(limit)
+        )
+        return [
+            {
+                "rank": number,
+                "player": shown_name(row.account),
+                "handle": handle(row.account),
+                "rating": round(row.ordinal, 1),
+                "games": row.games,
+            }
+            for number, row in enumerate(rows, start=1)
+        ]
+
+
+def ratings_of(session: Session, account_id: int) -> list[dict[str, Any]]:
+    rows = session.scalars(select(Rating).where(Rating.account_id == account_id).order_by(Rating.engine))
+    return [{"engine": r.engine, "rating": round(r.ordinal, 1), "games": r.games} for r in rows]

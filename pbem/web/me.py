@@ -1,0 +1,124 @@
+"""``/me``, ``/me.json`` and ``/me/deadlines.ics``: a signed-in player's games in one place.
+
+Games where the player must act come first, deadlines in the player's own time
+zone; the page also holds the time zone, the notification preference (for all
+games at once) and the secret calendar link, which the player may replace.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
+
+from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import preferences
+from pbem.services.people import accounts, calendar
+from pbem.web import common
+from pbem.web.signin import current_account_id
+
+bp = Blueprint("me", __name__)
+
+
+@bp.after_request
+def _private(response):
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _home_data(account_id: int) -> dict:
+    try:
+        return accounts.my_games(common.runtime(), account_id)
+    except NotFound:
+        return {}
+
+
+@bp.get("/me")
+def home():
+    account_id = current_account_id()
+    data = _home_data(account_id) if account_id else {}
+    if not data:
+        return redirect(url_for("signin.signin_page"))
+    rt = common.runtime()
+    key = accounts.calendar_token(rt, account_id)
+    with rt.db.read() as session:
+        account = accounts.get_account(session, account_id)
+        handle = accounts.handle(account)
+    return render_template(
+        "me.html",
+        home=data,
+        to_act=[g for g in data["games"] if g["to_act"]],
+        others=[g for g in data["games"] if not g["to_act"]],
+        calendar_url=f"{rt.settings.base_url}{url_for('me.deadlines')}?key={key}",
+        zones=accounts.time_zones(),
+        choices=preferences.DESCRIPTIONS,
+        handle=handle,
+    )
+
+
+@bp.get("/me.json")
+def home_json():
+    account_id = current_account_id()
+    data = _home_data(account_id) if account_id else {}
+    if not data:
+        return jsonify(error="sign in first: /signin", status=401), 401
+    return jsonify(data)
+
+
+@bp.get("/me/deadlines.ics")
+def deadlines():
+    rt = common.runtime()
+    key = request.args.get("key", "")
+    try:
+        if key:
+            body = calendar.deadlines_ics(rt, key)
+        elif current_account_id():
+            body = calendar.feed(rt, current_account_id())
+        else:
+            return common.error_response(404, "Not found", "This calendar link is not valid; copy it from /me.")
+    except NotFound as error:
+        return common.error_response(404, "Not found", str(error))
+    return Response(body, mimetype="text/calendar")
+
+
+def _signed_in_post() -> int | None:
+    """The account id for a settings form, or None (then the caller redirects) with a message flashed."""
+    account_id = current_account_id()
+    if account_id is None:
+        return None
+    if not common.csrf_ok():
+        flash("The form had expired; nothing was changed. Try again.")
+        return None
+    return account_id
+
+
+@bp.post("/me/tz")
+def set_tz():
+    account_id = _signed_in_post()
+    if account_id is not None:
+        try:
+            flash(accounts.set_time_zone(common.runtime(), account_id, request.form.get("tz", "")))
+        except ServiceError as error:
+            flash(str(error))
+    return redirect(url_for("me.home"))
+
+
+@bp.post("/me/notify")
+def set_notify():
+    account_id = _signed_in_post()
+    if account_id is not None:
+        rt = common.runtime()
+        with rt.db.read() as session:
+            email = accounts.get_account(session, account_id).email
+        try:
+            flash(preferences.set_preference(rt, email, request.form.get("preference", "")))
+        except ServiceError as error:
+            flash(str(error))
+    return redirect(url_for("me.home"))
+
+
+@bp.post("/me/calendar")
+def new_calendar_link():
+    account_id = _signed_in_post()
+    if account_id is not None:
+        accounts.calendar_token(common.runtime(), account_id, regenerate=True)
+        flash("Your calendar has a new secret link; the old one no longer works.")
+    return redirect(url_for("me.home"))

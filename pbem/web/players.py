@@ -1,0 +1,33 @@
+"""Public player pages ``/players/<name>`` and rating tables ``/ratings/<engine>``: no address, no secret."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, redirect, render_template, url_for
+
+from engines import registry
+from pbem.services import NotFound
+from pbem.services.people import profiles, ratings
+from pbem.web import common
+
+bp = Blueprint("players", __name__)
+
+
+@bp.get("/players/<name>")
+def player(name: str):
+    try:
+        data = profiles.player_page(common.runtime(), name)
+    except NotFound:
+        abort(404)
+    if data["handle"] != name:  # a renamed player: one address per page
+        return redirect(url_for("players.player", name=data["handle"]), code=301)
+    titles = {engine.name: engine.title for engine in registry().values()}
+    return render_template("player.html", player=data, titles=titles)
+
+
+@bp.get("/ratings/<engine>")
+def table(engine: str):
+    engines = registry()
+    if engine not in engines:
+        abort(404)
+    rows = ratings.leaderboard(common.runtime(), engine)
+    return render_template("ratings.html", engine=engines[engine], rows=rows, engines=list(engines.values()))
