@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
 
 from pbem.services import NotFound, ServiceError
-from pbem.services.mailout import preferences
+from pbem.services.mailout import preferences, subscriptions
 from pbem.services.people import accounts, calendar
 from pbem.web import common
 from pbem.web.signin import current_account_id
@@ -109,7 +109,7 @@ def set_notify():
         with rt.db.read() as session:
             email = accounts.get_account(session, account_id).email
         try:
-            flash(preferences.set_preference(rt, email, request.form.get("preference", "")))
+            flash(subscriptions.set_preference(rt, email, request.form.get("preference", "")))
         except ServiceError as error:
             flash(str(error))
     return redirect(url_for("me.home"))
