@@ -5,6 +5,8 @@ The mailbox reader itself is tested against a real Dovecot in test_imap.py.
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
@@ -72,3 +74,16 @@ def test_imap_url_parsing():
     )  # fmt: skip
     with pytest.raises(ValueError):
         parse_url("http://example.org")
+
+
+def test_the_systemd_unit_of_the_mailbox_reader_runs_an_existing_command():
+    from pathlib import Path
+
+    from pbem.cli import main
+
+    unit = Path(__file__).resolve().parents[2] / "deploy" / "systemd" / "pbem-imap.service"
+    [line] = [line for line in unit.read_text().splitlines() if line.startswith("ExecStart=")]
+    program, name, *arguments = shlex.split(line.removeprefix("ExecStart="))
+    assert program.endswith("/pbem") and name in main.commands
+    with main.commands[name].make_context(name, list(arguments)) as context:
+        assert context.params["url"] is None  # the mailbox comes from PBEM_IMAP_URL in the env file
