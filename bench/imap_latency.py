@@ -8,8 +8,10 @@ the mailbox (reply addresses ``games+{key}@example.org``), each reply is put
 into it by IMAP APPEND, the mailbox reader waits with IMAP IDLE, a worker
 thread stands in for Celery, and receipts go over SMTP to a loopback sink.
 The baseline, in the same run: the same game with the same replies handed
-straight to ``receive`` (what ``pbem ingest`` does), no mailbox.  With
-``--poll``, a third run reads the mailbox by polling instead of IDLE.
+straight to ``receive`` (what ``pbem ingest`` does), no mailbox; and Dovecot's
+own delay in telling an idling client of a new message, which every mailbox
+figure includes.  With ``--poll``, a third run reads the mailbox by polling
+instead of IDLE.
 """
 
 from __future__ import annotations
@@ -187,6 +189,25 @@ def straight(runtime: Runtime) -> Callable[[bytes], None]:
     return lambda raw: receive(runtime, raw, transport="pipe")
 
 
+def idle_notice(count: int) -> list[float]:
+    """Dovecot alone: seconds from the start of an APPEND to the EXISTS an idling client is sent."""
+    from tests.support.dovecot import Dovecot
+
+    delays = []
+    with Dovecot() as server:
+        client = server.client()
+        for index in range(count):
+            client.idle()
+            started = time.time()
+            server.append(b"Subject: x\r\nMessage-ID: <notice-%d@bench>\r\n\r\nx\r\n" % index)
+            while not any(len(r) > 1 and r[1] == b"EXISTS" for r in client.idle_check(timeout=10)):
+                pass
+            delays.append(time.time() - started)
+            client.idle_done()
+        client.logout()
+    return delays
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
@@ -233,11 +254,16 @@ def main() -> None:
         imap = one_game(root, "imap", "idle", args.replies, 60.0)
         base = one_game(root, "direct", "direct", args.replies, 0.0)
         polled = one_game(root, "poll", "poll", args.replies, args.poll) if args.poll else None
+    notice = [v * 1000 for v in idle_notice(min(10, len(imap.latencies)))]
     print(f"KidSprout, {len(PLAYERS)} players, reply addresses {TEMPLATE}; Dovecot on loopback, SMTP sink")
     print(describe("mailbox (IMAP IDLE)", imap))
     print(describe("baseline (receive)", base))
     if polled:
         print(describe(f"mailbox (poll {args.poll:g}s)", polled))
+    print(
+        f"{'Dovecot alone':<22} APPEND -> EXISTS to an idling client: p50 {statistics.median(notice):.0f} ms, "
+        f"max {max(notice):.0f} ms ({len(notice)} messages; part of every mailbox figure above)"
+    )
     ratio = statistics.median(imap.latencies) / statistics.median(base.latencies)
     print(f"ratio p50 mailbox/baseline: {ratio:.1f}")
     problems = [r for r in (imap, base, polled) if r and (set(r.receipts) != {1} or r.accepted != len(r.receipts))]

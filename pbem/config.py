@@ -106,8 +106,8 @@ def _server_address(reply: str | None, domain: str) -> str:
     ``games+{key}@example.org`` gives ``games@example.org`` (a provider's SMTP
     submission usually insists that From is the mailbox that logged in).
     """
-    if reply and not template_problem(reply.strip()):
-        address = re.sub(r"[-+._=]?\{key\}", "", reply.strip(), count=1)
+    if reply:
+        address = re.sub(r"[-+._=]?\{key\}", "", reply, count=1)
         if not address.startswith("@"):
             return address
     return f"pbem@{domain}"
@@ -161,7 +161,8 @@ def load_settings(**overrides: Any) -> Settings:
     instance = Path(overrides.pop("instance", None) or instance_path())
     instance.mkdir(parents=True, exist_ok=True)
     env = os.environ.get
-    domain = env("PBEM_MAIL_DOMAIN", "pbem.localhost")
+    reply = _reply_template(env("PBEM_REPLY_ADDRESS"))
+    domain = env("PBEM_MAIL_DOMAIN") or (reply.rpartition("@")[2] if reply else "pbem.localhost")
     settings = Settings(
         instance=instance,
         database_url=env("PBEM_DATABASE_URL") or f"sqlite:///{instance / 'pbem.sqlite3'}",
@@ -172,8 +173,8 @@ def load_settings(**overrides: Any) -> Settings:
         base_url=(env("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
         imap_url=env("PBEM_IMAP_URL") or None,
         inbound_secret=env("PBEM_INBOUND_SECRET") or None,
-        reply_address=_reply_template(env("PBEM_REPLY_ADDRESS")),
-        server_address=env("PBEM_SERVER_ADDRESS") or _server_address(env("PBEM_REPLY_ADDRESS"), domain),
+        reply_address=reply,
+        server_address=env("PBEM_SERVER_ADDRESS") or _server_address(reply, domain),
         max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
         mail_limits=MailLimits.from_env(env),
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),

@@ -42,10 +42,12 @@ def test_a_bad_template_names_the_setting(tmp_path, monkeypatch, bad):
 
 
 def test_one_mailbox_settings_derive_the_server_address(tmp_path, monkeypatch):
-    monkeypatch.delenv("PBEM_SERVER_ADDRESS", raising=False)
+    for name in ("PBEM_SERVER_ADDRESS", "PBEM_MAIL_DOMAIN"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PBEM_REPLY_ADDRESS", PLUS)
     settings = load_settings(instance=tmp_path)
     assert settings.reply_template == PLUS and settings.server_address == "games@example.org"
+    assert settings.mail_domain == "example.org"  # the domain of Message-IDs and of loop detection
     monkeypatch.delenv("PBEM_REPLY_ADDRESS")
     settings = load_settings(instance=tmp_path, mail_domain="d.test")
     assert settings.reply_template == "play-{key}@d.test"
