@@ -58,7 +58,7 @@ def smtpd(host: str, port: int) -> None:
 @click.option("--once", is_flag=True, help="Store what is waiting and exit.")
 @click.option(
     "--interval",
-    type=click.FloatRange(0.2, 3600),
+    type=click.FloatRange(1, 3600),
     default=60,
     show_default=True,
     help="Seconds between polls when the server has no IDLE (or with --no-idle).",

@@ -2,7 +2,8 @@
 ordinary mailbox at any provider.  It waits for mail with IMAP IDLE (the
 server pushes news of each arrival) or, where the server has no IDLE, polls;
 each message is stored with :func:`receive`, and only then flagged
-``\\Seen \\Deleted`` and expunged (the database keeps the raw message).
+``\\Seen \\Deleted`` and expunged (the database keeps the raw message); one
+refused as too large or empty stays in the folder, flagged.
 
 Store first, flag after: if the reader or the server dies in between, the next
 fetch sees the message again and :func:`receive` knows its Message-ID, so it
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
-from imapclient import DELETED, SEEN, IMAPClient
+from imapclient import DELETED, FLAGGED, SEEN, IMAPClient
 
 from pbem import faults
 from pbem.mail.inbound import receive
@@ -61,11 +62,8 @@ class PollResult:
     stored: int = 0
     duplicates: int = 0
     refused: int = 0
-
-    def add(self, other: PollResult) -> None:
-        self.stored += other.stored
-        self.duplicates += other.duplicates
-        self.refused += other.refused
+    #: More messages wait than one drain takes: drain again before waiting.
+    more: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.stored or self.duplicates or self.refused)
@@ -102,9 +100,15 @@ def connect(box: Mailbox, timeout: float = 60.0) -> IMAPClient:
 
 
 def drain(runtime: Runtime, client: IMAPClient, *, limit: int = 500) -> PollResult:
-    """Store every undeleted message in the selected folder, flagging each once stored."""
+    """Store every waiting message in the selected folder (up to ``limit``), flagging each once stored.
+
+    A stored message (or one stored before: a duplicate) is flagged ``\\Deleted``
+    and expunged; one :func:`receive` refuses (too large, empty) is flagged
+    ``\\Flagged`` and left in the folder for a person to look at, never read again.
+    """
     result = PollResult()
-    uids = sorted(client.search(["UNDELETED"]))[:limit]
+    waiting = sorted(client.search(["UNDELETED", "UNFLAGGED"]))
+    uids, result.more = waiting[:limit], len(waiting) > limit
     done: list[int] = []
     for start in range(0, len(uids), BATCH):
         chunk = uids[start : start + BATCH]
@@ -113,23 +117,20 @@ def drain(runtime: Runtime, client: IMAPClient, *, limit: int = 500) -> PollResu
             raw = fetched.get(uid, {}).get(b"BODY[]")
             if raw is None:  # expunged by someone else meanwhile
                 continue
-            _count(result, uid, receive(runtime, raw, transport="imap"))
+            received = receive(runtime, raw, transport="imap")
             faults.point("imap_stored")  # a crash here must neither lose nor double the message
+            if received.refused:
+                log.warning("mailbox message %s left in the folder, flagged: %s", uid, received.refused)
+                result.refused += 1
+                client.add_flags([uid], [SEEN, FLAGGED], silent=True)
+                continue
+            result.duplicates += received.duplicate
+            result.stored += not received.duplicate
             client.add_flags([uid], [SEEN, DELETED], silent=True)
             done.append(uid)
     if done:
         client.expunge(done) if client.has_capability("UIDPLUS") else client.expunge()
     return result
-
-
-def _count(result: PollResult, uid: int, received) -> None:
-    if received.refused:
-        log.warning("mailbox message %s refused: %s", uid, received.refused)
-        result.refused += 1
-    elif received.duplicate:
-        result.duplicates += 1
-    else:
-        result.stored += 1
 
 
 def poll_once(runtime: Runtime, url: str, *, timeout: float = 60.0, limit: int = 500) -> PollResult:
@@ -211,6 +212,8 @@ class Reader:
             self.outage, self.backoff = False, BACKOFF_FIRST
             if result:
                 self.on_result(result)
+            if result.more:
+                continue
             if idle:
                 self._idle(client)
                 continue

@@ -126,12 +126,16 @@ def test_the_key_is_found_in_to_delivered_to_or_x_original_to(one_mailbox):
         "Moons": mail(SERVER, "bob@example.org", "help", headers={"Delivered-To": address(seats["Moons"])}),
         "Crowns": mail(SERVER, "cy@example.org", "help", headers={"X-Original-To": address(seats["Crowns"])}),
     }
+    runtime.settings = runtime.settings.with_(max_message_bytes=4000)
+    too_big = mail(address(seats["Suns"]), "ann@example.org", "help\n" + "x" * 5000)
     with Dovecot() as server:
-        for raw in [*sent.values(), sent["Suns"]]:  # the last one twice (a redelivery): stored once
+        for raw in [*sent.values(), sent["Suns"], too_big]:  # one twice (a redelivery): stored once
             server.append(raw)
         result = poll_once(runtime, server.url)
-        assert (result.stored, result.duplicates, result.refused) == (3, 1, 0) and server.left() == 0
-        assert poll_once(runtime, server.url).stored == 0
+        assert (result.stored, result.duplicates, result.refused) == (3, 1, 1)
+        assert server.left() == 1, "the refused message stays in the folder for a person to see"
+        again = poll_once(runtime, server.url)
+        assert (again.stored, again.duplicates, again.refused) == (0, 0, 0) and server.left() == 1
     for row in rows(runtime):
         assert process(runtime, row.id) == "done"
     assert [row.seat_id for row in rows(runtime)] == [seats[name].id for name in sent]
