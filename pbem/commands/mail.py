@@ -1,16 +1,20 @@
 """Mail transports on the command line: ``pbem ingest`` (an MTA pipe),
-``pbem smtpd`` (the SMTP listener) and ``pbem imap_poll`` (a mailbox poller)."""
+``pbem smtpd`` (the SMTP listener) and ``pbem imap_poll`` (the mailbox reader)."""
 
 from __future__ import annotations
 
 import logging
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from pbem.commands import fail, runtime
 from pbem.logs import quiet_chatter
+
+if TYPE_CHECKING:
+    from pbem.mail.imap import PollResult
 
 #: sysexits codes an MTA understands: bounce the message, or keep it queued and retry.
 EX_DATAERR = 65
@@ -97,7 +101,8 @@ def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
         reader.stop()
 
 
-def _report(result) -> None:
+def _report(result: PollResult) -> None:
+    """One log line per drain that found something (a quiet mailbox logs nothing)."""
     logging.getLogger("pbem.mail.imap").info(
         "%d stored, %d duplicates, %d refused", result.stored, result.duplicates, result.refused
     )
