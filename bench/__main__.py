@@ -26,6 +26,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "service": ("bench.service", [], "orders/s through the game service; last order to every email"),
     "mail": ("bench.mail_inbound", [], "inbound mail end to end, embedded (SQLite, threads)"),
     "mail-distributed": ("bench.mail_distributed", [], "inbound mail end to end: smtpd, Celery, PostgreSQL"),
+    "imap_latency": ("bench.imap_latency", [], "one mailbox: a reply's arrival in Dovecot to its receipt leaving"),
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
 }
 

@@ -45,6 +45,6 @@ def kidsprout_tables(runtime: Runtime, count: int, seats_per_game: int = 3) -> l
         with runtime.db.read() as session:
             query = select(Seat).where(Seat.game_id == game_id).order_by(Seat.position).limit(seats_per_game)
             for seat in session.scalars(query):
-                address = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+                address = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
                 seats.append((seat.account.email, address))
     return seats

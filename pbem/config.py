@@ -7,11 +7,14 @@ else, so the web app, the worker and the CLI always agree.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from pbem.tokens import default_template, template_problem
 
 
 def instance_path() -> Path:
@@ -86,6 +89,30 @@ def _proxy_hops(raw: str | None) -> int:
     return int(text)
 
 
+def _reply_template(raw: str | None) -> str | None:
+    """``PBEM_REPLY_ADDRESS`` checked (``games+{key}@example.org``), or None for the default."""
+    text = (raw or "").strip()
+    if not text:
+        return None
+    problem = template_problem(text)
+    if problem:
+        raise ConfigError(f"PBEM_REPLY_ADDRESS {problem}, not {raw!r}")
+    return text
+
+
+def _server_address(reply: str | None, domain: str) -> str:
+    """The From address by default: the mailbox itself in one-mailbox mode, else ``pbem@domain``.
+
+    ``games+{key}@example.org`` gives ``games@example.org`` (a provider's SMTP
+    submission usually insists that From is the mailbox that logged in).
+    """
+    if reply:
+        address = re.sub(r"[-+._=]?\{key\}", "", reply, count=1)
+        if not address.startswith("@"):
+            return address
+    return f"pbem@{domain}"
+
+
 @dataclass(frozen=True)
 class Settings:
     instance: Path
@@ -96,6 +123,8 @@ class Settings:
     secret_key: str
     base_url: str
     imap_url: str | None = None
+    #: ``PBEM_REPLY_ADDRESS``: reply-address template with ``{key}``; None is ``play-{key}@mail_domain``.
+    reply_address: str | None = None
     inbound_secret: str | None = None
     server_address: str = ""
     max_message_bytes: int = 2_000_000
@@ -116,6 +145,16 @@ class Settings:
         """Embedded mode: SQLite and the file-system broker (the dev mailbox is on)."""
         return self.database_url.startswith("sqlite") and self.embedded_broker
 
+    @property
+    def reply_template(self) -> str:
+        """The template new reply addresses are made from."""
+        return self.reply_address or default_template(self.mail_domain)
+
+    @property
+    def reply_templates(self) -> tuple[str, ...]:
+        """Templates whose addresses are taken: the configured one and the default (older addresses)."""
+        return tuple(dict.fromkeys((self.reply_template, default_template(self.mail_domain))))
+
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
@@ -125,7 +164,8 @@ def load_settings(**overrides: Any) -> Settings:
     instance = Path(overrides.pop("instance", None) or instance_path())
     instance.mkdir(parents=True, exist_ok=True)
     env = os.environ.get
-    domain = env("PBEM_MAIL_DOMAIN", "pbem.localhost")
+    reply = _reply_template(env("PBEM_REPLY_ADDRESS"))
+    domain = env("PBEM_MAIL_DOMAIN") or (reply.rpartition("@")[2] if reply else "pbem.localhost")
     settings = Settings(
         instance=instance,
         database_url=env("PBEM_DATABASE_URL") or f"sqlite:///{instance / 'pbem.sqlite3'}",
@@ -136,7 +176,8 @@ def load_settings(**overrides: Any) -> Settings:
         base_url=(env("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
         imap_url=env("PBEM_IMAP_URL") or None,
         inbound_secret=env("PBEM_INBOUND_SECRET") or None,
-        server_address=env("PBEM_SERVER_ADDRESS") or f"pbem@{domain}",
+        reply_address=reply,
+        server_address=env("PBEM_SERVER_ADDRESS") or _server_address(reply, domain),
         max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
         mail_limits=MailLimits.from_env(env),
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),

@@ -1,18 +1,24 @@
 """Seat capabilities: secret reply addresses and web links (design principle 5).
 
-A reply address is ``play-<token>-<mac>@<domain>``: the MAC (HMAC-SHA256 of the
-token under the server secret) refuses forged addresses without touching the
-database; the token itself is looked up, so a rotated token stops working.
+A seat's *key* is ``<token>-<mac>``: the MAC (HMAC-SHA256 of the token under the
+server secret) refuses forged addresses without touching the database; the token
+itself is looked up, so a rotated token stops working.  A reply address is the
+key put into a template (``PBEM_REPLY_ADDRESS``): ``play-{key}@<domain>`` by
+default, or ``games+{key}@example.org`` for one ordinary mailbox with plus-addressing.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 import secrets
 
-_REPLY = re.compile(r"^play-([a-z0-9]{16,40})-([a-z0-9]{10})$")
+#: Where the key goes in a reply-address template.
+KEY = "{key}"
+DEFAULT_TEMPLATE = "play-{key}@{domain}"
+_KEY = re.compile(r"^([a-z0-9]{16,40})-([a-z0-9]{10})$")
 
 
 def new_token() -> str:
@@ -25,14 +31,76 @@ def _mac(secret_key: str, token: str) -> str:
     return digest[:10]
 
 
-def reply_address(secret_key: str, token: str, domain: str) -> str:
-    return f"play-{token}-{_mac(secret_key, token)}@{domain}"
+def default_template(domain: str) -> str:
+    """The reply-address template when ``PBEM_REPLY_ADDRESS`` is unset: ``play-{key}@domain``."""
+    return DEFAULT_TEMPLATE.replace("{domain}", domain)
 
 
-def token_from_local_part(secret_key: str, local_part: str) -> str | None:
-    """The token in a reply address's local part if its MAC is right, else None."""
-    match = _REPLY.match(local_part.strip().lower())
+def template_problem(template: str) -> str | None:
+    """Why ``template`` cannot be a reply-address template, or None if it can."""
+    local, at, domain = template.rpartition("@")
+    if template.count(KEY) != 1 or KEY not in local:
+        return "must hold {key} exactly once, before the @ (e.g. games+{key}@example.org)"
+    if not at or not domain or "{" in domain or re.search(r"[\s<>\"',;()\[\]\\]", template):
+        return "must be a plain email address with {key} in it (e.g. games+{key}@example.org)"
+    return None
+
+
+def address_for_key(template: str, key: str) -> str:
+    """The reply address of ``key``: the template with ``{key}`` replaced."""
+    return template.replace(KEY, key)
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(template: str) -> re.Pattern[str]:
+    before, _, after = template.lower().partition(KEY)
+    return re.compile(rf"^{re.escape(before)}([a-z0-9-]+){re.escape(after)}$")
+
+
+def key_from_address(template: str, address: str) -> str | None:
+    """The key in ``address`` if it has the template's shape (case-insensitive), else None.
+
+    Only the shape is checked here; :func:`token_from_key` checks the MAC.
+    """
+    match = _pattern(template).match(address.strip().strip("<>").lower())
+    return match.group(1) if match else None
+
+
+def key_for_token(secret_key: str, token: str) -> str:
+    return f"{token}-{_mac(secret_key, token)}"
+
+
+def token_from_key(secret_key: str, key: str) -> str | None:
+    """The token in ``key`` if its MAC is right, else None."""
+    match = _KEY.match(key.strip().lower())
     if not match:
         return None
     token, mac = match.groups()
     return token if hmac.compare_digest(mac, _mac(secret_key, token)) else None
+
+
+def reply_address(secret_key: str, token: str, template: str) -> str:
+    """The seat's secret reply address.
+
+    ``template`` is a reply-address template; a bare domain (no ``{key}``) means
+    the default template at that domain, as before templates existed.
+    """
+    if KEY not in template:
+        template = default_template(template)
+    return address_for_key(template, key_for_token(secret_key, token))
+
+
+def token_from_address(secret_key: str, templates: tuple[str, ...], address: str) -> str | None:
+    """The token of a signed reply address in any of ``templates``, else None."""
+    for template in templates:
+        key = key_from_address(template, address)
+        token = token_from_key(secret_key, key) if key else None
+        if token:
+            return token
+    return None
+
+
+def token_from_local_part(secret_key: str, local_part: str) -> str | None:
+    """The token in a default-template local part (``play-<token>-<mac>``) if its MAC is right."""
+    key = key_from_address("play-{key}@", local_part.strip() + "@")
+    return token_from_key(secret_key, key) if key else None

@@ -56,7 +56,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
                 "name": seat.account.display,
                 "email": seat.account.email,
                 "play_url": f"{settings.base_url}/play/{seat.web_token}",
-                "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.mail_domain),
+                "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.reply_template),
             }
             for seat in game.seats
         ]

@@ -1,18 +1,21 @@
 """Mail transports on the command line: ``pbem ingest`` (an MTA pipe),
-``pbem smtpd`` (the SMTP listener) and ``pbem imap_poll`` (a mailbox poller)."""
+``pbem smtpd`` (the SMTP listener) and ``pbem imap_poll`` (the mailbox reader)."""
 
 from __future__ import annotations
 
 import logging
 import re
+import signal
 import sys
-import time
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from pbem.commands import fail, runtime
 from pbem.logs import quiet_chatter
+
+if TYPE_CHECKING:
+    from pbem.mail.imap import PollResult
 
 #: sysexits codes an MTA understands: bounce the message, or keep it queued and retry.
 EX_DATAERR = 65
@@ -84,29 +87,50 @@ def smtpd(host: str, port: int) -> None:
 
 
 @click.command("imap_poll")
-@click.option("--once", is_flag=True, help="Poll once and exit.")
-@click.option("--interval", type=click.IntRange(5, 3600), default=60, show_default=True, help="Seconds between polls.")
+@click.option("--once", is_flag=True, help="Store what is waiting and exit.")
+@click.option(
+    "--interval",
+    type=click.FloatRange(1, 3600),
+    default=60,
+    show_default=True,
+    help="Seconds between polls when the server has no IDLE (or with --no-idle).",
+)
+@click.option("--idle/--no-idle", default=True, show_default=True, help="Wait with IMAP IDLE where offered.")
 @click.option("--url", default=None, help="Mailbox URL (default: PBEM_IMAP_URL).")
-def imap_poll(once: bool, interval: int, url: str | None) -> None:
-    """Fetch mail from an IMAP mailbox (PBEM_IMAP_URL, imaps://user:pass@host/INBOX) and store it."""
-    from pbem.mail.imap import parse_url, poll_once
+def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
+    """Read the mailbox of PBEM_IMAP_URL (imaps://user:pass@host/INBOX): store each message, then delete it."""
+    from pbem.mail.imap import Reader, parse_url, poll_once
+    from pbem.migrations import upgrade
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s imap %(levelname)s %(message)s")
+    quiet_chatter(logging.INFO)
     rt = runtime()
     url = url or rt.settings.imap_url
     if not url:
         fail("set PBEM_IMAP_URL (imaps://user:password@host/INBOX) or pass --url")
     try:
-        parse_url(url)
+        box = parse_url(url)
     except ValueError as error:
         fail(str(error))
-    while True:
+    upgrade(rt.settings.database_url)
+    if once:
         try:
             result = poll_once(rt, url)
-            click.echo(f"imap: {result.stored} stored, {result.duplicates} duplicates, {result.refused} refused")
         except Exception as error:
-            if once:
-                fail(f"IMAP poll failed: {type(error).__name__}: {error}")
-            click.echo(f"imap: poll failed ({type(error).__name__}: {error}); retrying", err=True)
-        if once:
-            return
-        time.sleep(interval)
+            fail(f"IMAP poll failed: {type(error).__name__}: {error}")
+        click.echo(f"imap: {result.stored} stored, {result.duplicates} duplicates, {result.refused} refused")
+        return
+    reader = Reader(rt, url, poll_seconds=interval, use_idle=idle, on_result=_report)
+    signal.signal(signal.SIGTERM, lambda *_: reader.stop())
+    click.echo(f"pbem: reading the mailbox {box.shown} ({'IDLE, ' if idle else ''}polling every {interval:g}s)")
+    try:
+        reader.run()
+    except KeyboardInterrupt:
+        reader.stop()
+
+
+def _report(result: PollResult) -> None:
+    """One log line per drain that found something (a quiet mailbox logs nothing)."""
+    logging.getLogger("pbem.mail.imap").info(
+        "%d stored, %d duplicates, %d refused", result.stored, result.duplicates, result.refused
+    )

@@ -1,8 +1,8 @@
 """``pbem serve`` (everything, embedded) and ``pbem web`` (the web process alone).
 
 ``serve`` supervises one process per role — web (gunicorn), Celery worker,
-Celery beat, the SMTP listener and, with ``PBEM_IMAP_URL`` set, the IMAP
-poller — all reading the same environment, so the embedded default is the
+Celery beat, the SMTP listener and, with ``PBEM_IMAP_URL`` set, the mailbox
+reader — all reading the same environment, so the embedded default is the
 distributed setup on one machine with SQLite and the file-system broker.  A
 background role that dies is started again after a back-off; Ctrl-C stops
 every child; a restart picks up pending work because it all lives in the database.
@@ -82,7 +82,7 @@ def serve(host: str, port: int, smtp_port: int, concurrency: int) -> None:
     click.echo(f"pbem: instance {settings.instance}; database {shown_url(settings.database_url)}")
     click.echo(f"pbem: web on http://{host}:{port}" + (f", SMTP on {host}:{smtp_port}" if "smtpd" in roles else ""))
     if "imap" in roles:
-        click.echo("pbem: polling the mailbox of PBEM_IMAP_URL")
+        click.echo("pbem: reading the mailbox of PBEM_IMAP_URL (IMAP IDLE, or polling where the server has none)")
     supervise(roles, env)
 
 

@@ -1,9 +1,14 @@
-"""The IMAP poller, for a server without its own MX: read a mailbox, store each
-message with :func:`receive`, then flag it ``\\Seen \\Deleted`` and expunge.
+"""The mailbox reader, for a server without its own MX (``PBEM_IMAP_URL``): one
+ordinary mailbox at any provider.  It waits for mail with IMAP IDLE (the
+server pushes news of each arrival) or, where the server has no IDLE, polls;
+each message is stored with :func:`receive`, and only then flagged
+``\\Seen \\Deleted`` and expunged (the database keeps the raw message); one
+refused as too large or empty stays in the folder, flagged.
 
-A message is flagged only after it is stored (or known as a duplicate, or
-permanently refused), so a crash in between means a harmless second fetch:
-the Message-ID makes the redelivery a no-op.
+Store first, flag after: if the reader or the server dies in between, the next
+fetch sees the message again and :func:`receive` knows its Message-ID, so it
+is stored once and processed once.  A lost connection is retried with a
+back-off and logged as one warning per outage, never as a traceback.
 """
 
 from __future__ import annotations
@@ -11,14 +16,30 @@ from __future__ import annotations
 import contextlib
 import imaplib
 import logging
+import socket
 import ssl
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
+from imapclient import DELETED, FLAGGED, SEEN, IMAPClient
+
+from pbem import faults
 from pbem.mail.inbound import receive
 from pbem.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+#: Messages fetched per FETCH command: bounded memory, few round trips.
+BATCH = 20
+#: Seconds before the first reconnection, doubling up to the maximum.
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 60.0
+#: Seconds per wait inside IDLE: how soon a stop is noticed.
+IDLE_SLICE = 1.0
+#: Errors that mean "the server or the network went away": retried, not raised.
+GONE = (OSError, imaplib.IMAP4.error, EOFError)
 
 
 @dataclass(frozen=True)
@@ -30,12 +51,22 @@ class Mailbox:
     password: str
     folder: str
 
+    @property
+    def shown(self) -> str:
+        """For log lines: never the password."""
+        return f"{self.user}@{self.host}:{self.port}/{self.folder}"
+
 
 @dataclass
 class PollResult:
     stored: int = 0
     duplicates: int = 0
     refused: int = 0
+    #: More messages wait than one drain takes: drain again before waiting.
+    more: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.stored or self.duplicates or self.refused)
 
 
 def parse_url(url: str) -> Mailbox:
@@ -54,53 +85,179 @@ def parse_url(url: str) -> Mailbox:
     )
 
 
-def _connect(box: Mailbox, timeout: float) -> imaplib.IMAP4:
-    if box.secure:
-        return imaplib.IMAP4_SSL(box.host, box.port, ssl_context=ssl.create_default_context(), timeout=timeout)
-    return imaplib.IMAP4(box.host, box.port, timeout=timeout)
-
-
-def _literal(data: list) -> bytes | None:
-    """The message bytes in a FETCH answer (the first literal)."""
-    for item in data:
-        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], bytes):
-            return item[1]
-    return None
-
-
-def poll_once(runtime: Runtime, url: str, *, timeout: float = 60.0, limit: int = 500) -> PollResult:
-    """Fetch every undeleted message in the folder once; store, then flag it."""
-    box = parse_url(url)
-    result = PollResult()
-    client = _connect(box, timeout)
+def connect(box: Mailbox, timeout: float = 60.0) -> IMAPClient:
+    """Logged in, with the folder selected read-write."""
+    context = ssl.create_default_context() if box.secure else None
+    client = IMAPClient(box.host, port=box.port, ssl=box.secure, ssl_context=context, timeout=timeout)
     try:
         client.login(box.user, box.password)
-        status, _ = client.select(_quote(box.folder))
-        if status != "OK":
-            raise imaplib.IMAP4.error(f"cannot open folder {box.folder!r}")
-        status, data = client.uid("SEARCH", None, "UNDELETED")
-        uids = data[0].split() if status == "OK" and data and data[0] else []
-        for uid in uids[:limit]:
-            status, fetched = client.uid("FETCH", uid, "(BODY.PEEK[])")
-            raw = _literal(fetched) if status == "OK" else None
-            if raw is None:
+        client.select_folder(box.folder)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            client.shutdown()
+        raise
+    return client
+
+
+def drain(runtime: Runtime, client: IMAPClient, *, limit: int = 500) -> PollResult:
+    """Store every waiting message in the selected folder (up to ``limit``), flagging each once stored.
+
+    A stored message (or one stored before: a duplicate) is flagged ``\\Deleted``
+    and expunged; one :func:`receive` refuses (too large, empty) is flagged
+    ``\\Flagged`` and left in the folder for a person to look at, never read again.
+    """
+    result = PollResult()
+    waiting = sorted(client.search(["UNDELETED", "UNFLAGGED"]))
+    uids, result.more = waiting[:limit], len(waiting) > limit
+    done: list[int] = []
+    for start in range(0, len(uids), BATCH):
+        chunk = uids[start : start + BATCH]
+        fetched = client.fetch(chunk, ["BODY.PEEK[]"])
+        for uid in chunk:
+            raw = fetched.get(uid, {}).get(b"BODY[]")
+            if raw is None:  # expunged by someone else meanwhile
                 continue
             received = receive(runtime, raw, transport="imap")
+            faults.point("imap_stored")  # a crash here must neither lose nor double the message
             if received.refused:
-                log.warning("IMAP message %s refused: %s", uid.decode(), received.refused)
+                log.warning("mailbox message %s left in the folder, flagged: %s", uid, received.refused)
                 result.refused += 1
-            elif received.duplicate:
-                result.duplicates += 1
-            else:
-                result.stored += 1
-            client.uid("STORE", uid, "+FLAGS", r"(\Seen \Deleted)")
-        if uids:
-            client.expunge()
-    finally:
-        with contextlib.suppress(Exception):
-            client.logout()
+                client.add_flags([uid], [SEEN, FLAGGED], silent=True)
+                continue
+            result.duplicates += received.duplicate
+            result.stored += not received.duplicate
+            client.add_flags([uid], [SEEN, DELETED], silent=True)
+            done.append(uid)
+    if done:
+        client.expunge(done) if client.has_capability("UIDPLUS") else client.expunge()
     return result
 
 
-def _quote(folder: str) -> str:
-    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def poll_once(runtime: Runtime, url: str, *, timeout: float = 60.0, limit: int = 500) -> PollResult:
+    """Connect, store everything waiting, disconnect."""
+    client = connect(parse_url(url), timeout)
+    try:
+        return drain(runtime, client, limit=limit)
+    finally:
+        with contextlib.suppress(Exception):
+            client.logout()
+
+
+class Reader:
+    """Reads one mailbox until stopped: IDLE where offered, else a poll every ``poll_seconds``.
+
+    ``idle_seconds`` bounds one IDLE (servers and NATs drop quiet connections;
+    RFC 2177 asks to re-issue IDLE within 29 minutes); each renewal also drains
+    the folder, a safety net for a missed notification.
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        url: str,
+        *,
+        poll_seconds: float = 60.0,
+        idle_seconds: float = 300.0,
+        use_idle: bool = True,
+        timeout: float = 60.0,
+        on_result: Callable[[PollResult], None] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.box = parse_url(url)
+        self.poll_seconds = poll_seconds
+        self.idle_seconds = idle_seconds
+        self.use_idle = use_idle
+        self.timeout = timeout
+        self.on_result = on_result or (lambda result: None)
+        self.stopping = threading.Event()
+        self.connections = 0
+        self.outage, self.backoff = False, BACKOFF_FIRST
+        #: What the reader does now (``connecting``, ``reading``, ``idle``, ``polling``, ``backing off``).
+        self.state = "connecting"
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        """Connect, read, and reconnect after a back-off whenever the server goes away."""
+        while not self.stopping.is_set():
+            client = None
+            self.state = "connecting"
+            try:
+                client = connect(self.box, self.timeout)
+                self.connections += 1
+                self._session(client)
+            except Exception as error:  # a reader must outlive any one failure
+                if not self.outage:
+                    log.warning(
+                        "mailbox %s: %s; retrying with back-off (from %gs up to %gs)",
+                        self.box.shown, _describe(error), self.backoff, BACKOFF_MAX,
+                    )  # fmt: skip
+                else:
+                    log.debug("mailbox %s still failing: %s", self.box.shown, _describe(error))
+                self.outage, self.state = True, "backing off"
+                self.stopping.wait(self.backoff)
+                self.backoff = min(BACKOFF_MAX, self.backoff * 2)
+            finally:
+                if client is not None:
+                    _close(client)
+
+    def _session(self, client: IMAPClient) -> None:
+        idle = self.use_idle and client.has_capability("IDLE")
+        while not self.stopping.is_set():
+            self.state = "reading"
+            result = drain(self.runtime, client)
+            if self.outage:  # a whole drain worked: the outage is over
+                log.info("mailbox %s reachable again", self.box.shown)
+            self.outage, self.backoff = False, BACKOFF_FIRST
+            if result:
+                self.on_result(result)
+            if result.more:
+                continue
+            if idle:
+                self._idle(client)
+                continue
+            self.state = "polling"
+            if not self.stopping.wait(self.poll_seconds):
+                client.noop()
+
+    def _idle(self, client: IMAPClient) -> None:
+        """Wait in IDLE until the server announces mail, the renewal time, or a stop.
+
+        ``idle_check`` swallows end-of-file: an empty answer well before its
+        timeout means the socket woke with nothing to parse, most likely a
+        dropped connection, so IDLE is ended and ``idle_done`` finds out.
+        """
+        client.idle()
+        self.state = "idle"
+        try:
+            renew = time.monotonic() + self.idle_seconds
+            while not self.stopping.is_set() and time.monotonic() < renew:
+                started = time.monotonic()
+                responses = client.idle_check(timeout=IDLE_SLICE)
+                if any(len(r) > 0 and r[0] == b"BYE" for r in responses):
+                    raise ConnectionError("the server closed the connection (BYE)")
+                if any(len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
+                    return
+                if not responses and time.monotonic() - started < IDLE_SLICE / 2:
+                    return
+        finally:
+            client.idle_done()
+
+
+def _describe(error: Exception) -> str:
+    """One line about a failure, without a traceback (and without the password)."""
+    if isinstance(error, (socket.timeout, TimeoutError)):
+        return "no answer (timed out)"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, GONE):
+        return f"connection lost or refused ({type(error).__name__}: {str(error)[:200]})"
+    return f"{type(error).__name__}: {str(error)[:200]}"
+
+
+def _close(client: IMAPClient) -> None:
+    with contextlib.suppress(Exception):
+        client.logout()
+    with contextlib.suppress(Exception):
+        client.shutdown()

@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.db import Database
-from pbem.mail import commands, machine
-from pbem.mail.message import addresses, clean_address, command_locals, header, message_id, parse, safe_subject
+from pbem.mail import addressing, commands, machine
+from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
 from pbem.models import Account, Game, InboundMessage, OutboxMessage, Seat
@@ -32,7 +32,6 @@ from pbem.services.mailout import notify, press_mail
 from pbem.services.play import orders as order_service
 from pbem.services.play import seat_commands
 from pbem.services.play.locking import lock_game, lock_game_of_seat
-from pbem.tokens import token_from_local_part
 
 PRESS_REPLY_NOTE = (
     "This message answered a press email, so its text went out as press. "
@@ -96,11 +95,9 @@ def read_headers(ctx: Context) -> None:
     ctx.row.sender = ctx.sender
     ctx.subject = safe_subject(header(ctx.message, "Subject"))
     ctx.their_id = message_id(ctx.message)
-    domain = ctx.settings.mail_domain.lower()
     candidates = [ctx.row.envelope_to] if ctx.row.envelope_to else []
     candidates += addresses(ctx.message, "X-Original-To", "Delivered-To", "Envelope-To", "To", "Cc")
-    ours = [a for a in (clean_address(c or "") for c in candidates) if a and a.endswith(f"@{domain}")]
-    ctx.recipient = next((a for a in ours if a.startswith("play-")), ours[0] if ours else None)
+    ctx.recipient = addressing.pick_recipient(ctx.settings, candidates)
 
 
 def drop_machines(ctx: Context) -> None:
@@ -133,11 +130,10 @@ def route(ctx: Context) -> None:
     settings = ctx.settings
     if ctx.recipient is None:
         raise Reject("This message was not addressed to one of this server's addresses.")
-    local = ctx.recipient.split("@")[0]
-    if local in command_locals(settings.server_address):
+    if addressing.is_command(settings, ctx.recipient):
         ctx.command_mode = True
         return
-    token = token_from_local_part(settings.secret_key, local)
+    token = addressing.seat_token(settings, ctx.recipient)
     if token is None:
         raise Reject(
             "This address is not a valid reply address of this server; nothing was applied. "

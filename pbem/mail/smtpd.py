@@ -1,6 +1,6 @@
 """The SMTP listener (aiosmtpd): the server's own MX, never an open relay.
 
-Recipients must be in ``PBEM_MAIL_DOMAIN`` and be the base address, the
+Recipients must be at one of our domains and be the base address, the
 postmaster or a reply address whose MAC is right (``550`` otherwise, ``553``
 for a non-ASCII mailbox name); messages over the size limit get ``552``;
 a message is acknowledged with ``250`` only once :func:`receive` has stored it,
@@ -17,10 +17,10 @@ import threading
 
 from aiosmtpd.controller import Controller
 
+from pbem.mail import addressing
 from pbem.mail.inbound import receive
-from pbem.mail.message import clean_address, command_locals
+from pbem.mail.message import clean_address
 from pbem.runtime import Runtime
-from pbem.tokens import token_from_local_part
 
 log = logging.getLogger(__name__)
 MAX_RECIPIENTS = 20
@@ -40,17 +40,12 @@ class InboundHandler:
         """
         settings = self.runtime.settings
         local, _, domain = address.strip().strip("<>").rpartition("@")
-        if not domain.isascii() or domain.lower() != settings.mail_domain.lower():
+        if not domain.isascii() or domain.lower() not in addressing.our_domains(settings):
             return "550 5.7.1 Relay denied: this server only takes mail for its own domain"
         if not local.isascii():
             return "553 5.6.7 Non-ASCII mailbox names are not used here"
         cleaned = clean_address(address)
-        if not cleaned:
-            return "550 5.1.1 No such mailbox here"
-        local = cleaned.split("@")[0]
-        if local in command_locals(settings.server_address):
-            return None
-        if token_from_local_part(settings.secret_key, local) is None:
+        if not cleaned or not (addressing.is_command(settings, cleaned) or addressing.seat_token(settings, cleaned)):
             return "550 5.1.1 No such mailbox here"
         return None
 
@@ -78,7 +73,7 @@ class InboundHandler:
         if len(raw) > limit:
             return f"552 5.3.4 Message too large (the limit is {limit} bytes)"
         recipients = [clean_address(r) or r for r in envelope.rcpt_tos]
-        target = next((r for r in recipients if r.startswith("play-")), recipients[0] if recipients else None)
+        target = addressing.pick_recipient(self.runtime.settings, recipients)
         store = functools.partial(
             receive, self.runtime, raw, transport="smtp", envelope_from=envelope.mail_from, envelope_to=target
         )

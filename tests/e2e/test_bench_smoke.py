@@ -14,6 +14,7 @@ import pytest
 
 from bench.__main__ import BENCHES, ROOT, environment
 from bench.__main__ import main as run_benches
+from tests.support import dovecot
 from tests.support.services import POSTGRES_URL, REDIS_URL, need
 
 RATE = r"\d+(\.\d+)?"
@@ -40,6 +41,11 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         ("postgres", "redis"),
         [rf"{RATE} msg/s \(12 orders accepted\)", r"CPU ms per message: .*total", r"still queued .*: 0$"],
     ),
+    "imap_latency": (
+        ["--replies", "3"],
+        ("dovecot",),
+        [rf"mailbox \(IMAP IDLE\) +3 replies, .*3 accepted: p50 {RATE} ms", rf"ratio p50 mailbox/baseline: {RATE}"],
+    ),
     "web": (
         ["--games", "10", "--seconds", "1"],
         (),
@@ -59,6 +65,8 @@ def test_benchmark_runs_and_reports(name):
         need(POSTGRES_URL, "PostgreSQL")
     if "redis" in services:
         need(REDIS_URL, "Redis")
+    if "dovecot" in services:
+        dovecot.need()
     module = BENCHES[name][0]
     result = subprocess.run(
         [sys.executable, "-m", module, *arguments],

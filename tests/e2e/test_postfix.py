@@ -63,7 +63,7 @@ def seat_address(runtime, game_id: int) -> str:
     with runtime.db.read() as session:
         seats = session.scalars(select(Seat).where(Seat.game_id == game_id)).all()
         [seat] = [seat for seat in seats if seat.account.email == "ann@example.org"]
-        return reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+        return reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
 
 
 def reply(to: str, subject: str) -> EmailMessage:

@@ -13,7 +13,10 @@ import urllib.request
 
 import pytest
 
+from tests.mail.support import reply_to
+from tests.support import dovecot
 from tests.support.celery_proc import wait_until
+from tests.support.dovecot import Dovecot
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -109,13 +112,15 @@ def started_pids(log_path, role: str) -> list[int]:
 def test_serve_restarts_a_dead_worker_polls_imap_and_keeps_secret_links_out_of_the_log(tmp_path):
     port, smtp_port = free_port(), free_port()
     log_path = tmp_path / "serve.log"
-    with SmtpSink() as sink, open(log_path, "ab") as log:
+    dovecot.need()
+    with SmtpSink() as sink, Dovecot() as mailbox, open(log_path, "ab") as log:
         env = env_for(tmp_path, sink, port)
-        env["PBEM_IMAP_URL"] = f"imap://player:secret@127.0.0.1:{free_port()}/INBOX"  # nobody listens there
+        env["PBEM_IMAP_URL"] = mailbox.url  # one mailbox: replies come in through IMAP
+        env["PBEM_REPLY_ADDRESS"] = "games+{key}@example.org"
         serve = start_serve(env, port, smtp_port, log)
         try:
             wait_until(lambda: healthy(port), 60, "the web process")
-            assert started_pids(log_path, "imap"), "PBEM_IMAP_URL starts the IMAP poller"
+            assert started_pids(log_path, "imap"), "PBEM_IMAP_URL starts the mailbox reader"
             [first_worker] = started_pids(log_path, "worker")
             os.kill(first_worker, signal.SIGKILL)  # the worker dies, as on a broker error
             wait_until(lambda: len(started_pids(log_path, "worker")) == 2, 60, "the worker to be restarted")
@@ -128,6 +133,13 @@ def test_serve_restarts_a_dead_worker_polls_imap_and_keeps_secret_links_out_of_t
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
                     assert response.status == 200
             wait_until(lambda: "/play/***.json" in log_path.read_text(errors="replace"), 30, "the access log line")
+            welcome = sink.messages[0].message
+            assert welcome["Reply-To"].addresses[0].addr_spec.startswith("games+")
+            reply = reply_to(welcome, f"Player <{sink.messages[0].recipients[0]}>", "help")
+            mailbox.append(reply.as_bytes())
+            wait_until(lambda: any(m.message["In-Reply-To"] == reply["Message-ID"] for m in sink.messages), 60,
+                       "the answer to a reply read from the mailbox")  # fmt: skip
+            assert mailbox.left() == 0
         finally:
             assert stop_with_ctrl_c(serve) == 0, log_path.read_text()[-3000:]
         text = log_path.read_text(errors="replace")

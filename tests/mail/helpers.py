@@ -20,7 +20,7 @@ _serial = itertools.count(1)
 
 def seat_address(runtime, seat) -> str:
     settings = runtime.settings
-    return reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+    return reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
 
 
 def seat_of(runtime, game_id, name):

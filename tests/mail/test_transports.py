@@ -1,26 +1,21 @@
-"""The other inbound transports: the webhook, ``pbem ingest`` and the IMAP poller.
+"""The other inbound transports: the webhook, ``pbem ingest`` and the mailbox URL.
 
-There is no IMAP server on this machine, so the poller talks to a minimal
-in-process IMAP4 server (socketserver) that speaks just enough of the protocol
-for imaplib: a real protocol conversation, not a mock of imaplib.
+The mailbox reader itself is tested against a real Dovecot in test_imap.py.
 """
 
 from __future__ import annotations
 
-import re
-import socketserver
-import threading
+import shlex
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from pbem.app import create_app
 from pbem.commands.mail import ingest
-from pbem.mail.imap import parse_url, poll_once
+from pbem.mail.imap import parse_url
 from pbem.models import InboundMessage
 from tests.mail.helpers import mail
-from tests.support.services import free_port
 
 
 def stored(runtime) -> list[InboundMessage]:
@@ -72,82 +67,6 @@ def test_ingest_reads_stdin_and_exits_0_once_stored(sqlite_runtime):
     assert refused.exit_code == 65 and len(stored(sqlite_runtime)) == 1
 
 
-class TinyImap(socketserver.StreamRequestHandler):
-    """Enough IMAP4rev1 for imaplib: CAPABILITY, LOGIN, SELECT, UID SEARCH/FETCH/STORE, EXPUNGE, LOGOUT."""
-
-    def send(self, line: str) -> None:
-        self.wfile.write(line.encode() + b"\r\n")
-
-    def handle(self) -> None:
-        box = self.server.box
-        self.send("* OK [CAPABILITY IMAP4rev1] tiny ready")
-        while True:
-            line = self.rfile.readline().decode().strip()
-            if not line:
-                return
-            tag, command, *rest = line.split(" ")
-            command = command.upper()
-            args = " ".join(rest)
-            self.server.log.append(f"{command} {args}".strip())
-            if command == "CAPABILITY":
-                self.send("* CAPABILITY IMAP4rev1")
-            elif command == "LOGIN":
-                if args != 'player "pa ss"':
-                    self.send(f"{tag} NO bad credentials")
-                    continue
-            elif command == "SELECT":
-                self.send(f"* {len(box)} EXISTS")
-                self.send(f"{tag} OK [READ-WRITE] SELECT completed")
-                continue
-            elif command == "UID":
-                sub, rest_args = rest[0].upper(), rest[1:]
-                if sub == "SEARCH":
-                    live = [str(uid) for uid, (_, flags) in box.items() if "\\Deleted" not in flags]
-                    self.send("* SEARCH " + " ".join(live))
-                elif sub == "FETCH":
-                    uid = int(rest_args[0])
-                    data = box[uid][0]
-                    self.wfile.write(f"* {uid} FETCH (UID {uid} BODY[] {{{len(data)}}}\r\n".encode() + data + b")\r\n")
-                elif sub == "STORE":
-                    uid = int(rest_args[0])
-                    box[uid][1].update(re.findall(r"\\\w+", " ".join(rest_args[2:])))
-                    self.send(f"* {uid} FETCH (UID {uid} FLAGS ({' '.join(sorted(box[uid][1]))}))")
-            elif command == "EXPUNGE":
-                for uid in [u for u, (_, flags) in box.items() if "\\Deleted" in flags]:
-                    del box[uid]
-                    self.send(f"* {uid} EXPUNGE")
-            elif command == "LOGOUT":
-                self.send("* BYE")
-                self.send(f"{tag} OK LOGOUT completed")
-                return
-            self.send(f"{tag} OK {command} completed")
-
-
-def test_imap_poller_stores_each_message_then_flags_and_expunges_it(sqlite_runtime):
-    first = mail("pbem@pbem.test", "ann@example.org", "games")
-    second = mail("pbem@pbem.test", "bob@example.org", "help")
-    port = free_port()
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", port), TinyImap)
-    server.box = {1: (first, set()), 2: (second, set()), 3: (first, set())}
-    server.log = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"imap://player:pa%20ss@127.0.0.1:{port}/INBOX"
-        result = poll_once(sqlite_runtime, url, timeout=10)
-        assert (result.stored, result.duplicates, result.refused) == (2, 1, 0)
-        assert server.box == {}  # every message flagged \Deleted and expunged, only after storing
-        assert [row.raw for row in stored(sqlite_runtime)] == [first, second]
-        assert all(row.transport == "imap" for row in stored(sqlite_runtime))
-        assert any(entry.startswith("UID STORE 1 +FLAGS") for entry in server.log)
-        assert poll_once(sqlite_runtime, url, timeout=10).stored == 0
-    finally:
-        server.shutdown()
-        server.server_close()
-    with sqlite_runtime.db.read() as session:
-        assert session.scalar(select(func.count(InboundMessage.id))) == 2
-
-
 def test_imap_url_parsing():
     box = parse_url("imaps://me%40example.org:p%2Fw@imap.example.org/Games/PBEM")
     assert (box.secure, box.host, box.port, box.user, box.password, box.folder) == (
@@ -155,3 +74,16 @@ def test_imap_url_parsing():
     )  # fmt: skip
     with pytest.raises(ValueError):
         parse_url("http://example.org")
+
+
+def test_the_systemd_unit_of_the_mailbox_reader_runs_an_existing_command():
+    from pathlib import Path
+
+    from pbem.cli import main
+
+    unit = Path(__file__).resolve().parents[2] / "deploy" / "systemd" / "pbem-imap.service"
+    [line] = [line for line in unit.read_text().splitlines() if line.startswith("ExecStart=")]
+    program, name, *arguments = shlex.split(line.removeprefix("ExecStart="))
+    assert program.endswith("/pbem") and name in main.commands
+    with main.commands[name].make_context(name, list(arguments)) as context:
+        assert context.params["url"] is None  # the mailbox comes from PBEM_IMAP_URL in the env file

@@ -78,7 +78,7 @@ def queue(
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
     if seat is not None:
-        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
         root = thread_root(runtime, game, seat)
         message_id = message_id or new_message_id(runtime, f"game-{game.id}")
         if message_id != root:

@@ -213,7 +213,7 @@ def resend_latest(runtime: Runtime, game_id: int, seat_name: str) -> int:
         if latest is None:
             raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
         headers = dict(latest.headers or {})
-        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.mail_domain)
+        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
         copy = OutboxMessage(
             recipient=latest.recipient,
             subject=latest.subject,
