@@ -69,6 +69,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.observe",
         "pbem.web.prefs",
         "pbem.web.admin",
+        "pbem.web.admin_games",
         "pbem.web.devmail",
         "pbem.web.inbound",
     ):

@@ -137,19 +137,11 @@ def game_summary(runtime: Runtime, game_id: int) -> dict[str, Any]:
         return public_summary(load_game(session, game_id))
 
 
-def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    with runtime.db.read() as session:
-        query = select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
-        if statuses:
-            query = query.where(Game.status.in_(statuses))
-        return [
-            {
-                **game_fields(g),
-                "deadline": iso(g.deadline),
-                "players": [public_name(s.account.name, s.position) for s in g.seats],
-            }
-            for g in session.scalars(query)
-        ]
+def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The ``limit`` newest games (a first page: see :mod:`pbem.services.play.game_pages` for the others)."""
+    from pbem.services.play.game_pages import Cursor, list_page, public_row
+
+    return list_page(runtime, Cursor(size=limit), public_row, statuses).rows
 
 
 def game_fields(game: Game) -> dict[str, Any]:

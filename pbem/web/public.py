@@ -19,7 +19,8 @@ from pbem.clock import utcnow
 from pbem.models import Game, PressMessage
 from pbem.services import NotFound, ServiceError, export, observers, press
 from pbem.services.house_rules import rules_of
-from pbem.services.queries import acted_seats, list_games, load_game, public_history, public_summary
+from pbem.services.play.game_pages import Cursor, list_page, public_row
+from pbem.services.queries import acted_seats, load_game, public_history, public_summary
 from pbem.services.webviews import history_size, lean_game
 from pbem.web import common, replay
 from pbem.web.board import LruCache, public_board
@@ -85,13 +86,19 @@ def time_left_global(value: dt.datetime | None) -> str:
 
 @bp.get("/")
 def index():
-    games = list_games(common.runtime())
+    listing = list_page(common.runtime(), Cursor.parse(**_cursor_args()), public_row)
+    games = listing.rows
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
     running = [g for g in games if g["status"] in OPEN]
     over = [g for g in games if g["status"] not in OPEN]
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
-    return render_template("index.html", running=running, over=over, titles=titles)
+    return render_template("index.html", running=running, over=over, titles=titles, listing=listing)
+
+
+def _cursor_args() -> dict[str, str | None]:
+    """The page and keyset cursor of a paged list, from the query string."""
+    return {name: request.args.get(name) for name in ("page", "after", "before")}
 
 
 @bp.get("/games/<int:game_id>.json")
