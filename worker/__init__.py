@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.schedules import crontab
 from celery.signals import after_setup_logger, task_prerun, worker_init, worker_process_init
 
@@ -82,6 +82,35 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 app = Celery("pbem", include=["worker.tasks"])
+
+
+class ThreadedBeat(bootsteps.StartStopStep):
+    """Beat in a thread of the worker (``--beat-thread``), for the embedded ``pbem serve``.
+
+    Celery's ``-B`` forks beat into a process of its own; a thread costs no
+    second copy of the code.  Only one worker may run it, as with ``-B``.
+    """
+
+    label = "Beat thread"
+
+    def __init__(self, parent: Any, beat_thread: bool = False, **options: Any) -> None:
+        super().__init__(parent, **options)
+        self.enabled = beat_thread
+
+    def create(self, parent: Any) -> Any:
+        from celery.beat import EmbeddedService
+
+        return EmbeddedService(parent.app, thread=True)
+
+
+def _beat_thread_option() -> Any:
+    from click import Option
+
+    return Option(["--beat-thread"], is_flag=True, default=False, help="Run beat in a thread of this worker.")
+
+
+app.user_options["worker"].add(_beat_thread_option())
+app.steps["worker"].add(ThreadedBeat)
 
 
 @app.on_configure.connect
