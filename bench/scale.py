@@ -44,9 +44,9 @@ def web_rates(port: int, cookie: str, games: int, tokens: list[str], seconds: fl
     routes = {
         "/healthz": (lambda r: "/healthz", None),
         "/": (lambda r: "/", None),
-        "/?page=N&after=ID": (lambda r: f"/?page=9&after={r.randint(100, games)}", None),
+        "/?page=N&after=ID": (lambda r: f"/?page=9&after={r.randint(1, games)}", None),
         "/admin/games": (lambda r: "/admin/games", admin),
-        "/admin/games?page=N&after=ID": (lambda r: f"/admin/games?page=9&after={r.randint(100, games)}", admin),
+        "/admin/games?page=N&after=ID": (lambda r: f"/admin/games?page=9&after={r.randint(1, games)}", admin),
         "/admin/": (lambda r: "/admin/", admin),
         "/games/<id>": (lambda r: f"/games/{r.randint(1, games)}", None),
         "/games/<id>.json": (lambda r: f"/games/{r.randint(1, games)}.json", None),
@@ -90,7 +90,7 @@ def size_per_game(runtime, games: int) -> dict[str, float]:
 
 
 def _celery(role: str, env: dict[str, str], log) -> subprocess.Popen:
-    command = [sys.executable, "-m", "celery", "-A", "worker", role, "--loglevel", "WARNING"]
+    command = [sys.executable, "-m", "celery", "-A", "worker", role, "--loglevel", "INFO"]
     if role == "worker":
         command += ["--concurrency", "2", "--without-mingle", "--without-gossip"]
     return subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
@@ -102,7 +102,8 @@ def deadlines(runtime, url: str, instance: Path, due: int, window: float, games:
 
     redis.Redis.from_url(REDIS_URL).delete("celery")  # this run's own database: no stale task
     env = {**web_env(url, instance), "PBEM_BROKER_URL": REDIS_URL, "PYTHONPATH": str(ROOT)}
-    log = open(instance / "celery.log", "ab")  # noqa: SIM115 - closed below
+    (ROOT / "bench" / "out").mkdir(parents=True, exist_ok=True)
+    log = open(ROOT / "bench" / "out" / "scale-celery.log", "wb")  # noqa: SIM115 - closed below
     procs = [_celery("worker", env, log), _celery("beat", env, log)]
     try:
         time.sleep(8)  # both up and the first sweeps run
@@ -131,7 +132,11 @@ def deadlines(runtime, url: str, instance: Path, due: int, window: float, games:
         for proc in procs:
             proc.terminate()
         for proc in procs:
-            proc.wait(timeout=30)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         log.close()
     return {
         "due": due,
