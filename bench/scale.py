@@ -106,7 +106,7 @@ def deadlines(runtime, url: str, instance: Path, due: int, window: float, games:
     log = open(ROOT / "bench" / "out" / "scale-celery.log", "wb")  # noqa: SIM115 - closed below
     procs = [_celery("worker", env, log), _celery("beat", env, log)]
     try:
-        time.sleep(8)  # both up and the first sweeps run
+        _wait_ready(ROOT / "bench" / "out" / "scale-celery.log")
         rng = random.Random(5)
         ids = rng.sample(range(TEMPLATES + 1, games + 1), due)
         now = utcnow()
@@ -145,6 +145,14 @@ def deadlines(runtime, url: str, instance: Path, due: int, window: float, games:
         "p99_ms": round(_pct(lateness, 99)),
         "max_ms": round(lateness[-1]) if lateness else None,
     }, memory
+
+
+def _wait_ready(log: Path, timeout: float = 60.0) -> None:
+    """Until the worker says it is ready (and beat has had a moment to send its first sweep)."""
+    stop_at = time.monotonic() + timeout
+    while time.monotonic() < stop_at and b" ready." not in log.read_bytes():
+        time.sleep(0.2)
+    time.sleep(2)
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -188,10 +196,10 @@ def run(args: argparse.Namespace) -> dict:
             server.wait(timeout=30)
         result["rss_web"] = [(n, round(mb, 1)) for n, mb in web_memory]
         result["rss_worker"] = [(n, round(mb, 1)) for n, mb in worker_memory]
-    if not args.skip_serve:
+    if args.serve != "none":
         from bench.scale_serve import serve_memory
 
-        result["serve"] = serve_memory(args.settle)
+        result["serve"] = serve_memory(args.settle, baseline=args.serve == "both")
     return result
 
 
@@ -219,6 +227,8 @@ def report(r: dict) -> None:
     print(f"database per game: {size['total']:,} bytes ({parts})")
     if "serve" in r:
         for label, key in (("before", "before"), ("pbem serve", "serve")):
+            if key not in r["serve"]:
+                continue
             m = r["serve"][key]
             print(f"embedded {label}: {m['count']} processes, RSS {m['rss_mb']} MB, PSS {m['pss_mb']} MB "
                   f"({', '.join(f'{n} {mb:.0f}' for n, mb in m['processes'])})")  # fmt: skip
@@ -234,13 +244,15 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--sweeps", type=int, default=20)
     parser.add_argument("--settle", type=float, default=5.0)
-    parser.add_argument("--skip-serve", action="store_true")
+    parser.add_argument("--serve", choices=("both", "new", "none"), default="both",
+                        help="measure pbem serve's memory beside the earlier layout, alone, or not at all")  # fmt: skip
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not TEMPLATES < args.small < args.games or args.due > args.games - TEMPLATES:
         parser.error("need templates < --small < --games and --due <= --games")
     result = run(args)
     print(json.dumps(result, indent=2, default=str)) if args.json else report(result)
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -110,5 +110,6 @@ def run_layout(new: bool, settle: float) -> dict[str, object]:
             log.close()
 
 
-def serve_memory(settle: float = 5.0) -> dict[str, dict[str, object]]:
-    return {"before": run_layout(False, settle), "serve": run_layout(True, settle)}
+def serve_memory(settle: float = 5.0, baseline: bool = True) -> dict[str, dict[str, object]]:
+    before = {"before": run_layout(False, settle)} if baseline else {}
+    return {**before, "serve": run_layout(True, settle)}

@@ -123,6 +123,11 @@ def send(task: str, args: tuple[Any, ...]) -> None:
     app.send_task(TASKS[task], args=list(args))
 
 
+def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
+    """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
+    app.send_task(TASKS[task], args=list(args), countdown=max(0.0, seconds))
+
+
 _inline = threading.local()
 
 
@@ -159,11 +164,14 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
-    get_runtime().nudger = worker_nudge
+    runtime = get_runtime()
+    runtime.nudger, runtime.scheduler = worker_nudge, send_later
 
 
 @worker_process_init.connect
 def _fresh_connections(**_: Any) -> None:
     """Each forked worker process opens its own database connections."""
     db.dispose_all()
-    set_runtime(make_runtime(get_runtime().settings, nudger=worker_nudge))
+    runtime = make_runtime(get_runtime().settings, nudger=worker_nudge)
+    runtime.scheduler = send_later
+    set_runtime(runtime)

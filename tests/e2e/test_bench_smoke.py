@@ -61,6 +61,8 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             "3",
             "--settle",
             "1",
+            "--serve",
+            "new",
         ],
         ("postgres", "redis"),
         [

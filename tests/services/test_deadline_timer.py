@@ -1,0 +1,47 @@
+"""The sweep schedules each deadline of the coming seconds at its time (a broker ETA).
+
+The scheduler here records what would go to the broker (the broker's ETA itself is
+exercised by the scale benchmark's smoke run, with a real worker and beat)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import update
+
+from pbem.clock import utcnow
+from pbem.models import Game
+from pbem.services import sweep
+from pbem.services.play import deadline_timer
+from tests.support.play import start
+
+
+def set_deadline(runtime, game_id: int, seconds: float) -> None:
+    with runtime.db.write() as session:
+        at = utcnow() + dt.timedelta(seconds=seconds)
+        session.execute(update(Game).where(Game.id == game_id).values(deadline=at))
+
+
+def test_deadlines_due_before_the_next_sweep_are_scheduled_at_their_time(runtime):
+    soon, later, past = (start(runtime, deadline_seconds=86400) for _ in range(3))
+    set_deadline(runtime, soon, 1.5)
+    set_deadline(runtime, later, 30)
+    set_deadline(runtime, past, -1)
+    assert deadline_timer.schedule_due_soon(runtime) == [], "nothing schedules outside a worker"
+    sent: list[tuple[str, tuple, float]] = []
+    runtime.scheduler = lambda task, args, seconds: sent.append((task, args, seconds))
+    result = sweep.sweep(runtime)
+    assert result.scheduled == [soon] and result.deadlines == [past]
+    [(task, args, seconds)] = sent
+    assert (task, args) == ("fire_deadline", (soon,)) and 0.5 < seconds <= 1.5
+
+
+def test_a_failing_scheduler_leaves_the_deadline_to_the_sweep(runtime):
+    game = start(runtime, deadline_seconds=86400)
+    set_deadline(runtime, game, 1)
+
+    def broken(*_args):
+        raise ConnectionError("broker down")
+
+    runtime.scheduler = broken
+    assert deadline_timer.schedule_due_soon(runtime) == []
