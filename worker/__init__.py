@@ -29,6 +29,7 @@ TASKS = {
     "process_inbound": "worker.tasks.process_inbound",
     "process_pending_inbound": "worker.tasks.process_pending_inbound",
     "fire_deadline": "worker.tasks.fire_deadline",
+    "fire_due_deadlines": "worker.tasks.fire_due_deadlines",
     "send_reminders": "worker.tasks.send_reminders",
     "flush_outbox": "worker.tasks.flush_outbox",
     "send_digests": "worker.tasks.send_digests",

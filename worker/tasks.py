@@ -9,6 +9,7 @@ from celery import shared_task
 from pbem.runtime import get_runtime
 from pbem.services import deadlines, digest, outbox
 from pbem.services import sweep as sweeping
+from pbem.services.play import deadline_timer
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,12 @@ def process_pending_inbound() -> int:
 @shared_task(name="worker.tasks.fire_deadline", acks_late=True)
 def fire_deadline(game_id: int) -> bool:
     return deadlines.apply_deadline(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.fire_due_deadlines", acks_late=True)
+def fire_due_deadlines() -> int:
+    """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
+    return deadline_timer.fire_due(get_runtime())
 
 
 @shared_task(name="worker.tasks.send_reminders", acks_late=True)

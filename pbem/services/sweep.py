@@ -58,8 +58,8 @@ def sweep(runtime: Runtime) -> SweepResult:
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     result.digests = digest.overdue_recipients(runtime)
     result.scheduled = deadline_timer.schedule_due_soon(runtime)
-    for game_id in result.deadlines:
-        runtime.nudge("fire_deadline", game_id)
+    if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)
+        runtime.nudge("fire_due_deadlines")
     for game_id in result.reminders:
         runtime.nudge("send_reminders", game_id)
     if result.inbound:  # one task for them all: each message's own task may still be queued

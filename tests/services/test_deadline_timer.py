@@ -45,3 +45,17 @@ def test_a_failing_scheduler_leaves_the_deadline_to_the_sweep(runtime):
 
     runtime.scheduler = broken
     assert deadline_timer.schedule_due_soon(runtime) == []
+
+
+def test_passed_deadlines_get_one_task_per_sweep_that_fires_them_all(runtime):
+    games = [start(runtime, deadline_seconds=86400) for _ in range(3)]
+    for game in games:
+        set_deadline(runtime, game, -5)
+    nudged: list = []
+    runtime.nudger = lambda task, args: nudged.append((task, *args))
+    assert sorted(sweep.sweep(runtime).deadlines) == games
+    assert [n for n in nudged if "deadline" in n[0]] == [("fire_due_deadlines",)]
+    assert deadline_timer.fire_due(runtime) == 3
+    assert deadline_timer.fire_due(runtime) == 0, "each deadline fires once"
+    with runtime.db.read() as session:
+        assert all(session.get(Game, g).deadline > utcnow() for g in games), "the next turn's deadline is set"

@@ -6,6 +6,11 @@ comes within :data:`LOOKAHEAD` and sends their ``fire_deadline`` with a broker
 ETA at that moment.  Firing is idempotent (a game whose deadline moved or was
 handled is left alone), so a second schedule by the next run costs one locked
 read; if the scheduled task is lost, the sweep still fires the deadline late.
+
+Deadlines already passed get one task per sweep that fires them all
+(:func:`fire_due`), not one task per game: while the worker is behind, a task
+per game on every sweep would pile duplicates into the queue every few seconds
+and put the worker further behind.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.runtime import Runtime
+from pbem.services import deadlines
 
 #: A little more than the sweep's period, so that each deadline is scheduled by some run.
 LOOKAHEAD = dt.timedelta(seconds=2.5)
@@ -40,3 +46,9 @@ def schedule_due_soon(runtime: Runtime) -> list[int]:
     if runtime.scheduler is None:
         return []
     return [game_id for game_id, seconds in due_soon(runtime) if runtime.nudge_later("fire_deadline", seconds, game_id)]
+
+
+def fire_due(runtime: Runtime, limit: int = 500) -> int:
+    """Fire every passed deadline (games another worker holds are skipped); how many fired."""
+    due, _reminders = deadlines.due_game_ids(runtime, limit)
+    return sum(deadlines.apply_deadline(runtime, game_id) for game_id in due)
