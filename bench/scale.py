@@ -18,7 +18,6 @@ import datetime as dt
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,7 +56,10 @@ def web_rates(port: int, cookie: str, games: int, tokens: list[str], seconds: fl
 
 
 def sweep_ms(runtime, runs: int) -> float:
-    """Median wall time of one sweep (its queries; nothing is due, nothing is nudged)."""
+    """Fastest wall time of one sweep (its queries; nothing is due, nothing is nudged).
+
+    The fastest of several runs, not the median: on a shared machine the median
+    measures the neighbours' load more than the queries."""
     nudger, runtime.nudger = runtime.nudger, lambda *_: None
     try:
         times = []
@@ -65,7 +67,7 @@ def sweep_ms(runtime, runs: int) -> float:
             started = time.perf_counter()
             sweep.sweep(runtime)
             times.append((time.perf_counter() - started) * 1000)
-        return round(statistics.median(times), 2)
+        return round(min(times), 2)
     finally:
         runtime.nudger = nudger
 
@@ -85,7 +87,7 @@ def size_per_game(runtime, games: int) -> dict[str, float]:
     with runtime.db.engine.connect() as connection:
         sizes = dict(connection.execute(query).all())
         state = connection.execute(sa.text("SELECT avg(length(state::text)) FROM games")).scalar() or 0
-    per = {table: round(size / games) for table, size in sizes.items() if size > 16384}
+    per = {table: round(size / games) for table, size in sizes.items() if size >= games * 10}
     return {"total": round(sum(sizes.values()) / games), "state_json": round(float(state)), **per}
 
 
@@ -162,7 +164,7 @@ def _pct(values: list[float], p: float) -> float:
 
 
 def run(args: argparse.Namespace) -> dict:
-    result: dict = {"games": args.games, "small": args.small}
+    result: dict = {"games": args.games, "small": args.small, "sweeps": args.sweeps}
     with tempfile.TemporaryDirectory(prefix="pbem-scale-") as tmp, postgres_schema() as url:
         instance = Path(tmp) / "instance"
         instance.mkdir()
@@ -213,9 +215,8 @@ def report(r: dict) -> None:
         grow = b["rps"] / a["rps"] if a["rps"] else 0
         print(f"{route:<30} {a['rps']:>9.1f} r/s {b['rps']:>9.1f} r/s  {grow:>10.2f}  {b['rps'] / bare:>14.2f}"
               f"  ({a['failures']}+{b['failures']} failures)")  # fmt: skip
-    print(
-        f"sweep per run: {r['sweep_small_ms']} ms at {r['small']:,} games, {r['sweep_large_ms']} ms at {r['games']:,}"
-    )
+    at = f"{r['sweep_small_ms']} ms at {r['small']:,} games, {r['sweep_large_ms']} ms at {r['games']:,}"
+    print(f"sweep per run: {at} (fastest of {r['sweeps']})")
     d = r["deadlines"]
     print(f"deadlines: {d['fired']}/{d['due']} fired; lateness p50 {d['p50_ms']} ms, p99 {d['p99_ms']} ms, "
           f"max {d['max_ms']} ms (aim: p99 <= 2000)")  # fmt: skip

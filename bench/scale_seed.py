@@ -21,9 +21,12 @@ import sqlalchemy as sa
 
 from pbem.runtime import Runtime
 from pbem.services import games
+from tests.support.play import play_some
 
 TEMPLATES = 4
 PLAYERS_PER_GAME = 3
+#: Orders played in each template before cloning: each game gets a log, its turn still open.
+ORDERS_PLAYED = 2
 #: Players take part in several games each: accounts = games * seats / GAMES_PER_PLAYER.
 GAMES_PER_PLAYER = 3
 
@@ -42,7 +45,9 @@ def make_templates(runtime: Runtime, count: int = TEMPLATES) -> Templates:
     for index in range(count):
         players = [f"Tmpl{index}x{i} <t{index}x{i}@players.example>" for i in range(PLAYERS_PER_GAME)]
         request = games.NewGame(engine="kidsprout", players=players, seed=index, deadline_seconds=86400)
-        ids.append(games.create_game(runtime, request))
+        game_id = games.create_game(runtime, request)
+        play_some(runtime, game_id, seed=index, count=ORDERS_PLAYED)  # a log to clone (the turn stays open)
+        ids.append(game_id)
     engine = runtime.db.engine
     with engine.connect() as connection:
 

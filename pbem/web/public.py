@@ -174,7 +174,7 @@ def status_data(game_id: int, page: int) -> dict[str, Any] | None:
         data = _build(db, rt, game_id, page, key)
     if data is None:
         return None
-    data["press"] = press.public_press(rt, game_id)
+    data["press"] = press.public_press(rt, game_id) if probe[-1] is not None else []  # the probe's last press
     version_key = (rt.settings.database_url, game_id, *probe)
     data["steps"] = replay.steps(replay.frames(rt, version_key, game_id, private=False))
     data["version_key"] = version_key
