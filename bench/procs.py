@@ -30,15 +30,20 @@ def tree_of(pid: int) -> list[int]:
     return found
 
 
-def rss_mb(pid: int) -> float:
-    """Resident set size of one process in MB (0 if it is gone)."""
+def _kb_field(path: str, key: str) -> float:
+    """A ``key: N kB`` line of a /proc file, in MB (0 if the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(key):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of one process in MB (0 if it is gone)."""
+    return _kb_field(f"/proc/{pid}/status", "VmRSS:")
 
 
 def name_of(pid: int) -> str:
@@ -60,10 +65,4 @@ def tree_rss(pid: int) -> list[tuple[int, str, float]]:
 
 def pss_mb(pid: int) -> float:
     """Proportional set size in MB: shared pages divided among the processes sharing them."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return _kb_field(f"/proc/{pid}/smaps_rollup", "Pss:")

@@ -8,12 +8,11 @@ import random
 import re
 import subprocess
 import sys
-import threading
-import time
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import web_status
 from bench.web_status import free_port, wait_up
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,36 +59,8 @@ def admin_cookie(port: int) -> str:
 def measure(
     port: int, path: Callable[[random.Random], str], seconds: float, clients: int, headers: dict[str, str] | None = None
 ) -> dict[str, float]:
-    """Requests per second over ``seconds`` with ``clients`` keep-alive threads; non-200 answers count as failures."""
-    done, failures = [0] * clients, [0] * clients
-    stop_at = time.monotonic() + seconds
-
-    def run(slot: int) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        pick = random.Random(slot)
-        while time.monotonic() < stop_at:
-            try:
-                connection.request("GET", path(pick), headers=headers or {})
-                response = connection.getresponse()
-                response.read()
-                if response.status == 200:
-                    done[slot] += 1
-                else:
-                    failures[slot] += 1
-            except (OSError, http.client.HTTPException):
-                failures[slot] += 1
-                connection.close()
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.close()
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=run, args=(slot,)) for slot in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - started
-    return {"requests": sum(done), "failures": sum(failures), "rps": round(sum(done) / elapsed, 1)}
+    """Requests per second over ``seconds`` with ``clients`` keep-alive threads (non-200 answers are failures)."""
+    return web_status.measure(port, path, seconds, clients, 10**9, headers)
 
 
 def web_env(url: str, instance: Path) -> dict[str, str]:
