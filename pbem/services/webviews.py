@@ -231,13 +231,14 @@ def resend_latest(runtime: Runtime, game_id: int, seat_name: str) -> int:
         return copy.id
 
 
-def mailbox_recipients(runtime: Runtime) -> list[dict[str, Any]]:
-    """Every outbox recipient with a message count and latest subject (dev mailbox)."""
+def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any]]:
+    """Outbox recipients (the first ``limit`` by address) with a message count and latest subject (dev mailbox)."""
     with runtime.db.read() as session:
         rows = session.execute(
             select(OutboxMessage.recipient, func.count(OutboxMessage.id), func.max(OutboxMessage.id))
             .group_by(OutboxMessage.recipient)
             .order_by(OutboxMessage.recipient)
+            .limit(limit)
         ).all()
         latest = {
             m.id: m for m in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_([r[2] for r in rows])))
