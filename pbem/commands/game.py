@@ -10,8 +10,8 @@ from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
 from pbem.services import ServiceError, games, house_rules
 from pbem.services.export import export_game, load_export, verify_export
-from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page, public_row
-from pbem.services.queries import game_summary, load_game
+from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page
+from pbem.services.queries import game_summary, load_game, public_row
 from pbem.services.verify import verify
 from pbem.tokens import reply_address
 

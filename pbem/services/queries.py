@@ -12,6 +12,7 @@ from engines import get_engine
 from pbem.models import Game, LogEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound
+from pbem.services.play.game_pages import Cursor, list_page
 
 #: What an admin action without public events reads as on public pages (its note may name addresses).
 ADMIN_SENTENCES = {
@@ -139,9 +140,16 @@ def game_summary(runtime: Runtime, game_id: int) -> dict[str, Any]:
 
 def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The ``limit`` newest games (a first page: see :mod:`pbem.services.play.game_pages` for the others)."""
-    from pbem.services.play.game_pages import Cursor, list_page, public_row
-
     return list_page(runtime, Cursor(size=limit), public_row, statuses).rows
+
+
+def public_row(game: Game) -> dict[str, Any]:
+    """A game as the public list shows it: no address, no secret."""
+    return {
+        **game_fields(game),
+        "deadline": iso(game.deadline),
+        "players": [public_name(seat.account.name, seat.position) for seat in game.seats],
+    }
 
 
 def game_fields(game: Game) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from pbem.clock import utcnow
 from pbem.models import Game, PressMessage
 from pbem.services import NotFound, ServiceError, export, observers, press
 from pbem.services.house_rules import rules_of
-from pbem.services.play.game_pages import Cursor, list_page, public_row
-from pbem.services.queries import acted_seats, load_game, public_history, public_summary
+from pbem.services.play.game_pages import Cursor, list_page
+from pbem.services.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.webviews import history_size, lean_game
 from pbem.web import common, replay
 from pbem.web.board import LruCache, public_board

@@ -17,9 +17,8 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from pbem.models import Game, Seat, public_name
+from pbem.models import Game, Seat
 from pbem.runtime import Runtime
-from pbem.services.queries import game_fields, iso
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -72,15 +71,6 @@ def _int(value: Any) -> int | None:
     except (TypeError, ValueError):
         return None
     return number if 0 <= number < 2**62 else None
-
-
-def public_row(game: Game) -> dict[str, Any]:
-    """A game as the public list shows it: no address, no secret."""
-    return {
-        **game_fields(game),
-        "deadline": iso(game.deadline),
-        "players": [public_name(seat.account.name, seat.position) for seat in game.seats],
-    }
 
 
 def game_query(statuses: tuple[str, ...] | None = None) -> Select:
