@@ -28,6 +28,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "mail-distributed": ("bench.mail_distributed", [], "inbound mail end to end: smtpd, Celery, PostgreSQL"),
     "imap_latency": ("bench.imap_latency", [], "one mailbox: a reply's arrival in Dovecot to its receipt leaving"),
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
+    "scale": ("bench.scale", [], "100,000 games: lists, pages, deadlines, sweep, memory, database size"),
 }
 
 

@@ -77,7 +77,9 @@ def wait_up(port: int, timeout: float = 30.0) -> None:
     raise SystemExit("gunicorn did not come up")
 
 
-def measure(port: int, paths, seconds: float, clients: int, max_requests: int) -> dict[str, float]:
+def measure(
+    port: int, paths, seconds: float, clients: int, max_requests: int, headers: dict[str, str] | None = None
+) -> dict[str, float]:
     """Requests per second over ``seconds`` (or until ``max_requests``) with ``clients`` threads."""
     done = [0] * clients
     failures = [0] * clients
@@ -89,7 +91,7 @@ def measure(port: int, paths, seconds: float, clients: int, max_requests: int) -
         pick = random.Random(slot)
         while time.monotonic() < stop_at and done[slot] < budget:
             try:
-                connection.request("GET", paths(pick))
+                connection.request("GET", paths(pick), headers=headers or {})
                 response = connection.getresponse()
                 response.read()
                 if response.status == 200:

@@ -73,6 +73,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.lobby",
         "pbem.web.players",
         "pbem.web.admin",
+        "pbem.web.admin_games",
         "pbem.web.devmail",
         "pbem.web.inbound",
     ):

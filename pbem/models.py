@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -62,6 +63,8 @@ class AdminUser(Base):
 
 class Game(Base):
     __tablename__ = "games"
+    # Lists of games page by id, newest first, within a status (keyset pagination).
+    __table_args__ = (Index("ix_games_status_id", "status", "id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     engine: Mapped[str] = mapped_column(String(50))
@@ -107,7 +110,16 @@ def public_name(name: str | None, position: int) -> str:
 
 class Seat(Base):
     __tablename__ = "seats"
-    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        # The admin's late seats: the few with a missed deadline, not every seat.
+        Index(
+            "ix_seats_late",
+            "missed_deadlines",
+            postgresql_where=text("missed_deadlines > 0"),
+            sqlite_where=text("missed_deadlines > 0"),
+        ),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)

@@ -36,11 +36,16 @@ def _no_nudge(task: str, args: tuple[Any, ...]) -> None:
     """Without a broker the sweep (or the dev mailbox) picks the work up."""
 
 
+#: ``(task, args, seconds)``: run ``task(*args)`` in ``seconds`` (a broker ETA); set in worker processes.
+Scheduler = Callable[[str, tuple[Any, ...], float], None]
+
+
 @dataclass
 class Runtime:
     settings: Settings
     db: Database
     nudger: Nudger = field(default=_no_nudge)
+    scheduler: Scheduler | None = None
 
     def nudge_after_commit(self, session: Session, task: str, *args: Any) -> None:
         """Send ``task(*args)`` to the worker once ``session`` commits; never raises.
@@ -54,6 +59,17 @@ class Runtime:
             self.nudger(task, args)
         except Exception as error:  # the sweep will find the work; a broker outage must not fail a request
             report_nudge_failure(task, error)
+
+    def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
+        """Send ``task(*args)`` to run in ``seconds``; False (the sweep will do it) where nothing schedules."""
+        if self.scheduler is None:
+            return False
+        try:
+            self.scheduler(task, args, seconds)
+        except Exception as error:
+            report_nudge_failure(task, error)
+            return False
+        return True
 
 
 def report_nudge_failure(task: str, error: Exception) -> None:

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.schedules import crontab
 from celery.signals import after_setup_logger, task_prerun, worker_init, worker_process_init
 
@@ -29,6 +29,7 @@ TASKS = {
     "process_inbound": "worker.tasks.process_inbound",
     "process_pending_inbound": "worker.tasks.process_pending_inbound",
     "fire_deadline": "worker.tasks.fire_deadline",
+    "fire_due_deadlines": "worker.tasks.fire_due_deadlines",
     "send_reminders": "worker.tasks.send_reminders",
     "flush_outbox": "worker.tasks.flush_outbox",
     "send_digests": "worker.tasks.send_digests",
@@ -84,6 +85,35 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 app = Celery("pbem", include=["worker.tasks"])
 
 
+class ThreadedBeat(bootsteps.StartStopStep):
+    """Beat in a thread of the worker (``--beat-thread``), for the embedded ``pbem serve``.
+
+    Celery's ``-B`` forks beat into a process of its own; a thread costs no
+    second copy of the code.  Only one worker may run it, as with ``-B``.
+    """
+
+    label = "Beat thread"
+
+    def __init__(self, parent: Any, beat_thread: bool = False, **options: Any) -> None:
+        super().__init__(parent, **options)
+        self.enabled = beat_thread
+
+    def create(self, parent: Any) -> Any:
+        from celery.beat import EmbeddedService
+
+        return EmbeddedService(parent.app, thread=True)
+
+
+def _beat_thread_option() -> Any:
+    from click import Option
+
+    return Option(["--beat-thread"], is_flag=True, default=False, help="Run beat in a thread of this worker.")
+
+
+app.user_options["worker"].add(_beat_thread_option())
+app.steps["worker"].add(ThreadedBeat)
+
+
 @app.on_configure.connect
 def _configure(sender: Celery, **_: Any) -> None:
     sender.conf.update(celery_config(get_runtime().settings))
@@ -92,6 +122,11 @@ def _configure(sender: Celery, **_: Any) -> None:
 def send(task: str, args: tuple[Any, ...]) -> None:
     """The nudger: services name a task, this sends it through the broker."""
     app.send_task(TASKS[task], args=list(args))
+
+
+def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
+    """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
+    app.send_task(TASKS[task], args=list(args), countdown=max(0.0, seconds))
 
 
 _inline = threading.local()
@@ -130,11 +165,14 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
-    get_runtime().nudger = worker_nudge
+    runtime = get_runtime()
+    runtime.nudger, runtime.scheduler = worker_nudge, send_later
 
 
 @worker_process_init.connect
 def _fresh_connections(**_: Any) -> None:
     """Each forked worker process opens its own database connections."""
     db.dispose_all()
-    set_runtime(make_runtime(get_runtime().settings, nudger=worker_nudge))
+    runtime = make_runtime(get_runtime().settings, nudger=worker_nudge)
+    runtime.scheduler = send_later
+    set_runtime(runtime)

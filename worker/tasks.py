@@ -9,7 +9,7 @@ from celery import shared_task
 from pbem.runtime import get_runtime
 from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
-from pbem.services.play import deadlines
+from pbem.services.play import deadline_timer, deadlines
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,12 @@ def process_pending_inbound() -> int:
 @shared_task(name="worker.tasks.fire_deadline", acks_late=True)
 def fire_deadline(game_id: int) -> bool:
     return deadlines.apply_deadline(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.fire_due_deadlines", acks_late=True)
+def fire_due_deadlines() -> int:
+    """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
+    return deadline_timer.fire_due(get_runtime())
 
 
 @shared_task(name="worker.tasks.send_reminders", acks_late=True)

@@ -11,7 +11,8 @@ from pbem.commands import fail, runtime
 from pbem.services import ServiceError
 from pbem.services.play import games, house_rules, lobby
 from pbem.services.play.export import export_game, load_export, verify_export
-from pbem.services.play.queries import game_summary, list_games, load_game
+from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page
+from pbem.services.play.queries import game_summary, load_game, public_row
 from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
@@ -207,16 +208,31 @@ def created_lines(settings, game_id: int, deadline: str | None, default: bool) -
     return lines
 
 
+LIST_STATUSES = ("open", "active", "paused", "finished", "cancelled")
+
+
 @game_group.command("list")
 @click.option("--json", "as_json", is_flag=True)
-def game_list(as_json: bool) -> None:
-    """List games, newest first."""
-    rows = list_games(runtime())
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_PAGE_SIZE), default=PAGE_SIZE, show_default=True, help="Games per page."
+)
+@click.option("--page", type=click.IntRange(1), default=1, show_default=True, help="Page number (1: newest).")
+@click.option("--after", type=click.IntRange(0), default=None, help="Only games older than this id (a cursor).")
+@click.option("--status", type=click.Choice(LIST_STATUSES), default=None, help="Only games in this status.")
+def game_list(as_json: bool, limit: int, page: int, after: int | None, status: str | None) -> None:
+    """List games, newest first, a page at a time (the next page's cursor is shown at the end)."""
+    cursor = Cursor.parse(page=page, after=after, size=limit)
+    listing = list_page(runtime(), cursor, public_row, (status,) if status else None)
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        click.echo(f"{row['id']:>5}  {row['status']:<9} {row['engine']:<10} {row['name']}  ({row['phase']})")
+        click.echo(json.dumps(listing.rows, indent=2))
+    else:
+        for row in listing.rows:
+            click.echo(f"{row['id']:>5}  {row['status']:<9} {row['engine']:<10} {row['name']}  ({row['phase']})")
+    if listing.next_after is not None:
+        more = f"pbem game list --after {listing.next_after} --limit {limit}" + (
+            f" --status {status}" if status else ""
+        )
+        click.echo(f"More games: {more}", err=True)
 
 
 @game_group.command("show")

@@ -1,42 +1,34 @@
 """``pbem serve`` (everything, embedded) and ``pbem web`` (the web process alone).
 
-``serve`` supervises one process per role — web (gunicorn), Celery worker,
-Celery beat, the SMTP listener and, with ``PBEM_IMAP_URL`` set, the mailbox
-reader — all reading the same environment, so the embedded default is the
-distributed setup on one machine with SQLite and the file-system broker.  A
+``serve`` supervises one process per role — web (gunicorn, one worker with
+threads), the Celery worker with beat inside it, the SMTP listener and, with
+``PBEM_IMAP_URL`` set, the mailbox reader — all reading the same environment, so
+the embedded default is the distributed setup on one machine with SQLite and
+the file-system broker.  A
 background role that dies is started again after a back-off; Ctrl-C stops
 every child; a restart picks up pending work because it all lives in the database.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import signal
 import socket
-import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import click
 
+from pbem import supervisor
 from pbem.commands import runtime
-from pbem.commands.access_log import LOGGER_CLASS
 from pbem.config import ConfigError, Settings
+from pbem.logmask import LOGGER_CLASS
 from pbem.migrations import upgrade
 from pbem.runtime import shown_url
-
-#: Roles started again when they die; the death of the web server stops everything.
-RESTARTED = ("worker", "beat", "smtpd", "imap")
-#: Seconds before the first restart, doubling with each quick failure up to the maximum.
-BACKOFF_FIRST = 1.0
-BACKOFF_MAX = 60.0
-#: A role that ran this long before dying is restarted after the first back-off again.
-STABLE_SECONDS = 60.0
+from pbem.supervisor import BACKOFF_FIRST, BACKOFF_MAX, RESTARTED, STABLE_SECONDS, stop_all  # noqa: F401 - the settings of the supervisor
 
 
-def gunicorn_command(host: str, port: int, workers: int) -> list[str]:
+def gunicorn_command(host: str, port: int, workers: int, threads: int = 4) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -44,7 +36,7 @@ def gunicorn_command(host: str, port: int, workers: int) -> list[str]:
         "--workers",
         str(workers),
         "--threads",
-        "4",
+        str(threads),
         "--bind",
         f"{host}:{port}",
         "--access-logfile",
@@ -62,6 +54,15 @@ def celery_command(role: str, concurrency: int = 2) -> list[str]:
     if role == "worker":
         command += ["--concurrency", str(concurrency), "--without-mingle", "--without-gossip"]
     return command
+
+
+def embedded_worker_command(concurrency: int) -> list[str]:
+    """One process for the worker and beat: tasks and beat run in threads.
+
+    The embedded default has one worker, so nothing can start a second beat;
+    threads share one copy of the code where prefork (and ``-B``) hold one per process.
+    """
+    return [*celery_command("worker", concurrency), "--pool", "threads", "--beat-thread"]
 
 
 @click.command()
@@ -83,7 +84,7 @@ def serve(host: str, port: int, smtp_port: int, concurrency: int) -> None:
     click.echo(f"pbem: web on http://{host}:{port}" + (f", SMTP on {host}:{smtp_port}" if "smtpd" in roles else ""))
     if "imap" in roles:
         click.echo("pbem: reading the mailbox of PBEM_IMAP_URL (IMAP IDLE, or polling where the server has none)")
-    supervise(roles, env)
+    exec_supervisor(roles, env)
 
 
 def check_ports(host: str, ports: dict[str, int]) -> None:
@@ -120,11 +121,13 @@ def free_port_near(host: str, port: int) -> int:
 
 
 def serve_roles(settings: Settings, host: str, port: int, smtp_port: int, concurrency: int) -> dict[str, list[str]]:
-    """The command of every role ``pbem serve`` runs."""
+    """The command of every role ``pbem serve`` runs: few processes, so it fits a small machine.
+
+    The web is one gunicorn worker with threads; the Celery worker runs beat too.
+    """
     roles = {
-        "web": gunicorn_command(host, port, 2),
-        "worker": celery_command("worker", concurrency),
-        "beat": celery_command("beat"),
+        "web": gunicorn_command(host, port, 1, threads=8),
+        "worker": embedded_worker_command(concurrency),
     }
     from pbem.cli import main
 
@@ -162,76 +165,16 @@ def check_broker(settings: Settings) -> None:
         ) from None
 
 
-@dataclass
-class Child:
-    """One supervised role and its restart book-keeping."""
-
-    name: str
-    command: list[str]
-    process: subprocess.Popen | None = None
-    started: float = 0.0
-    failures: int = 0
-    restart_at: float | None = None
-
-    def start(self, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(self.command, env=env)
-        self.started, self.restart_at = time.monotonic(), None
-        click.echo(f"pbem: {self.name} started (pid {self.process.pid})")
-
-    def exited(self) -> bool:
-        return self.restart_at is None and self.process is not None and self.process.poll() is not None
-
-    def schedule_restart(self) -> None:
-        """Back off: 1 s, 2 s, 4 s ... up to a minute while it keeps dying soon after starting."""
-        quick = time.monotonic() - self.started < STABLE_SECONDS
-        self.failures = self.failures + 1 if quick else 1
-        delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** (self.failures - 1))
-        self.restart_at = time.monotonic() + delay
-        code = self.process.returncode if self.process else None
-        click.echo(f"pbem: {self.name} exited with status {code}; restarting in {delay:g}s", err=True)
-
-
 def supervise(roles: dict[str, list[str]], env: dict[str, str], restarted: tuple[str, ...] = RESTARTED) -> None:
     """Start every role; restart a dead background role; stop all on Ctrl-C, SIGTERM or the web's death."""
-    children = [Child(name, command) for name, command in roles.items()]
-    for child in children:
-        child.start(env)
-    stopping = False
-
-    def stop(*_: object) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    exit_code = 0
-    while not stopping:
-        for child in children:
-            if child.exited() and child.name not in restarted:
-                click.echo(f"pbem: {child.name} exited with status {child.process.returncode}; stopping", err=True)
-                stopping, exit_code = True, 1
-                break
-            if child.exited():
-                child.schedule_restart()
-            elif child.restart_at is not None and time.monotonic() >= child.restart_at:
-                child.start(env)
-        time.sleep(0.3)
-    stop_all([child.process for child in children if child.process is not None])
-    click.echo("pbem: stopped")
-    raise SystemExit(exit_code)
+    supervisor.supervise(roles, env, restarted, backoff=(BACKOFF_FIRST, BACKOFF_MAX, STABLE_SECONDS))
 
 
-def stop_all(processes: list[subprocess.Popen]) -> None:
-    """SIGTERM every running child, then SIGKILL whatever is left after 15 seconds."""
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    for process in processes:
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
+def exec_supervisor(roles: dict[str, list[str]], env: dict[str, str]) -> None:
+    """Become :mod:`pbem.supervisor`: the same process (pid, signals), without the imports set-up needed."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "pbem.supervisor", json.dumps(roles)], env)
 
 
 @click.command()

@@ -20,8 +20,9 @@ from pbem.models import Game, PressMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import observers
 from pbem.services.play import export, press
+from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.queries import acted_seats, list_games, load_game, public_history, public_summary
+from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.play.webviews import history_size, lean_game
 from pbem.web import common, replay
 from pbem.web.board import LruCache, public_board
@@ -87,13 +88,19 @@ def time_left_global(value: dt.datetime | None) -> str:
 
 @bp.get("/")
 def index():
-    games = list_games(common.runtime())
+    listing = list_page(common.runtime(), Cursor.parse(**_cursor_args()), public_row)
+    games = listing.rows
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
     running = [g for g in games if g["status"] in OPEN]
     over = [g for g in games if g["status"] not in (*OPEN, "open")]  # open games: their own block
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
-    return render_template("index.html", running=running, over=over, titles=titles)
+    return render_template("index.html", running=running, over=over, titles=titles, listing=listing)
+
+
+def _cursor_args() -> dict[str, str | None]:
+    """The page and keyset cursor of a paged list, from the query string."""
+    return {name: request.args.get(name) for name in ("page", "after", "before")}
 
 
 @bp.get("/games/<int:game_id>.json")
@@ -169,7 +176,7 @@ def status_data(game_id: int, page: int) -> dict[str, Any] | None:
         data = _build(db, rt, game_id, page, key)
     if data is None:
         return None
-    data["press"] = press.public_press(rt, game_id)
+    data["press"] = press.public_press(rt, game_id) if probe[-1] is not None else []  # the probe's last press
     version_key = (rt.settings.database_url, game_id, *probe)
     data["steps"] = replay.steps(replay.frames(rt, version_key, game_id, private=False))
     data["version_key"] = version_key

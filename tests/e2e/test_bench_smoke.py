@@ -51,6 +51,36 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         (),
         [rf"/games/<id> +{RATE} req/s \(\d+ in {RATE}s, 0 failures\)", rf"ratio status/bare = {RATE}"],
     ),
+    "scale": (
+        [
+            "--games",
+            "60",
+            "--small",
+            "20",
+            "--due",
+            "6",
+            "--due-window",
+            "3",
+            "--seconds",
+            "0.3",
+            "--sweeps",
+            "3",
+            "--settle",
+            "1",
+            "--serve",
+            "new",
+        ],
+        ("postgres", "redis"),
+        [
+            rf"^/admin/games\?page=N&after=ID +{RATE} r/s +{RATE} r/s .*\(0\+0 failures\)",
+            rf"^/play/<token>\.json +{RATE} r/s +{RATE} r/s .*\(0\+0 failures\)",
+            rf"sweep per run: {RATE} ms at 20 games, {RATE} ms at 60",
+            r"deadlines: 6/6 fired; lateness p50 -?\d+ ms, p99 -?\d+ ms",
+            r"RSS worker and beat: celery \d+",
+            r"database per game: [\d,]+ bytes",
+            rf"embedded pbem serve: 5 processes, RSS {RATE} MB",
+        ],
+    ),
 }
 
 

@@ -21,7 +21,7 @@ from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.mailout import digest, outbox
-from pbem.services.play import deadlines
+from pbem.services.play import deadline_timer, deadlines
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
@@ -35,6 +35,7 @@ class SweepResult:
     inbound: list[int] = field(default_factory=list)
     outbox: list[int] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
+    scheduled: list[int] = field(default_factory=list)
 
 
 def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
@@ -56,8 +57,9 @@ def sweep(runtime: Runtime) -> SweepResult:
     result.inbound = pending_inbound_ids(runtime)
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     result.digests = digest.overdue_recipients(runtime)
-    for game_id in result.deadlines:
-        runtime.nudge("fire_deadline", game_id)
+    result.scheduled = deadline_timer.schedule_due_soon(runtime)
+    if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)
+        runtime.nudge("fire_due_deadlines")
     for game_id in result.reminders:
         runtime.nudge("send_reminders", game_id)
     if result.inbound:  # one task for them all: each message's own task may still be queued

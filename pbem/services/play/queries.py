@@ -12,6 +12,7 @@ from engines import get_engine
 from pbem.models import Game, LogEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound
+from pbem.services.play.game_pages import Cursor, list_page
 
 #: What an admin action without public events reads as on public pages (its note may name addresses).
 ADMIN_SENTENCES = {
@@ -137,19 +138,18 @@ def game_summary(runtime: Runtime, game_id: int) -> dict[str, Any]:
         return public_summary(load_game(session, game_id))
 
 
-def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    with runtime.db.read() as session:
-        query = select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
-        if statuses:
-            query = query.where(Game.status.in_(statuses))
-        return [
-            {
-                **game_fields(g),
-                "deadline": iso(g.deadline),
-                "players": [public_name(s.account.name, s.position) for s in g.seats],
-            }
-            for g in session.scalars(query)
-        ]
+def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The ``limit`` newest games (a first page: see :mod:`pbem.services.play.game_pages` for the others)."""
+    return list_page(runtime, Cursor(size=limit), public_row, statuses).rows
+
+
+def public_row(game: Game) -> dict[str, Any]:
+    """A game as the public list shows it: no address, no secret."""
+    return {
+        **game_fields(game),
+        "deadline": iso(game.deadline),
+        "players": [public_name(seat.account.name, seat.position) for seat in game.seats],
+    }
 
 
 def game_fields(game: Game) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import selectinload
 
 from pbem.mail.text import readable
@@ -20,6 +20,7 @@ from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout.notify import new_message_id
 from pbem.services.play import orders, seat_commands
+from pbem.services.play.game_pages import COUNT_CAP, capped_count
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, load_game, status_text
 from pbem.tokens import reply_address
@@ -45,7 +46,9 @@ class Dashboard:
     dropped_inbound: list[dict[str, Any]]
     failed_outbox: list[dict[str, Any]]
     games: list[dict[str, Any]]
+    #: Counted up to :data:`COUNT_CAP` (more reads as "COUNT_CAP+").
     games_total: int
+    games_cap: int = COUNT_CAP
 
 
 def dashboard(runtime: Runtime, limit: int = 100, games_limit: int = 50) -> Dashboard:
@@ -57,7 +60,7 @@ def dashboard(runtime: Runtime, limit: int = 100, games_limit: int = 50) -> Dash
             dropped_inbound=_inbound_with(session, DROPPED_INBOUND, limit),
             failed_outbox=_failed_outbox(session, limit),
             games=_game_rows(session, games_limit),
-            games_total=session.scalar(select(func.count(Game.id))) or 0,
+            games_total=capped_count(session),
         )
 
 
@@ -112,13 +115,11 @@ def _failed_outbox(session, limit: int) -> list[dict[str, Any]]:
 
 
 def _game_rows(session, limit: int) -> list[dict[str, Any]]:
-    """The ``limit`` games most worth a look: open ones first, newest first."""
-    games = session.scalars(
-        select(Game)
-        .options(selectinload(Game.seats).selectinload(Seat.account))
-        .order_by(case((Game.status.in_(OPEN_STATUSES), 0), else_=1), Game.id.desc())
-        .limit(limit)
-    )
+    """The ``limit`` games most worth a look: open ones first, newest first (each read from an index)."""
+    query = select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
+    games = list(session.scalars(query.where(Game.status.in_(OPEN_STATUSES)).limit(limit)))
+    if len(games) < limit:
+        games += session.scalars(query.where(Game.status.not_in(OPEN_STATUSES)).limit(limit - len(games)))
     return [
         {
             **game_fields(g),
@@ -231,13 +232,14 @@ def resend_latest(runtime: Runtime, game_id: int, seat_name: str) -> int:
         return copy.id
 
 
-def mailbox_recipients(runtime: Runtime) -> list[dict[str, Any]]:
-    """Every outbox recipient with a message count and latest subject (dev mailbox)."""
+def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any]]:
+    """Outbox recipients (the first ``limit`` by address) with a message count and latest subject (dev mailbox)."""
     with runtime.db.read() as session:
         rows = session.execute(
             select(OutboxMessage.recipient, func.count(OutboxMessage.id), func.max(OutboxMessage.id))
             .group_by(OutboxMessage.recipient)
             .order_by(OutboxMessage.recipient)
+            .limit(limit)
         ).all()
         latest = {
             m.id: m for m in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_([r[2] for r in rows])))

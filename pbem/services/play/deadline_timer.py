@@ -1,0 +1,54 @@
+"""Deadlines fired on time: the sweep schedules the ones falling due before its next run.
+
+The sweep runs every few seconds; a deadline it only finds once passed is late
+by up to one period.  Each run therefore also reads the games whose deadline
+comes within :data:`LOOKAHEAD` and sends their ``fire_deadline`` with a broker
+ETA at that moment.  Firing is idempotent (a game whose deadline moved or was
+handled is left alone), so a second schedule by the next run costs one locked
+read; if the scheduled task is lost, the sweep still fires the deadline late.
+
+Deadlines already passed get one task per sweep that fires them all
+(:func:`fire_due`), not one task per game: while the worker is behind, a task
+per game on every sweep would pile duplicates into the queue every few seconds
+and put the worker further behind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+
+from pbem.clock import utcnow
+from pbem.models import Game
+from pbem.runtime import Runtime
+from pbem.services.play import deadlines
+
+#: A little more than the sweep's period, so that each deadline is scheduled by some run.
+LOOKAHEAD = dt.timedelta(seconds=2.5)
+
+
+def due_soon(runtime: Runtime, lookahead: dt.timedelta = LOOKAHEAD, limit: int = 500) -> list[tuple[int, float]]:
+    """(game id, seconds until its deadline) of active games due within ``lookahead`` (an index range)."""
+    now = utcnow()
+    query = (
+        select(Game.id, Game.deadline)
+        .where(Game.status == "active", Game.deadline > now, Game.deadline <= now + lookahead)
+        .order_by(Game.deadline)
+        .limit(limit)
+    )
+    with runtime.db.read() as session:
+        return [(game_id, (deadline - now).total_seconds()) for game_id, deadline in session.execute(query)]
+
+
+def schedule_due_soon(runtime: Runtime) -> list[int]:
+    """Schedule each deadline of the coming seconds at its time; the games scheduled."""
+    if runtime.scheduler is None:
+        return []
+    return [game_id for game_id, seconds in due_soon(runtime) if runtime.nudge_later("fire_deadline", seconds, game_id)]
+
+
+def fire_due(runtime: Runtime, limit: int = 500) -> int:
+    """Fire every passed deadline (games another worker holds are skipped); how many fired."""
+    due, _reminders = deadlines.due_game_ids(runtime, limit)
+    return sum(deadlines.apply_deadline(runtime, game_id) for game_id in due)
