@@ -71,6 +71,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.admin",
         "pbem.web.devmail",
         "pbem.web.inbound",
+        "pbem.web.rules",
     ):
         try:
             module = importlib.import_module(module_name)

@@ -17,6 +17,7 @@ from typing import Any
 from markupsafe import Markup
 
 from engines import get_engine
+from pbem.boards import safe_html
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
@@ -49,6 +50,7 @@ def safe_svg(svg: str | None) -> Markup | None:
 class Board:
     svg: Markup | None
     text: str
+    html: Markup | None = None
 
 
 class LruCache:
@@ -78,9 +80,11 @@ _cache = LruCache()
 
 
 def render_view(engine_name: str, view: dict[str, Any]) -> Board:
-    """SVG (when the engine draws one and it is safe) and the fixed-width text of ``view``."""
+    """SVG and HTML (when the engine draws them and they are safe) and the fixed-width text of ``view``."""
     engine = get_engine(engine_name)
-    return Board(svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view))
+    return Board(
+        svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view), html=safe_html(engine.render_html(view))
+    )
 
 
 def public_board(
