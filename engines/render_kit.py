@@ -47,10 +47,20 @@ FORBIDDEN_TAGS = frozenset(
 )
 
 
+def luminance(fill: str) -> float:
+    """Relative luminance of ``#rrggbb`` (WCAG 2)."""
+    channels = []
+    for i in (1, 3, 5):
+        c = int(fill[i : i + 2], 16) / 255
+        channels.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+    red, green, blue = channels
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
 def ink_on(fill: str) -> str:
-    """Black or white text, whichever reads better on ``fill`` (``#rrggbb``)."""
-    red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
-    return "#111111" if 0.299 * red + 0.587 * green + 0.114 * blue > 140 else "#ffffff"
+    """Black or white text, whichever has the higher contrast on ``fill`` (``#rrggbb``)."""
+    light = luminance(fill)
+    return "#111111" if (light + 0.05) / 0.0566 >= 1.05 / (light + 0.05) else "#ffffff"
 
 
 def chip(label: object, fill: str = "#ffffff", *, title: str = "", round_: bool = False, bold: bool = True) -> Markup:
@@ -106,7 +116,9 @@ def panel(body: object, *, accent: str = LINE, background: str = SOFT) -> Markup
 def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption: str = "", size: str = "1em") -> Markup:
     """A data table, 100 % wide; cells wrap, so it never widens the page."""
     cell = f"padding:4px 5px;border-bottom:1px solid {LINE};text-align:left;vertical-align:top;font-size:{size}"
-    head = Markup("").join(Markup('<th scope="col" style="{}">{}</th>').format(cell, h) for h in header)
+    head = Markup("").join(
+        Markup('<th scope="col" style="{};overflow-wrap:normal">{}</th>').format(cell, h) for h in header
+    )
     body = Markup("").join(
         Markup("<tr>{}</tr>").format(Markup("").join(Markup('<td style="{}">{}</td>').format(cell, c) for c in row))
         for row in rows
@@ -123,7 +135,7 @@ def document(*blocks: object, label: str) -> str:
     inner = Markup("").join(Markup("{}").format(b) for b in blocks)
     return str(
         Markup(
-            '<div role="group" aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'
+            '<div role="group" data-board aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'
             'line-height:1.4;overflow-wrap:anywhere">{}</div>'
         ).format(label, FONT, INK, inner)
     )

@@ -89,13 +89,13 @@ def seats_html(view: dict[str, Any]) -> Markup:
         row = [
             Markup("{} {}{}{}").format(kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat, you, mark),
             view["players"][seat],
-            f"{stash['1']}/{stash['2']}/{stash['3']} ({stash['pips']} pips)",
+            f"{stash['1']}·{stash['2']}·{stash['3']} ({stash['pips']} pips)",
             towers,
         ]
         if coup:
             row.append(coup["cards_held"][seat])
         rows.append(row)
-    header = ["Seat", "Player", "Stash 1/2/3", "Towers"] + (["Cards"] if coup else [])
+    header = ["Seat", "Player", "Stash (sizes 1·2·3)", "Towers"] + (["Cards"] if coup else [])
     return kit.grid(header, rows, caption="Players", size="0.95em")
 
 

@@ -8,12 +8,17 @@ instead of becoming a script injection.
 
 from __future__ import annotations
 
+import hashlib
+import html as html_lib
+import re
+import secrets
 import threading
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from flask import g
 from markupsafe import Markup
 
 from engines import get_engine
@@ -46,11 +51,53 @@ def safe_svg(svg: str | None) -> Markup | None:
     return Markup(svg)
 
 
+_STYLE_ATTR = re.compile(r' style="([^"<>]*)"')
+
+
+@dataclass(frozen=True)
+class WebHtml:
+    """An email-safe drawing for a page whose CSP forbids inline styles: classes plus their rules."""
+
+    markup: Markup
+    #: Stylesheet text (never holds "<", so it cannot end its <style> element).
+    css: Markup
+
+
+def web_html(markup: Markup | None) -> WebHtml | None:
+    """``markup`` with every ``style`` attribute turned into a class, and the stylesheet for those classes.
+
+    The page's Content-Security-Policy allows no inline style; the rules go in one
+    ``<style>`` element carrying the response's nonce instead.
+    """
+    if markup is None:
+        return None
+    rules: dict[str, str] = {}
+
+    def to_class(match: re.Match[str]) -> str:
+        declarations = html_lib.unescape(match.group(1))
+        name = "v" + hashlib.sha1(declarations.encode()).hexdigest()[:10]
+        rules[name] = declarations
+        return f' class="{name}"'
+
+    converted = _STYLE_ATTR.sub(to_class, str(markup))
+    css = "".join(f".{name}{{{body}}}" for name, body in rules.items())
+    if "<" in css or 'style="' in converted:
+        return None
+    return WebHtml(markup=Markup(converted), css=Markup(css))
+
+
+def style_nonce() -> str:
+    """This response's nonce for ``<style>`` elements (made on first use; the CSP header names it)."""
+    if "style_nonce" not in g:
+        g.style_nonce = secrets.token_urlsafe(16)
+    return g.style_nonce
+
+
 @dataclass(frozen=True)
 class Board:
     svg: Markup | None
     text: str
-    html: Markup | None = None
+    html: WebHtml | None = None
 
 
 class LruCache:
@@ -83,7 +130,9 @@ def render_view(engine_name: str, view: dict[str, Any]) -> Board:
     """SVG and HTML (when the engine draws them and they are safe) and the fixed-width text of ``view``."""
     engine = get_engine(engine_name)
     return Board(
-        svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view), html=safe_html(engine.render_html(view))
+        svg=safe_svg(engine.render_svg(view)),
+        text=engine.render_text(view),
+        html=web_html(safe_html(engine.render_html(view))),
     )
 
 
