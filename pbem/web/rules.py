@@ -18,6 +18,11 @@ from engines import get_engine, registry
 bp = Blueprint("rules", __name__)
 
 
+def markdown() -> MarkdownIt:
+    """CommonMark with tables; raw HTML in the source is shown as text, never passed through."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 @cache
 def rules_html(engine_name: str) -> Markup | None:
     """The engine's RULES.md as HTML (once per process: the file ships with the code)."""
@@ -27,8 +32,7 @@ def rules_html(engine_name: str) -> Markup | None:
     source = Path(__import__(type(engine).__module__, fromlist=["_"]).__file__).parent / "RULES.md"
     if not source.is_file():
         return None
-    markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
-    html = markdown.render(source.read_text(encoding="utf-8"))
+    html = markdown().render(source.read_text(encoding="utf-8"))
     # Wide tables scroll inside their own box instead of widening a phone's page.
     html = html.replace("<table>", '<div class="scroll"><table>').replace("</table>", "</table></div>")
     return Markup(html)

@@ -8,6 +8,7 @@ from typing import Any
 
 from engines.base import Engine, OrderError, State
 from engines.playout import canonical_json, fill_text
+from engines.render_kit import email_problems
 from engines.rng import Rng
 
 #: Free texts that have tripped canonical forms: quotes, seat-like words, order words.
@@ -64,8 +65,9 @@ def check_no_leaks(engine: Engine, state: State) -> None:
             who = f"seat {seat}" if seat else "the public view"
             assert not any(m in text for m in markers), f"{who} shows a secret of {owner or 'nobody'}"
             assert text == before[seat], f"{who} depends on a secret of {owner or 'nobody'}"
-            rendered = engine.render_text(json.loads(text))
-            assert not any(m in rendered for m in markers)
+            view = json.loads(text)
+            for rendered in (engine.render_text(view), engine.render_html(view) or "", engine.render_svg(view) or ""):
+                assert not any(m in rendered for m in markers), f"a drawing for {who} shows a secret of {owner}"
 
 
 def state_seats(engine: Engine, state: State) -> list[str]:
@@ -153,6 +155,8 @@ def check_views(engine: Engine, state: State) -> None:
         view = engine.private_view(state, seat)
         json.dumps(view)
         assert isinstance(engine.prompt(state, seat), str)
+        for drawing in (engine.render_html(view), engine.render_html(public)):
+            assert drawing is None or not email_problems(drawing), email_problems(drawing or "")
         for text in (engine.render_text(view), engine.render_text(public)):
             too_wide = [line for line in text.splitlines() if len(line) > 72]
             assert not too_wide, f"text view wider than 72 columns: {too_wide[0]!r}"
