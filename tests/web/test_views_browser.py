@@ -180,6 +180,8 @@ def test_every_engine_is_drawn_fits_and_opens_with_the_action(site, chromium, en
     context = chromium.new_context(viewport={"width": width, "height": 900})
     try:
         page = context.new_page()
+        errors: list[str] = []  # e.g. a style the page's Content-Security-Policy blocked
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.goto(f"{site.url}/games/{game.id}")
         check_view(page, f"{engine_name} status page at {width}px", "", "main")
         assert game.seat in page.locator("[data-action]").inner_text(), "the status page names who must act"
@@ -187,6 +189,7 @@ def test_every_engine_is_drawn_fits_and_opens_with_the_action(site, chromium, en
         check_view(page, f"{engine_name} player page at {width}px", game.prompt, "main")
         if width == 390:
             shoot(page, f"{engine_name}-player")
+        assert not errors, errors
         page.close()
         page = context.new_page()  # a blank page: no CSP of the site applies to the email, as in a mail client
         page.set_content(game.email_html)
