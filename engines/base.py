@@ -276,6 +276,10 @@ class Engine(ABC):
         """A view's board as SVG for the web, if the game has a board."""
         return None
 
+    def render_html(self, view: dict[str, Any]) -> str | None:
+        """A view drawn as email-safe HTML (tables and inline styles), for emails and pages."""
+        return None
+
     @abstractmethod
     def help_text(self) -> str:
         """The order syntax with examples, for ``help``."""

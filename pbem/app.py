@@ -76,6 +76,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.admin_games",
         "pbem.web.devmail",
         "pbem.web.inbound",
+        "pbem.web.rules",
     ):
         try:
             module = importlib.import_module(module_name)

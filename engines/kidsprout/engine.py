@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.kidsprout import orders, render, rules, views
+from engines.kidsprout import orders, render, render_html, rules, views
 from engines.kidsprout.model import Choose, Excuse, Gone, Order, Pass, Play, coin_name, format_order
 from engines.rng import StateRng
 
@@ -164,6 +164,9 @@ class KidSproutEngine(Engine):
 
     def help_text(self) -> str:
         return render.HELP
+
+    def render_html(self, view: dict[str, Any]) -> str | None:
+        return render_html.render(view)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         """A seat's sealed coin and how often it replaced it are its own until the reveal."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engines.base import Engine, NotYourTurn, Option, Outcome, Path, State, Step, Variant
-from engines.rankchain import orders, render, rules, views
+from engines.rankchain import orders, render, render_html, rules, views
 from engines.rankchain.model import COLOURS, DOWN, Order, current_seat, setup
 
 HELP = """\
@@ -158,6 +158,9 @@ class RankChainEngine(Engine):
 
     def render_svg(self, view: dict[str, Any]) -> str | None:
         return render.render_svg(view)
+
+    def render_html(self, view: dict[str, Any]) -> str | None:
+        return render_html.render(view)
 
     def help_text(self) -> str:
         return HELP

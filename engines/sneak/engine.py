@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.sneak import orders, render, rules, views
+from engines.sneak import orders, render, render_html, rules, views
 from engines.sneak.deck import deck_for
 from engines.sneak.model import (
     SEAT_NAMES,
@@ -176,6 +176,9 @@ class SneakEngine(Engine):
 
     def render_text(self, view: dict[str, Any]) -> str:
         return render.render_text(view)
+
+    def render_html(self, view: dict[str, Any]) -> str | None:
+        return render_html.render(view)
 
     def help_text(self) -> str:
         return HELP

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, NotYourTurn, OrderError, Outcome, Path, State, Step, Variant
-from engines.sprawl import coup, flow, svg, text, views
+from engines.sprawl import coup, flow, render_html, svg, text, views
 from engines.sprawl.diagnose import reason
 from engines.sprawl.model import (
     COUNTING_COUP,
@@ -252,6 +252,9 @@ class SprawlEngine(Engine):
 
     def render_svg(self, view: dict[str, Any]) -> str | None:
         return svg.render(view)
+
+    def render_html(self, view: dict[str, Any]) -> str | None:
+        return render_html.render(view)
 
     def help_text(self) -> str:
         return HELP

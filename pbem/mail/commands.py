@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine, registry
+from pbem.boards import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
@@ -100,7 +101,9 @@ def server_commands(
         word = words[0].lower().rstrip(".!") if words else ""
         if word in ("help", "?", "commands"):
             engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
-            text = server_help(runtime.settings.server_address) + f"\n\nGames played here: {engines}."
+            rules = "\n".join(f"  {name}: {rules_url(runtime.settings.base_url, name)}" for name in registry())
+            text = server_help(runtime.settings.server_address)
+            text += f"\n\nGames played here: {engines}.\n\nRules:\n{rules}"
             verdicts.append(Verdict(line, True, text))
         elif word == "games":
             verdicts.append(Verdict(line, True, _games_text(session)))

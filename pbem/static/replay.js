@@ -12,9 +12,14 @@
       if (!response.ok) { throw new Error("HTTP " + response.status); }
       return response.text();
     }).then(function (html) {
+      // A drawn board's <style> carries the nonce of the response it came from, which this page's CSP
+      // does not name: its rules are taken out before parsing and added to this page's own sheet.
+      var css = [];
+      html = html.replace(/<style[^>]*>([^<]*)<\/style>/g, function (all, text) { css.push(text); return ""; });
       var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-replay]");
       if (!fresh) { throw new Error("no replay in the page"); }
       var node = document.importNode(fresh, true);
+      addRules(css);
       section.replaceWith(node);
       section = node;
       if (push) { history.pushState({replay: url}, "", url); }
@@ -22,6 +27,15 @@
       if (label) { label.focus({preventScroll: true}); }
     }).catch(function () {
       window.location.href = url;  // fall back to a plain page load
+    });
+  }
+
+  function addRules(css) {
+    var own = document.querySelector("style[nonce]");
+    if (!own || !own.sheet) { return; }
+    css.join("").split("}").forEach(function (rule) {
+      if (!rule.trim()) { return; }
+      try { own.sheet.insertRule(rule + "}", own.sheet.cssRules.length); } catch (error) { /* skip a bad rule */ }
     });
   }
 

@@ -8,15 +8,21 @@ instead of becoming a script injection.
 
 from __future__ import annotations
 
+import hashlib
+import html as html_lib
+import re
+import secrets
 import threading
 import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from flask import g
 from markupsafe import Markup
 
 from engines import get_engine
+from pbem.boards import safe_html
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
@@ -45,10 +51,53 @@ def safe_svg(svg: str | None) -> Markup | None:
     return Markup(svg)
 
 
+_STYLE_ATTR = re.compile(r' style="([^"<>]*)"')
+
+
+@dataclass(frozen=True)
+class WebHtml:
+    """An email-safe drawing for a page whose CSP forbids inline styles: classes plus their rules."""
+
+    markup: Markup
+    #: Stylesheet text (never holds "<", so it cannot end its <style> element).
+    css: Markup
+
+
+def web_html(markup: Markup | None) -> WebHtml | None:
+    """``markup`` with every ``style`` attribute turned into a class, and the stylesheet for those classes.
+
+    The page's Content-Security-Policy allows no inline style; the rules go in one
+    ``<style>`` element carrying the response's nonce instead.
+    """
+    if markup is None:
+        return None
+    rules: dict[str, str] = {}
+
+    def to_class(match: re.Match[str]) -> str:
+        declarations = html_lib.unescape(match.group(1))
+        name = "v" + hashlib.sha1(declarations.encode()).hexdigest()[:10]
+        rules[name] = declarations
+        return f' class="{name}"'
+
+    converted = _STYLE_ATTR.sub(to_class, str(markup))
+    css = "".join(f".{name}{{{body}}}" for name, body in rules.items())
+    if "<" in css or 'style="' in converted:
+        return None
+    return WebHtml(markup=Markup(converted), css=Markup(css))
+
+
+def style_nonce() -> str:
+    """This response's nonce for ``<style>`` elements (made on first use; the CSP header names it)."""
+    if "style_nonce" not in g:
+        g.style_nonce = secrets.token_urlsafe(16)
+    return g.style_nonce
+
+
 @dataclass(frozen=True)
 class Board:
     svg: Markup | None
     text: str
+    html: WebHtml | None = None
 
 
 class LruCache:
@@ -78,14 +127,16 @@ _cache = LruCache()
 
 
 def render_view(engine_name: str, view: dict[str, Any]) -> Board:
-    """SVG (when the engine draws one and it is safe) and the fixed-width text of ``view``."""
+    """SVG and HTML (when the engine draws them and they are safe) and the fixed-width text of ``view``."""
     engine = get_engine(engine_name)
-    return Board(svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view))
+    return Board(
+        svg=safe_svg(engine.render_svg(view)),
+        text=engine.render_text(view),
+        html=web_html(safe_html(engine.render_html(view))),
+    )
 
 
-def public_board(
-    scope: str, game_id: int, version: int, status: str, engine_name: str, view: dict[str, Any]
-) -> Board:
+def public_board(scope: str, game_id: int, version: int, status: str, engine_name: str, view: dict[str, Any]) -> Board:
     """The public board, cached per database and game version (the state only changes with the version)."""
     key = (scope, game_id, version, status, engine_name)
     board = _cache.get(key)

@@ -12,10 +12,11 @@ import logging
 import secrets
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, session
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
 from pbem.runtime import Runtime
+from pbem.web.board import style_nonce
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,9 @@ def error_response(status: int, title: str, message: str) -> tuple[Any, int]:
 
 def _security_headers(response: Response) -> Response:
     headers = response.headers
-    headers.setdefault("Content-Security-Policy", CSP)
+    nonce = g.get("style_nonce")  # a drawn board's stylesheet (see pbem.web.board.style_nonce)
+    policy = CSP.replace("style-src 'self'", f"style-src 'self' 'nonce-{nonce}'") if nonce else CSP
+    headers.setdefault("Content-Security-Policy", policy)
     headers["Referrer-Policy"] = "no-referrer"
     headers["X-Content-Type-Options"] = "nosniff"
     headers["X-Frame-Options"] = "DENY"
@@ -124,3 +127,4 @@ def install(bp: Blueprint) -> None:
         app.jinja_env.globals["csrf_token"] = csrf_token
         app.jinja_env.globals["CSRF_FIELD"] = CSRF_FIELD
         app.jinja_env.globals["is_admin"] = lambda: bool(session.get("admin_id"))
+        app.jinja_env.globals["style_nonce"] = style_nonce

@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 
 from engines import get_engine
+from pbem.boards import example_from
 from pbem.models import public_name
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
@@ -147,6 +148,7 @@ def _render(page: SeatPage, *, status: int = 200, **extra: Any):
         "page": page,
         "board": board,
         "groups": order_groups(page.legal),
+        "example": example_from(page.legal),
         "verdicts": None,
         "headline": None,
         "typed": "",

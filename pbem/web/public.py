@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request, session
+from flask import Blueprint, Response, abort, g, jsonify, render_template, request, session
 from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
@@ -224,11 +224,13 @@ def game_page(game_id: int):
         return _render_status(data, page, step)
     # anonymous views share the rendered page while the no-JavaScript countdown text stays the same
     key = (*data["cache_key"], step, time_left(data["deadline"]))
-    html = _html.get(key)
-    if html is None:
-        html = _render_status(data, page, step)
-        _html.put(key, html)
-    return html
+    cached = _html.get(key)
+    if cached is None:
+        cached = (_render_status(data, page, step), g.get("style_nonce"))
+        _html.put(key, cached)
+    elif cached[1]:
+        g.style_nonce = cached[1]  # the page's <style> carries this nonce; the CSP header must name it
+    return cached[0]
 
 
 # -- feed, export, following by email ---------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 from engines.base import Engine, OrderError, State
 from engines.playout import canonical_json, fill_text
+from engines.render_kit import email_problems
 from engines.rng import Rng
 
 #: Free texts that have tripped canonical forms: quotes, seat-like words, order words.
@@ -66,6 +67,27 @@ def check_no_leaks(engine: Engine, state: State) -> None:
             assert text == before[seat], f"{who} depends on a secret of {owner or 'nobody'}"
             rendered = engine.render_text(json.loads(text))
             assert not any(m in rendered for m in markers)
+
+
+def check_drawings(engine: Engine, state: State) -> None:
+    """Every drawing is email-safe, and none shows a secret of another seat (markers, as in check_no_leaks)."""
+    seats = state_seats(engine, state)
+    for view in (engine.public_view(state), *(engine.private_view(state, seat) for seat in seats)):
+        drawing = engine.render_html(view)
+        assert drawing is None or not email_problems(drawing), email_problems(drawing or "")
+    for owner, paths in engine.secret_paths(state).items():
+        if not paths:
+            continue
+        mutated = copy.deepcopy(state)
+        markers = [MARKER.format(owner=owner or "nobody", index=index) for index in range(len(paths))]
+        for marker, path in zip(markers, paths, strict=True):
+            set_path(mutated, tuple(path), marker)
+        others = [s for s in seats if s != owner]
+        # the public view and one other seat's (a different one per owner): drawing every view is too slow
+        views = [engine.public_view(mutated), *(engine.private_view(mutated, s) for s in others[:1])]
+        for view in views:
+            for drawing in (engine.render_html(view), engine.render_svg(view)):
+                assert not any(m in (drawing or "") for m in markers), f"a drawing shows a secret of {owner}"
 
 
 def state_seats(engine: Engine, state: State) -> list[str]:

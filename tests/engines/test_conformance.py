@@ -13,6 +13,7 @@ from engines.rng import Rng
 from tests.engines.conformance import (
     acting_seats,
     cases,
+    check_drawings,
     check_idle_seats_refused,
     check_no_leaks,
     check_orders,
@@ -70,6 +71,8 @@ def test_every_step_obeys_the_contract(name, variant, players):
             assert json.loads(json.dumps(state)) == state
             check_views(engine, state)
             check_no_leaks(engine, state)
+            if serial % 25 == 0 or engine.outcome(state) is not None:  # drawings are slower: every 25th step
+                check_drawings(engine, state)
             if engine.outcome(state) is not None:
                 break
             check_orders(engine, state, rng, serial)

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from engines import get_engine
+from pbem.boards import example_order, html_board, rules_url
 from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id
 from pbem.models import Game, OutboxMessage, Seat
@@ -28,7 +29,7 @@ def new_message_id(runtime: Runtime, label: str = "m") -> str:
 
 def links(runtime: Runtime, game: Game, seat: Seat | None = None) -> dict[str, str]:
     base = runtime.settings.base_url
-    out = {"status_url": f"{base}/games/{game.id}"}
+    out = {"status_url": f"{base}/games/{game.id}", "rules_url": rules_url(base, game.engine)}
     if seat is not None:
         out["play_url"] = f"{base}/play/{seat.web_token}"
     return out
@@ -116,6 +117,8 @@ def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
     prompt = engine.prompt(game.state, seat.seat) if game.status == "active" else ""
     return {
         "view_text": engine.render_text(view),
+        "board_html": html_board(game.engine, view),
+        "example": example_order(game.engine, game.state, seat.seat) if game.status == "active" else "",
         "prompt": prompt,
         "deadline": format_deadline(game) if game.status == "active" else None,
         "phase": engine.phase(game.state),

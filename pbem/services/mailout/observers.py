@@ -23,6 +23,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
+from pbem.boards import html_board
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime
@@ -182,7 +183,9 @@ def queue_updates(
     if not observers:
         return 0
     engine = get_engine(game.engine)
-    public_text = engine.render_text(engine.public_view(game.state))
+    public = engine.public_view(game.state)
+    public_text = engine.render_text(public)
+    public_html = html_board(game.engine, public)
     for observer in observers:
         links = urls(runtime, observer)
         row = notify.queue(
@@ -198,6 +201,7 @@ def queue_updates(
             confirm=False,
             events=list(events),
             public_text=public_text,
+            public_html=public_html,
             **links,
         )
         row.headers = {

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from engines import get_engine
+from pbem.boards import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
@@ -106,7 +107,7 @@ def run(
         index += 1
         word = first_word(line)
         if word in HELP_WORDS:
-            result.answer(Verdict(line, True, help_text(game)))
+            result.answer(Verdict(line, True, help_text(game, runtime.settings.base_url)))
         elif word in STATUS_WORDS and len(line.split()) == 1:
             result.status.append(line)
         elif word == "press" and press.parse_press_line(line) is not None:
@@ -151,8 +152,10 @@ def is_conversation(game: Game, seat: Seat, lines: list[str]) -> bool:
     return bool(lines)
 
 
-def help_text(game: Game) -> str:
-    return get_engine(game.engine).help_text().rstrip() + "\n\n" + COMMANDS_HELP
+def help_text(game: Game, base_url: str = "") -> str:
+    """The engine's order syntax, the seat commands and where the full rules are."""
+    rules = f"\n\nThe full rules: {rules_url(base_url, game.engine)}" if base_url else ""
+    return get_engine(game.engine).help_text().rstrip() + "\n\n" + COMMANDS_HELP + rules
 
 
 def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:

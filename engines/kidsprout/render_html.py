@@ -1,0 +1,151 @@
+"""KidSprout drawn in email-safe HTML: coins by suit, the table, schedules, points, the Buck.
+
+Works from a view only, so it shows no more than the view allows: another
+seat's sealed coin is drawn as "sealed", never by its value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from engines import render_kit as kit
+
+SUIT_FILL = {"Suns": "#f2c230", "Moons": "#2b4c8c", "Crowns": "#8e44ad", "Arms": "#c0392b"}
+SEALED_FILL = "#3b3b3b"
+
+
+def coin(seat: str, name: str, note: str = "") -> Markup:
+    return kit.chip(name, SUIT_FILL.get(seat, "#777777"), title=f"{seat} coin {name}{note}", round_=True)
+
+
+def sprout(view: dict[str, Any], seat: str) -> Markup:
+    """The seat's Sprout on the table: sealed, revealed (with its age when it differs), or nothing."""
+    played = view["table"]["sprouts"].get(seat)
+    if played is not None:
+        base = {"null": 0, "ace": 1}.get(played["coin"])
+        value = base if base is not None else int(played["coin"])
+        age = "" if value == played["age"] else Markup(" <span>age {}</span>").format(played["age"])
+        return Markup("{}{}").format(coin(seat, played["coin"]), age)
+    if view["phase"] == "coins" and view["submitted"].get(seat):
+        return kit.chip("sealed", SEALED_FILL, title="a sealed coin", round_=True)
+    if view["phase"] == "coins":
+        return Markup('<span style="color:{}">not played yet</span>').format(kit.MUTED)
+    return Markup("")
+
+
+def schedule(view: dict[str, Any], seat: str) -> Markup:
+    stacks = [
+        f"{entry['at']} {entry['hours']}h × {entry['sum']}"
+        + (" ×2 Overnight" if entry["overnight"] else "")
+        + f" = {entry['points']}"
+        for entry in view["schedules"][seat]["led"]
+    ]
+    return Markup("{}").format("; ".join(stacks) or "nothing led yet today")
+
+
+def seat_block(view: dict[str, Any], seat: str) -> Markup:
+    """One seat as a card: who, hand, excuses, Sprout, pawn, points (stacks on a phone)."""
+    marks = []
+    if seat == view["buck"]:
+        marks.append(kit.chip("★ Leaping Buck", "#fff3c4", title="holds the Leaping Buck"))
+    if seat in view["to_act"]:
+        marks.append(kit.chip("to act", "#ffe0e0"))
+    if seat == view.get("seat"):
+        marks.append(kit.chip("you", "#dbeaff"))
+    today = view["schedules"][seat]["today"]
+    points = f"{view['scores'][seat]}" + (f" (+{today} today)" if today and view["phase"] != "over" else "")
+    head = Markup("{} <strong>{}</strong> · {} {}").format(
+        kit.chip(seat, SUIT_FILL.get(seat, "#777777")),
+        view["troops"].get(seat, ""),
+        view["players"][seat],
+        Markup("").join(marks),
+    )
+    hand = kit.chips((coin(seat, name) for name in view["hands"][seat]), "no coins")
+    excuses = " ".join(str(v) for v in view["excuses_left"][seat]) or "none"
+    rows = [
+        head,
+        kit.line("Hand", hand),
+        kit.line("Sprout", sprout(view, seat)) if view["phase"] != "over" else Markup(""),
+        kit.line("Excuse tiles", excuses),
+        kit.line("Pawn", view["schedules"][seat]["pawn"]),
+        kit.line("Schedule", schedule(view, seat)),
+        kit.line("Stress Points", points),
+    ]
+    return kit.panel(Markup("").join(rows), accent=SUIT_FILL.get(seat, kit.LINE), background="#ffffff")
+
+
+def you_block(view: dict[str, Any]) -> Markup:
+    you = view.get("you")
+    if not you:
+        return Markup("")
+    seat = view["seat"]
+    rows = [
+        kit.para(Markup("You are <strong>{}</strong> ({}), {}.").format(seat, you["troop"], you["player"])),
+        kit.line("Your coins", kit.chips((coin(seat, name) for name in you["hand"]), "none left")),
+    ]
+    if you["sealed"]:
+        again = f" (replaced {you['replaced']} time(s))" if you["replaced"] else ""
+        rows.append(kit.line("Your sealed Sprout", Markup("{}{}").format(coin(seat, you["sealed"]), again)))
+    return kit.panel(Markup("").join(rows), accent="#0b5cad", background="#eef5ff")
+
+
+def table_block(view: dict[str, Any]) -> Markup:
+    out = []
+    activity = view["activity"]
+    if activity:
+        hours = "hour" if activity["hours"] == 1 else "hours"
+        out.append(
+            kit.para(
+                Markup("<strong>Activity:</strong> {} (roll {}, {} {})").format(
+                    activity["name"], activity["roll"], activity["hours"], hours
+                )
+            )
+        )
+    if view["table"]["excuses"]:
+        said = [
+            Markup("{} {}{} on {}: “{}”").format(item["by"], item["sign"], item["value"], item["target"], item["text"])
+            for item in view["table"]["excuses"]
+        ]
+        out += [kit.heading("Excuses on the table"), kit.bullets(said)]
+    facts = []
+    if view["stressed_out"]:
+        facts.append(f"Stressed out (may not lead this Activity): {', '.join(view['stressed_out'])}")
+    if view["tied"]:
+        facts.append(f"Tied for oldest: {', '.join(view['tied'])}")
+    if view["phase"] == "excuses" and view["passed"]:
+        facts.append(f"Passed since the last excuse: {', '.join(view['passed'])}")
+    out.append(kit.bullets(facts))
+    return Markup("").join(out)
+
+
+def last_block(view: dict[str, Any]) -> Markup:
+    out = []
+    last = view["last"]
+    if last and view["phase"] in ("coins", "over"):
+        sprouts = kit.chips(coin(seat, item["coin"]) for seat, item in last["sprouts"].items())
+        night = ", Overnight" if last["overnight"] else ""
+        out.append(kit.heading(f"Last Activity (day {last['day']}, {last['round']}: {last['activity']})"))
+        out.append(
+            kit.para(Markup("{} led with {} — {} points{}.").format(last["leader"], sprouts, last["points"], night))
+        )
+    if view["day_scores"]:
+        rows = [
+            [f"Day {i + 1}", *(day.get(seat, "") for seat in view["seats"])] for i, day in enumerate(view["day_scores"])
+        ]
+        out.append(kit.grid(["", *view["seats"]], rows, caption="Stress Points by day"))
+    if view.get("result"):
+        out.append(kit.panel(kit.para(view["result"]["summary"], bold=True), accent="#1d6b2a"))
+    return Markup("").join(out)
+
+
+def render(view: dict[str, Any]) -> str:
+    return kit.document(
+        kit.para(f"KidSprout Jumboree {view['variant']} · {view['phase_text']}", bold=True),
+        you_block(view),
+        table_block(view),
+        *(seat_block(view, seat) for seat in view["seats"]),
+        last_block(view),
+        label="KidSprout table",
+    )

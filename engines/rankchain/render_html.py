@@ -1,0 +1,121 @@
+"""Rank Chain drawn in email-safe HTML: the 4 x 8 grid, pawns, turned cards, your hand.
+
+Works from a view only: a face-down card is drawn as a green back with no value,
+and only a private view (which holds the seat's own hand) draws a hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from engines import render_kit as kit
+from engines.rankchain.cards import COLUMNS, RANK_NAMES, WILDS, X, card_name
+from engines.rankchain.render import PAWN_COLOURS
+
+BACK = "#2e5e3a"
+
+
+def card_fill(card: str) -> str:
+    return {"X": "#f3c1c1", "blank": "#ffffff"}.get(card, "#fbf3d5" if card in WILDS else "#fffdf6")
+
+
+def card_chip(card: str) -> Markup:
+    return kit.chip(card_name(card), card_fill(card), title=card_name(card))
+
+
+def pawn(seat: str) -> Markup:
+    return kit.chip(seat[:1], PAWN_COLOURS.get(seat, "#555555"), title=f"{seat}'s pawn", round_=True)
+
+
+def cell_html(cell: dict[str, Any], chained: bool) -> Markup:
+    face, card = cell["face"], cell["card"]
+    border = "3px solid #d4a017" if chained else "1px solid #555555"
+    if face == "down":
+        fill, label, title = BACK, "?", f"{cell['cell']}: face down"
+    elif face == "empty":
+        fill, label, title = "#f4f1e8", "·", f"{cell['cell']}: empty"
+        border = "1px dashed #8a8a8a"
+    else:
+        fill, label, title = card_fill(card), ("" if card == "blank" else card), f"{cell['cell']}: {card_name(card)}"
+    colour = "#b00000" if card == X else kit.ink_on(fill)
+    under = pawn(cell["pawn"]) if cell["pawn"] else Markup("&nbsp;")
+    return Markup(
+        '<td title="{}" style="padding:2px;text-align:center;vertical-align:top">'
+        '<div style="border:{};border-radius:4px;background:{};color:{};font-weight:bold;font-size:18px;'
+        'line-height:30px;min-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>'
+    ).format(title, border, fill, colour, label, under)
+
+
+def grid_html(view: dict[str, Any]) -> Markup:
+    chains = {cell for chain in (view["result"] or {}).get("chains", []) for cell in chain}
+    head = Markup("").join(
+        Markup('<th scope="col" style="font-size:12px;color:{};font-weight:normal">{}</th>').format(kit.MUTED, c + 1)
+        for c in range(COLUMNS)
+    )
+    rows = []
+    for row in view["board"]:
+        cells = Markup("").join(cell_html(cell, cell["cell"] in chains) for cell in row)
+        rows.append(
+            Markup('<tr><th scope="row" style="font-size:12px;padding-right:2px">{}</th>{}</tr>').format(
+                row[0]["cell"][0], cells
+            )
+        )
+    return Markup(
+        '<table aria-label="The grid" width="100%" cellpadding="0" cellspacing="0" '
+        'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
+        '<colgroup><col style="width:18px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>'
+    ).format(Markup("").join(Markup("<col>") for _ in range(COLUMNS)), head, Markup("").join(rows))
+
+
+def seats_html(view: dict[str, Any]) -> Markup:
+    rows = []
+    for seat in view["seats"]:
+        mark = " (to play)" if seat in view["to_act"] else ""
+        rows.append(
+            [
+                Markup("{} {}{}").format(pawn(seat), seat, mark),
+                view["players"].get(seat, ""),
+                view["hand_sizes"][seat],
+                view["pawns"][seat] or "–",
+            ]
+        )
+    return kit.grid(["Seat", "Player", "Cards", "Pawn"], rows, caption="Players")
+
+
+def hand_html(view: dict[str, Any]) -> Markup:
+    if "seat" not in view:
+        return Markup("")
+    rows = [kit.line(f"Your hand ({view['seat']})", kit.chips((card_chip(c) for c in view["hand"]), "no cards"))]
+    if view["holds_x"]:
+        rows.append(kit.para("You hold an X card: you cannot win until you place it on an empty cell."))
+    return kit.panel(Markup("").join(rows), accent="#0b5cad", background="#eef5ff")
+
+
+def render(view: dict[str, Any]) -> str:
+    title = "Rank Chain" + (" (BSA variant)" if view["variant"] == "bsa" else "")
+    facts = (
+        f"Turn {view['turn']}, round {view['round']} · deck {view['deck']} cards · quiet turns "
+        f"{view['quiet_turns']} of {view['quiet_limit']} · a draw after round {view['max_rounds']}"
+    )
+    legend = "Ranks: " + ", ".join(f"{k} {v}" for k, v in RANK_NAMES.items()) + "; B, S, A wild; X bad; ? face down."
+    blocks = [
+        kit.para(f"{title} · {view['phase']}", bold=True),
+        hand_html(view),
+        grid_html(view),
+        kit.para(legend, muted=True),
+        kit.para(facts, muted=True),
+        seats_html(view),
+    ]
+    if view["recent"]:
+        blocks += [kit.heading("Recent turns"), kit.bullets(view["recent"])]
+    result = view["result"]
+    if result is not None:
+        chains = [" – ".join(chain) for chain in result["chains"]]
+        blocks.append(
+            kit.panel(
+                Markup("{}{}").format(kit.para(result["summary"], bold=True), kit.bullets(chains)), accent="#1d6b2a"
+            )
+        )
+    return kit.document(*blocks, label="Rank Chain board")

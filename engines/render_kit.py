@@ -1,0 +1,173 @@
+"""Small helpers every engine's HTML renderer shares.
+
+The markup they build is email-safe: tables and inline styles only, no SVG, no
+script, no stylesheet, no image; the outer table is fluid (``width:100%``,
+``max-width:600px``), so it fits a 390-pixel phone screen and reads the same in
+webmail, desktop clients and on the web page.  Every piece of text goes through
+:func:`markupsafe.escape` (``Markup.format`` does it), so a player's name or
+excuse can never become markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html.parser import HTMLParser
+
+from markupsafe import Markup
+
+FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif"
+INK = "#1b1b1b"
+MUTED = "#555555"
+LINE = "#c8c8c8"
+SOFT = "#f3f3f0"
+#: Tags an email's HTML part must never contain (clients strip or block them, or they run code).
+FORBIDDEN_TAGS = frozenset(
+    {
+        "svg",
+        "script",
+        "style",
+        "link",
+        "img",
+        "iframe",
+        "object",
+        "embed",
+        "form",
+        "input",
+        "button",
+        "video",
+        "audio",
+        "meta",
+        "base",
+        "foreignobject",
+        "canvas",
+        "math",
+        "textarea",
+        "select",
+    }
+)
+
+
+def luminance(fill: str) -> float:
+    """Relative luminance of ``#rrggbb`` (WCAG 2)."""
+    channels = []
+    for i in (1, 3, 5):
+        c = int(fill[i : i + 2], 16) / 255
+        channels.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+    red, green, blue = channels
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def ink_on(fill: str) -> str:
+    """Black or white text, whichever has the higher contrast on ``fill`` (``#rrggbb``)."""
+    light = luminance(fill)
+    return "#111111" if (light + 0.05) / 0.0566 >= 1.05 / (light + 0.05) else "#ffffff"
+
+
+def chip(label: object, fill: str = "#ffffff", *, title: str = "", round_: bool = False, bold: bool = True) -> Markup:
+    """A label on a coloured pill: a coin, a card, a pawn, a seat's colour."""
+    radius = "999px" if round_ else "4px"
+    weight = "bold" if bold else "normal"
+    style = (
+        f"display:inline-block;min-width:1.2em;padding:1px 6px;margin:1px 2px 1px 0;border:1px solid #333333;"
+        f"border-radius:{radius};background:{fill};color:{ink_on(fill)};font-weight:{weight};"
+        "text-align:center;line-height:1.4;white-space:nowrap"
+    )
+    if title:
+        return Markup('<span style="{}" title="{}">{}</span>').format(style, title, label)
+    return Markup('<span style="{}">{}</span>').format(style, label)
+
+
+def chips(items: Iterable[Markup], empty: str = "none") -> Markup:
+    joined = Markup("").join(items)
+    return joined if joined else Markup('<span style="color:{}">{}</span>').format(MUTED, empty)
+
+
+def line(label: str, body: object) -> Markup:
+    """``Label: body`` on its own line, the label in bold."""
+    return Markup('<div style="margin:3px 0"><strong>{}:</strong> {}</div>').format(label, body)
+
+
+def para(text: object, *, muted: bool = False, bold: bool = False) -> Markup:
+    colour = MUTED if muted else INK
+    weight = "bold" if bold else "normal"
+    return Markup('<p style="margin:6px 0;color:{};font-weight:{}">{}</p>').format(colour, weight, text)
+
+
+def heading(text: object) -> Markup:
+    """A block title (a bold paragraph, so a page keeps its own heading levels)."""
+    return Markup('<p style="margin:14px 0 4px;font-weight:bold;font-size:1.05em;color:{}">{}</p>').format(INK, text)
+
+
+def bullets(items: Iterable[object]) -> Markup:
+    rows = Markup("").join(Markup('<li style="margin:2px 0">{}</li>').format(item) for item in items)
+    return Markup('<ul style="margin:4px 0;padding-left:20px">{}</ul>').format(rows) if rows else Markup("")
+
+
+def panel(body: object, *, accent: str = LINE, background: str = SOFT) -> Markup:
+    """A tinted box with a coloured left edge (one table cell, so every client draws it)."""
+    return Markup(
+        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" '
+        'style="width:100%;border-collapse:collapse;margin:8px 0">'
+        '<tr><td style="padding:8px 10px;background:{};border-left:4px solid {};color:{};overflow-wrap:anywhere">'
+        "{}</td></tr></table>"
+    ).format(background, accent, INK, body)
+
+
+def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption: str = "", size: str = "1em") -> Markup:
+    """A data table, 100 % wide; cells wrap, so it never widens the page."""
+    cell = f"padding:4px 5px;border-bottom:1px solid {LINE};text-align:left;vertical-align:top;font-size:{size}"
+    head = Markup("").join(
+        Markup('<th scope="col" style="{};overflow-wrap:normal">{}</th>').format(cell, h) for h in header
+    )
+    body = Markup("").join(
+        Markup("<tr>{}</tr>").format(Markup("").join(Markup('<td style="{}">{}</td>').format(cell, c) for c in row))
+        for row in rows
+    )
+    cap = Markup('<caption style="text-align:left;font-weight:bold;padding:4px 0">{}</caption>').format(caption)
+    return Markup(
+        '<table width="100%" cellpadding="0" cellspacing="0" style="width:100%;border-collapse:collapse;margin:6px 0">'
+        "{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table>"
+    ).format(cap if caption else Markup(""), head, body)
+
+
+def document(*blocks: object, label: str) -> str:
+    """The board's outer box: fluid up to 600 px, with the renderer's blocks inside."""
+    inner = Markup("").join(Markup("{}").format(b) for b in blocks)
+    return str(
+        Markup(
+            '<div role="group" data-board aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'
+            'line-height:1.4;overflow-wrap:anywhere">{}</div>'
+        ).format(label, FONT, INK, inner)
+    )
+
+
+class _Scan(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag.lower() in FORBIDDEN_TAGS:
+            self.problems.append(f"<{tag}> is not email-safe")
+        for name, value in attrs:
+            low = (value or "").lower().replace(" ", "")
+            if name.lower().startswith("on"):
+                self.problems.append(f"event handler {name} on <{tag}>")
+            if name.lower() in ("href", "src", "srcset", "background") and not low.startswith(("https:", "http:")):
+                self.problems.append(f"{name}={value!r} on <{tag}>")
+            if "javascript:" in low or "expression(" in low or "url(" in low:
+                self.problems.append(f"{name}={value!r} on <{tag}> loads or runs something")
+
+    def handle_decl(self, decl: str) -> None:
+        self.problems.append("a declaration")
+
+    def handle_pi(self, data: str) -> None:
+        self.problems.append("a processing instruction")
+
+
+def email_problems(markup: str) -> list[str]:
+    """Why ``markup`` is not email-safe HTML (empty when it is)."""
+    scan = _Scan()
+    scan.feed(markup)
+    scan.close()
+    return scan.problems

@@ -1,0 +1,146 @@
+"""Sprawl drawn in email-safe HTML: every square a table cell, pieces by colour, size and pointing.
+
+The web page shows the SVG drawing (engines/sprawl/svg.py); this is the same
+board for email, where SVG is not shown.  It reads only the view: the only
+private parts are the seat's own coup cards and its sealed reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from engines import render_kit as kit
+from engines.sprawl.model import FILL, LETTERS
+from engines.sprawl.text import option_lines
+
+ARROW = {"north": "↑", "east": "→", "south": "↓", "west": "←"}
+
+
+def _letter(seat: str) -> str:
+    return LETTERS.get(seat, seat[:1])
+
+
+def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Markup:
+    style = "padding:0;text-align:center;vertical-align:middle;border:1px solid #999999;height:38px;font-size:12px;"
+    if cell is None:
+        mark = Markup('<span title="you can spore here" style="color:#333333">•</span>') if target else Markup("")
+        return Markup('<td title="{}" style="{}background:#f3f0e6">{}</td>').format(square, style, mark)
+    if cell["kind"] == "branch":
+        fill = FILL.get(cell["owner"], "#777777")
+        label = Markup("{}<br>{}{}").format(ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
+        title = f"{square}: {cell['owner']} branch, size {cell['size']}, pointing {cell['points']}"
+        return Markup(
+            '<td title="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>'
+        ).format(title, style, fill, kit.ink_on(fill), label)
+    top = FILL.get(cell["controller"], "#777777")
+    owners = "".join(_letter(owner) for owner, _ in cell["pieces"])
+    sizes = "".join(str(size) for _, size in cell["pieces"])
+    ring = "".join(f"{FILL.get(owner, '#777777')}" for owner, _ in cell["pieces"][:1])
+    dead = " ✕" if cell["neutralised"] else ""
+    title = (
+        f"{square}: tower "
+        + ", ".join(f"{owner} {size}" for owner, size in cell["pieces"])
+        + (" (neutralised)" if cell["neutralised"] else "")
+    )
+    label = Markup(
+        '<span style="display:inline-block;padding:1px 2px;background:#ffffff;color:#111111;'
+        'border:1px solid #111111;border-radius:3px">{}<br>{}{}</span>'
+    ).format(owners, sizes, dead)
+    return Markup(
+        '<td title="{}" style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>'
+    ).format(title, style, top, ring, label)
+
+
+def board_html(view: dict[str, Any]) -> Markup:
+    board = view["board"]
+    width, height = board["width"], board["height"]
+    mine = set(view.get("spore_targets", {}).get(view.get("seat", ""), []))
+    small = "font-size:11px;color:#555555;font-weight:normal;text-align:center"
+    head = Markup("").join(
+        Markup('<th scope="col" style="{}">{}</th>').format(small, chr(97 + x)) for x in range(width)
+    )
+    rows = []
+    for y in range(height - 1, -1, -1):
+        cells = Markup("").join(
+            square_html(
+                f"{chr(97 + x)}{y + 1}", board["cells"].get(f"{chr(97 + x)}{y + 1}"), f"{chr(97 + x)}{y + 1}" in mine
+            )
+            for x in range(width)
+        )
+        rows.append(Markup('<tr><th scope="row" style="{}">{}</th>{}</tr>').format(small, y + 1, cells))
+    return Markup(
+        '<table aria-label="The board" width="100%" cellpadding="0" cellspacing="0" '
+        'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
+        '<colgroup><col style="width:16px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>'
+    ).format(Markup("").join(Markup("<col>") for _ in range(width)), head, Markup("").join(rows))
+
+
+def seats_html(view: dict[str, Any]) -> Markup:
+    cells = view["board"]["cells"].values()
+    coup = view.get("coup")
+    rows = []
+    for seat in view["seats"]:
+        stash = view["stashes"][seat]
+        towers = sum(1 for c in cells if c["kind"] == "tower" and c["controller"] == seat and not c["neutralised"])
+        mark = " (to act)" if seat in view["to_act"] else ""
+        you = " (you)" if seat == view.get("seat") else ""
+        row = [
+            Markup("{} {}{}{}").format(kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat, you, mark),
+            view["players"][seat],
+            f"{stash['1']}·{stash['2']}·{stash['3']} ({stash['pips']} pips)",
+            towers,
+        ]
+        if coup:
+            row.append(coup["cards_held"][seat])
+        rows.append(row)
+    header = ["Seat", "Player", "Stash (sizes 1·2·3)", "Towers"] + (["Cards"] if coup else [])
+    return kit.grid(header, rows, caption="Players", size="0.95em")
+
+
+def private_html(view: dict[str, Any]) -> Markup:
+    seat = view.get("seat")
+    if not seat:
+        return Markup("")
+    rows = [kit.para(Markup("You are {} {}.").format(kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat))]
+    if view.get("cards"):
+        rows.append(kit.line("Your cards", " ".join(view["cards"])))
+    if view.get("your_reply"):
+        rows.append(kit.line("Your sealed reply", f"{view['your_reply']} (you may change it)"))
+    options = option_lines(view.get("options", {}))
+    if options:
+        rows.append(kit.para(" ".join(line.strip() for line in options), muted=True))
+    return kit.panel(Markup("").join(rows), accent="#0b5cad", background="#eef5ff")
+
+
+def result_html(result: dict[str, Any]) -> Markup:
+    rows = []
+    for place, group in enumerate(result["ranking"], 1):
+        for seat in group:
+            cards = result["card_points"][seat]
+            rows.append([place, seat, result["scores"][seat], cards or ""])
+    return kit.grid(["Place", "Seat", "Score", "Cards"], rows, caption="Result (lowest score wins)")
+
+
+def render(view: dict[str, Any]) -> str:
+    blocks = [kit.para(f"Sprawl · {view['phase']}", bold=True)]
+    if view["variant"] != "standard":
+        blocks.append(kit.para("Variants: " + view["variant"].replace("+", ", "), muted=True))
+    blocks += [private_html(view), board_html(view)]
+    blocks.append(
+        kit.para(
+            "Towers: owners' letters bottom to top, then piece sizes; ✕ neutralised. "
+            "Branches: arrow, owner's letter and size. • a square you can spore to.",
+            muted=True,
+        )
+    )
+    blocks.append(seats_html(view))
+    coup = view.get("coup")
+    if coup:
+        blocks.append(kit.para(f"Counting coup: {coup['deck']} cards left in the deck.", muted=True))
+    if view["last"]:
+        blocks += [kit.heading("Last moves"), kit.bullets(view["last"])]
+    if view.get("result"):
+        blocks.append(result_html(view["result"]))
+    return kit.document(*blocks, label="Sprawl board")

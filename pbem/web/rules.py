@@ -1,0 +1,52 @@
+"""``/rules/<engine>``: each game's RULES.md as a page, rendered with markdown-it-py.
+
+Raw HTML in the Markdown is not passed through (``html`` off), so the page shows
+only what Markdown itself produces.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from flask import Blueprint, abort, render_template
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from engines import get_engine, registry
+
+bp = Blueprint("rules", __name__)
+
+
+def markdown() -> MarkdownIt:
+    """CommonMark with tables; raw HTML in the source is shown as text, never passed through."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+@cache
+def rules_html(engine_name: str) -> Markup | None:
+    """The engine's RULES.md as HTML (once per process: the file ships with the code)."""
+    engine = registry().get(engine_name)
+    if engine is None:
+        return None
+    source = Path(__import__(type(engine).__module__, fromlist=["_"]).__file__).parent / "RULES.md"
+    if not source.is_file():
+        return None
+    html = markdown().render(source.read_text(encoding="utf-8"))
+    # Wide tables scroll inside their own box instead of widening a phone's page.
+    html = html.replace("<table>", '<div class="scroll"><table>').replace("</table>", "</table></div>")
+    return Markup(html)
+
+
+@bp.get("/rules")
+@bp.get("/rules/")
+def rules_index():
+    return render_template("rules.html", engines=sorted(registry().values(), key=lambda e: e.name), engine=None)
+
+
+@bp.get("/rules/<name>")
+def rules_page(name: str):
+    body = rules_html(name.lower())
+    if body is None:
+        abort(404)
+    return render_template("rules.html", engine=get_engine(name.lower()), body=body, engines=None)

@@ -1,0 +1,137 @@
+"""The engines' HTML renderers: pure functions from a view to email-safe markup.
+
+Each test starts a game with the engine alone, plays a few seeded random orders,
+and checks that the markup draws the right pieces, escapes player text, holds
+nothing an email client would block, and never shows another seat's secret.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from engines import get_engine
+from engines.playout import fill_text
+from engines.render_kit import chip, email_problems, grid, ink_on
+from engines.rng import Rng
+
+EVIL = '<script>alert("x")</script>&'
+
+
+def started(name: str, players: int, moves: int = 0, seed: int = 3, names: list[str] | None = None):
+    engine = get_engine(name)
+    names = names or [f"P{i}" for i in range(players)]
+    state = engine.new_game(names, 7, engine.default_variant, engine.resolve_options(None)).state
+    rng = Rng(seed)
+    for serial in range(moves):
+        seat = rng.choice(sorted(engine.to_act(state)))
+        text = fill_text(rng.choice(engine.legal_orders(state, seat)), rng, serial)
+        state = engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
+    return engine, state
+
+
+def test_kit_escapes_and_reads():
+    assert "&lt;script&gt;" in chip(EVIL) and "<script>" not in chip(EVIL)
+    table = grid(["a<b"], [[EVIL]])
+    assert "<script>" not in table and "a&lt;b" in table and 'width="100%"' in table
+    assert ink_on("#ffffff") == "#111111" and ink_on("#000000") == "#ffffff"
+    assert ink_on("#2ca02c") == "#111111"  # white on this green would fail WCAG AA
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<svg></svg>",
+        "<script>x</script>",
+        "<style>p{}</style>",
+        '<img src="https://example.org/a.png">',
+        '<p onclick="x()">a</p>',
+        '<a href="javascript:x()">a</a>',
+        '<p style="background:url(https://e.org/t)">a</p>',
+    ],
+)
+def test_email_problems_finds_what_clients_block(markup):
+    assert email_problems(markup)
+
+
+@pytest.mark.parametrize(("name", "players"), [("kidsprout", 3), ("rankchain", 3), ("sneak", 4), ("sprawl", 3)])
+def test_every_drawing_is_email_safe_and_escapes_names(name, players):
+    engine, state = started(name, players, moves=4, names=[EVIL + str(i) for i in range(players)])
+    for view in (
+        engine.public_view(state),
+        *(engine.private_view(state, s) for s in engine.public_view(state)["seats"]),
+    ):
+        html = engine.render_html(view)
+        assert email_problems(html) == []
+        assert "<script>" not in html and "&lt;script&gt;" in html
+        assert html.startswith("<div") and "max-width:600px" in html and "data-board" in html
+
+
+def test_kidsprout_draws_coins_by_suit_and_seals_other_coins():
+    engine, state = started("kidsprout", 3)
+    html = engine.render_html(engine.private_view(state, "Suns"))
+    assert html.count(">null<") >= 3 and "Leaping Buck" in html and "Stress Points" in html
+    assert "#f2c230" in html and "#2b4c8c" in html  # Suns' and Moons' coins in their suits' colours
+    state = engine.apply_order(state, "Suns", engine.parse_order(state, "Suns", "play 5")).state
+    mine = engine.render_html(engine.private_view(state, "Suns"))
+    theirs = engine.render_html(engine.private_view(state, "Moons"))
+    assert "Your sealed Sprout" in mine and 'title="Suns coin 5"' in mine.split("Your sealed Sprout")[1]
+    assert "Your sealed Sprout" not in theirs and ">sealed<" in theirs
+
+
+def test_kidsprout_escapes_excuse_text():
+    engine, state = started("kidsprout", 3)
+    view = engine.public_view(state)
+    view["table"]["excuses"] = [{"by": "Suns", "sign": "+", "value": 1, "target": "Moons", "text": EVIL}]
+    html = engine.render_html(view)
+    assert "Excuses on the table" in html and "&lt;script&gt;" in html and "<script>" not in html
+
+
+def test_rankchain_draws_the_grid_pawns_and_only_your_hand():
+    engine, state = started("rankchain", 3, moves=3)
+    public = engine.render_html(engine.public_view(state))
+    assert len(re.findall(r'<td title="[A-D][1-8]: ', public)) == 32
+    assert "Your hand" not in public
+    pawns = [seat for seat, cell in engine.public_view(state)["pawns"].items() if cell]
+    assert pawns and all(f'title="{seat}&#39;s pawn"' in public for seat in pawns)
+    seat = engine.public_view(state)["seats"][0]
+    private = engine.render_html(engine.private_view(state, seat))
+    hand = engine.private_view(state, seat)["hand_names"]
+    assert f"Your hand ({seat})" in private and all(name in private for name in hand)
+    faces = [cell["face"] for row in engine.public_view(state)["board"] for cell in row]
+    assert public.count(": face down") == faces.count("down")
+
+
+def test_sneak_draws_your_secret_camp_only_for_you():
+    engine, state = started("sneak", 4, moves=1, seed=2)
+    public = engine.render_html(engine.public_view(state))
+    assert "secret camp" not in public and "Counters" in public
+    for seat in engine.public_view(state)["seats"]:
+        view = engine.private_view(state, seat)
+        html = engine.render_html(view)
+        assert "Your secret camp:</strong> <span" in html and f">{view['camp']}<" in html
+    assert "Challenge “" in public
+
+
+def test_sprawl_draws_pieces_by_colour_size_and_pointing():
+    engine, state = started("sprawl", 3, moves=7, seed=14)
+    view = engine.public_view(state)
+    html = engine.render_html(view)
+    width, height = view["board"]["width"], view["board"]["height"]
+    assert len(re.findall(r'<td title="[a-z]\d+', html)) == width * height
+    for square, cell in view["board"]["cells"].items():
+        if cell["kind"] == "branch":
+            assert f"{square}: {cell['owner']} branch, size {cell['size']}, pointing {cell['points']}" in html
+        else:
+            assert f"{square}: tower " in html
+    assert {"branch", "tower"} <= {cell["kind"] for cell in view["board"]["cells"].values()}
+
+
+def test_drawings_depend_on_the_view_alone():
+    engine, state = started("kidsprout", 3, moves=2)
+    view = engine.private_view(state, "Moons")
+    before = engine.render_html(copy.deepcopy(view))
+    assert engine.render_html(view) == before  # pure: same view, same markup, view untouched
+    assert view == engine.private_view(state, "Moons")

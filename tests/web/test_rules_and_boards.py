@@ -1,0 +1,84 @@
+"""The rules page, its links from every page, email and ``help`` answer of a game, and drawn boards on pages."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from pbem.models import OutboxMessage
+from pbem.services.play import webviews
+from pbem.web.board import web_html
+from pbem.web.rules import markdown
+from tests.support.play import seat_ids, start
+from tests.web.conftest import web_tokens
+
+
+def test_rules_page_renders_the_engines_rules_md(client):
+    response = client.get("/rules/kidsprout")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert re.search(r"<h1>KidSprout Jumboree \(engine <code>kidsprout</code>\)</h1>", html)
+    assert "<li>" in html and "<strong>Seats are suits</strong>" in html
+    for name in ("rankchain", "sneak", "sprawl"):
+        assert client.get(f"/rules/{name}").status_code == 200
+    index = client.get("/rules").get_data(as_text=True)
+    assert all(f'href="/rules/{name}"' in index for name in ("kidsprout", "rankchain", "sneak", "sprawl"))
+
+
+def test_unknown_rules_are_a_clean_404(client):
+    response = client.get("/rules/chess")
+    assert response.status_code == 404
+    assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_markdown_raw_html_is_not_passed_through():
+    html = markdown().render("<script>x()</script>\n\n| a |\n|---|\n| b |")
+    assert "<script>" not in html and "&lt;script&gt;" in html and "<table>" in html
+
+
+def test_pages_and_emails_of_a_game_link_the_rules(client, sqlite_runtime):
+    game_id = start(sqlite_runtime, "rankchain", ["Ann <ann@example.org>", "Bob <bob@example.org>"])
+    rules = "/rules/rankchain"
+    assert f'href="{rules}"' in client.get(f"/games/{game_id}").get_data(as_text=True)
+    token = next(iter(web_tokens(sqlite_runtime, game_id).values()))
+    assert f'href="{rules}"' in client.get(f"/play/{token}").get_data(as_text=True)
+    with sqlite_runtime.db.read() as session:
+        mails = session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game_id)).all()
+    assert mails
+    for mail in mails:
+        assert rules in mail.body_text and f'{rules}"' in mail.body_html
+
+
+def test_help_answer_links_the_rules(sqlite_runtime):
+    game_id = start(sqlite_runtime, "sneak", [f"P{i} <p{i}@example.org>" for i in range(4)])
+    seat_id = next(iter(seat_ids(sqlite_runtime, game_id).values()))
+    answer = webviews.answer_seat(sqlite_runtime, game_id, seat_id, ["help"])
+    text = " ".join(v.message for v in answer.verdicts)
+    assert f"{sqlite_runtime.settings.base_url}/rules/sneak" in text
+
+
+def test_pages_draw_the_board_with_classes_under_a_nonce(client, sqlite_runtime):
+    game_id = start(sqlite_runtime, "kidsprout", ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <c@x.org>"])
+    token = web_tokens(sqlite_runtime, game_id)["Suns"]
+    for path in (f"/play/{token}", f"/games/{game_id}", f"/games/{game_id}"):  # twice: the cached status page
+        response = client.get(path)
+        html = response.get_data(as_text=True)
+        nonce = re.search(r'<style nonce="([^"]+)">', html).group(1)
+        assert f"style-src 'self' 'nonce-{nonce}'" in response.headers["Content-Security-Policy"]
+        assert "unsafe-inline" not in response.headers["Content-Security-Policy"]
+        board = html[html.index("data-board") :]
+        assert "style=" not in board[: board.index("</div>\n")], "an inline style would be blocked by the CSP"
+        assert "null" in board and "Leaping Buck" in board
+
+
+def test_web_html_turns_styles_into_classes():
+    from markupsafe import Markup
+
+    converted = web_html(Markup('<p style="color:#111;font-family:&#39;A B&#39;">x</p><b style="color:#111">y</b>'))
+    assert 'style="' not in converted.markup
+    classes = re.findall(r'class="(v[0-9a-f]+)"', converted.markup)
+    assert len(classes) == 2 and len(set(classes)) == 2
+    assert "font-family:'A B'" in converted.css and converted.css.count("{") == 2
+    # a style that could end the <style> element is never moved into it: the drawing is refused instead
+    assert web_html(Markup('<p style="x&lt;/style&gt;">a</p>')) is None
