@@ -27,6 +27,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "mail": ("bench.mail_inbound", [], "inbound mail end to end, embedded (SQLite, threads)"),
     "mail-distributed": ("bench.mail_distributed", [], "inbound mail end to end: smtpd, Celery, PostgreSQL"),
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
+    "email-count": ("bench.email_count", [], "emails each player receives in whole 3-player KidSprout games by email"),
 }
 
 

@@ -45,6 +45,15 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         (),
         [rf"/games/<id> +{RATE} req/s \(\d+ in {RATE}s, 0 failures\)", rf"ratio status/bare = {RATE}"],
     ),
+    "email-count": (
+        ["--games", "1", "--limit", "30"],
+        (),
+        [
+            r"30 replies, .* emails per player: \d+, \d+, \d+$",
+            rf"emails per player: mean {RATE}",
+            rf"ratio emails / replies: {RATE}",
+        ],
+    ),
 }
 
 
