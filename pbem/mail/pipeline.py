@@ -31,6 +31,7 @@ from pbem.runtime import Runtime
 from pbem.services import notify, press, seat_commands
 from pbem.services import orders as order_service
 from pbem.services.locking import lock_game, lock_game_of_seat
+from pbem.services.mailout import threads
 from pbem.tokens import token_from_local_part
 
 PRESS_REPLY_NOTE = (
@@ -283,9 +284,8 @@ def answer(ctx: Context) -> None:
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
     game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
-    press_id = press.press_id_from_message_id(
-        f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
-    )
+    answered = answered_id(ctx.message)
+    press_id = press.press_id_from_message_id(answered)
     answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
     if answering_press:  # a reply to a press email is press itself
         lines = ["press reply:", *lines]
@@ -293,13 +293,40 @@ def answer(ctx: Context) -> None:
     if answering_press:
         split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
     split.after.extend(refused)
-    subject = notify.subject_for(game, "your orders")  # the turn now, not the one the player answered
     reply = order_service.Reply(
-        in_reply_to=ctx.their_id, subject=subject, before=split.before, after=split.after, status=split.status
+        in_reply_to=ctx.their_id,
+        before=split.before,
+        after=split.after,
+        status=split.status,
+        warning=late_reply_warning(ctx.session, game, answered) if split.orders else None,
     )
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
+
+
+def answered_id(message: Message) -> str | None:
+    """Which email the message answers: its In-Reply-To, else the last of its References.
+
+    Only the email answered directly counts: References name every email of
+    the thread, press emails and earlier turns among them.
+    """
+    direct = header(message, "In-Reply-To").split()
+    if direct:
+        return direct[0]
+    references = header(message, "References").split()
+    return references[-1] if references else None
+
+
+def late_reply_warning(session: Session, game: Game, answered: str | None) -> str | None:
+    """A sentence if the player answered an email of an earlier turn (their orders apply to this one)."""
+    turn = threads.turn_of(session, answered)
+    if turn is None or turn >= game.turn or game.status != "active":
+        return None
+    return (
+        f"you replied to the email of turn {turn}; the game is now at turn {game.turn} "
+        f"({game.phase}), and your orders were read as orders for turn {game.turn}."
+    )
 
 
 def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:
@@ -376,7 +403,6 @@ def _tell_owner(ctx: Context, owner: Account) -> None:
         seat=ctx.seat,
         recipient=owner.email,
         template="notice",
-        subject=notify.subject_for(game, "a message for your seat was refused"),
         kind="notice",
         auto_reply=True,
         headline="A message sent to your seat's reply address came from another address and was refused.",
@@ -400,8 +426,7 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
         game = ctx.session.get(Game, ctx.seat.game_id)
         notify.queue(
             ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
-            template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
-            reasons=stop.reasons,
+            template="error", kind="error", in_reply_to=ctx.their_id, auto_reply=True, reasons=stop.reasons,
         )  # fmt: skip
         return
     notify.queue(

@@ -187,7 +187,6 @@ def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = N
             session,
             game,
             headline=f"A game of {engine.title} has started.",
-            what="game started",
             kind="welcome",
             events=[*step.events, rules_line(game)],
             first=True,
@@ -215,7 +214,7 @@ def admin_action(runtime: Runtime, game_id: int, action: str, note: str, allowed
 
 
 def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
-    notify.send_views(runtime, session, game, headline=headline, what=headline.rstrip("."), kind="admin")
+    notify.send_views(runtime, session, game, headline=headline, kind="admin")
 
 
 def pause(runtime: Runtime, game_id: int, reason: str = "") -> None:
@@ -298,13 +297,13 @@ def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) 
         seat.account = account_for(session, email, name)
         seat.missed_deadlines = 0
         rotate_tokens_of(seat)
+        seat.last_message_id = None  # the new player's thread starts here, not in the departed player's inbox
         notify.queue_for_seat(
             runtime,
             session,
             game,
             seat,
             template="turn",
-            subject=notify.subject_for(game, f"you now play {seat.seat}"),
             kind="welcome",
             headline=f"You have taken over the seat {seat.seat}.",
             events=[],

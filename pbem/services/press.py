@@ -32,6 +32,7 @@ from pbem.runtime import Runtime
 from pbem.services import NotFound, notify
 from pbem.services.house_rules import rules_of
 from pbem.services.locking import lock_game
+from pbem.services.mailout import threads
 from pbem.services.queries import iso
 
 MAX_PRESS_CHARS = 4000
@@ -40,7 +41,7 @@ ANONYMOUS_SENDER = "the anonymous sender"
 MAX_PRESS_PER_HOUR = 30
 OPEN = ("active", "paused")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-[0-9a-f]+@[^>]+>")
+_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-(?:t\d+-)?[0-9a-f]+@[^>]+>")
 _PRESS_LINE = re.compile(r"^\s*press\s+([A-Za-z0-9_-]+)\s*:\s?(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -173,8 +174,6 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
     label = sender_label(game, press, seat.seat)
     private = press.to_seat is not None
-    short = press.from_seat if press.signed else "anonymous"
-    subject = notify.subject_for(game, f"{'private ' if private else ''}press from {short}")
     notify.queue(
         runtime,
         session,
@@ -182,9 +181,8 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
         seat=seat,
         recipient=seat.account.email,
         template="async_press",
-        subject=subject,
         kind="press",
-        message_id=notify.new_message_id(runtime, f"press-{press.id}"),
+        message_id=threads.message_id(runtime, game, "press", press.id),
         headline=("Private press" if private else "Press to all seats") + f" from {label}:",
         press_text=press.text,
         private=private,

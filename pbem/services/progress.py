@@ -115,7 +115,6 @@ def after_change(
             session,
             game,
             headline=f"Game over. {outcome.summary}",
-            what="game over",
             kind="game_over",
             events=events,
             missed=missed or [],
@@ -130,8 +129,7 @@ def after_change(
             runtime,
             session,
             game,
-            headline=f"{game.phase}.",
-            what=game.phase,
+            headline="",  # the email's first line names the turn and its phase
             kind="turn",
             events=events,
             missed=missed or [],
@@ -143,7 +141,6 @@ def after_change(
             session,
             game,
             headline="News from the table.",
-            what=game.phase,
             kind="announce",
             events=events,
         )

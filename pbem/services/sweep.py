@@ -21,6 +21,7 @@ from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services import deadlines, digest, outbox
+from pbem.services.mailout import folds
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
@@ -53,6 +54,7 @@ def sweep(runtime: Runtime) -> SweepResult:
     result = SweepResult()
     result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
     result.inbound = pending_inbound_ids(runtime)
+    folds.release_overdue(runtime)  # a receipt that waited too long for the seat's next email goes alone
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     result.digests = digest.overdue_recipients(runtime)
     for game_id in result.deadlines:

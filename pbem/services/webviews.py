@@ -331,6 +331,14 @@ def _game_and_seat(runtime: Runtime, game_id: int, seat_id: int) -> tuple[Game, 
         return game, seat
 
 
+def reread(runtime: Runtime, game_id: int, seat_id: int, line: str) -> str:
+    """The answer to a read-only command (``help``, ``status``) as it reads now."""
+    game, seat = _game_and_seat(runtime, game_id, seat_id)
+    if line.strip().lower() in seat_commands.HELP_WORDS:
+        return seat_commands.help_text(game)
+    return status_text(game, seat)
+
+
 def _status_verdicts(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> list[Verdict]:
     if not lines:
         return []

@@ -119,7 +119,7 @@ def test_house_rules_from_the_create_form(admin_client, sqlite_runtime):
             "press": "public", "press_identity": "anonymous", "late": "bot", "late_n": "2",
             "vacation_per_game": "5", "vacation_per_year": "10"}  # fmt: skip
     response = admin_client.post("/admin/games/new", data=data)
-    assert response.status_code == 302
+    assert response.status_code == 303
     game = game_row(sqlite_runtime, int(response.location.rsplit("/", 1)[1]))
     assert game.house_rules == {"press": "public", "press_signed": False, "late": "bot:2",
                                 "vacation_days_per_game": 5, "vacation_days_per_year": 10}  # fmt: skip
@@ -212,7 +212,7 @@ def test_cancel_needs_its_confirmation_box(admin_client, sqlite_runtime, game_id
     text = assert_clean(act(admin_client, game_id, "cancel", reason="bored"), 400)
     assert "tick the box to confirm" in text and 'value="bored"' in text
     assert game_row(sqlite_runtime, game_id).status == "active"
-    assert act(admin_client, game_id, "cancel", reason="bored", confirm="yes").status_code == 302
+    assert act(admin_client, game_id, "cancel", reason="bored", confirm="yes").status_code == 303
     assert game_row(sqlite_runtime, game_id).status == "cancelled"
 
 
@@ -306,7 +306,7 @@ def test_the_dev_mailbox_behind_a_proxy_needs_an_admin(app, sqlite_runtime, admi
     assert client.get("/dev/mail/").status_code == 200  # straight from loopback
     for header in ("X-Forwarded-For", "X-Real-IP", "Forwarded"):
         assert client.get("/dev/mail/", headers={header: "127.0.0.1"}).status_code == 404, header
-    assert login(client).status_code == 302
+    assert login(client).status_code == 303
     assert client.get("/dev/mail/", headers={"X-Forwarded-For": "203.0.113.9"}).status_code == 200
 
 

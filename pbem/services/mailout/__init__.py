@@ -1,0 +1,1 @@
+"""Outgoing mail: threading, folding, delivery."""

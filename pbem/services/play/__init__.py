@@ -1,0 +1,1 @@
+"""Playing games: orders, deadlines, bots in games."""
