@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.db import Database
 from pbem.mail import commands, machine
+from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, clean_address, command_locals, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
@@ -31,7 +32,6 @@ from pbem.runtime import Runtime
 from pbem.services import notify, press, seat_commands
 from pbem.services import orders as order_service
 from pbem.services.locking import lock_game, lock_game_of_seat
-from pbem.services.mailout import threads
 from pbem.tokens import token_from_local_part
 
 PRESS_REPLY_NOTE = (
@@ -303,30 +303,6 @@ def answer(ctx: Context) -> None:
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
-
-
-def answered_id(message: Message) -> str | None:
-    """Which email the message answers: its In-Reply-To, else the last of its References.
-
-    Only the email answered directly counts: References name every email of
-    the thread, press emails and earlier turns among them.
-    """
-    direct = header(message, "In-Reply-To").split()
-    if direct:
-        return direct[0]
-    references = header(message, "References").split()
-    return references[-1] if references else None
-
-
-def late_reply_warning(session: Session, game: Game, answered: str | None) -> str | None:
-    """A sentence if the player answered an email of an earlier turn (their orders apply to this one)."""
-    turn = threads.turn_of(session, answered)
-    if turn is None or turn >= game.turn or game.status != "active":
-        return None
-    return (
-        f"you replied to the email of turn {turn}; the game is now at turn {game.turn} "
-        f"({game.phase}), and your orders were read as orders for turn {game.turn}."
-    )
 
 
 def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:

@@ -139,7 +139,7 @@ def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = N
     Rng(seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
     seat_names = engine.seat_names(len(drawn), variant)
-    names = [public_name(name, position) for position, (name, _) in enumerate(drawn)]
+    names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
     step = engine.new_game(names, seed, variant, options)
     policy: dict[str, Any] = {}
     if request.deadline_seconds:

@@ -96,7 +96,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
         "seats": [
             {
                 "name": seat.seat,
-                "player": public_name(seat.account.name, seat.position),
+                "player": public_name(seat.account.name, seat.position, seat.account.email),
                 "submitted": flags[seat.seat],
             }
             for seat in game.seats
@@ -146,7 +146,7 @@ def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None) -> lis
             {
                 **game_fields(g),
                 "deadline": iso(g.deadline),
-                "players": [public_name(s.account.name, s.position) for s in g.seats],
+                "players": [public_name(s.account.name, s.position, s.account.email) for s in g.seats],
             }
             for g in session.scalars(query)
         ]

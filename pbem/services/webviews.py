@@ -276,17 +276,18 @@ def lean_game(session, game_id: int):
 
     :func:`pbem.services.queries.public_summary` only reads attributes, so the
     status page can skip building ORM objects (most of a page's cost otherwise).
-    Accounts carry their name only: public pages never see an address.
+    Accounts carry their public name only (the address's local part if the player
+    gave no name): public pages never see an address.
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account
+    from pbem.models import Account, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Account.name)
+            select(Seat.seat, Seat.position, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -297,7 +298,12 @@ def lean_game(session, game_id: int):
     seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
     game = SimpleNamespace(**row)
     game.seats = [
-        SimpleNamespace(seat=s.seat, position=s.position, account=SimpleNamespace(name=s.name or "")) for s in seats
+        SimpleNamespace(
+            seat=s.seat,
+            position=s.position,
+            account=SimpleNamespace(name=public_name(s.name, s.position, s.email), email=""),
+        )
+        for s in seats
     ]
     return game
 

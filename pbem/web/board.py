@@ -83,9 +83,7 @@ def render_view(engine_name: str, view: dict[str, Any]) -> Board:
     return Board(svg=safe_svg(engine.render_svg(view)), text=engine.render_text(view))
 
 
-def public_board(
-    scope: str, game_id: int, version: int, status: str, engine_name: str, view: dict[str, Any]
-) -> Board:
+def public_board(scope: str, game_id: int, version: int, status: str, engine_name: str, view: dict[str, Any]) -> Board:
     """The public board, cached per database and game version (the state only changes with the version)."""
     key = (scope, game_id, version, status, engine_name)
     board = _cache.get(key)

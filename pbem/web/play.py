@@ -105,7 +105,7 @@ def load_seat(token: str) -> SeatPage | None:
             game_id=game.id,
             seat_id=seat.id,
             seat=seat.seat,
-            player=public_name(seat.account.name, seat.position),
+            player=public_name(seat.account.name, seat.position, seat.account.email),
             game={
                 "id": game.id,
                 "name": game.name,

@@ -219,19 +219,19 @@ def test_cancel_needs_its_confirmation_box(admin_client, sqlite_runtime, game_id
 # -- names on public pages ----------------------------------------------------------------------------
 
 
-def test_players_without_a_name_are_player_n_in_public(client, sqlite_runtime):
+def test_players_without_a_name_are_shown_by_their_local_part_in_public(client, sqlite_runtime):
     game_id = start(sqlite_runtime, players=["zed.local@example.org", "Bee <bee@example.org>", "kay@example.org"])
-    positions = {s.seat: s.position for s in game_row(sqlite_runtime, game_id).seats}
     named = {s.seat: s.account.name for s in game_row(sqlite_runtime, game_id).seats}
-    expected = {seat: named[seat] or f"Player {positions[seat] + 1}" for seat in positions}
+    local = {s.seat: s.account.email.split("@")[0] for s in game_row(sqlite_runtime, game_id).seats}
+    expected = {seat: named[seat] or local[seat] for seat in named}
     data = client.get(f"/games/{game_id}.json").get_json()
     assert {s["name"]: s["player"] for s in data["seats"]} == expected
     seats_table = client.get(f"/games/{game_id}").get_data(as_text=True).split("<caption>Seats</caption>")[1]
     seats_table = seats_table.split("</table>")[0]
     index = client.get("/").get_data(as_text=True)
     for text in (seats_table, index, str(data["seats"])):
-        assert "zed.local" not in text and "kay" not in text and "@" not in text
-    assert "Bee" in index and "Player " in index
+        assert "zed.local" in text and "kay" in text and "@" not in text and "Player " not in text
+    assert "Bee" in index
 
 
 # -- the console's lists ---------------------------------------------------------------------------
