@@ -93,7 +93,7 @@ def test_a_full_kidsprout_game_by_email(sqlite_runtime):
     sealed_seen = 0
     for received in sink.messages:
         text = text_of(received.message)
-        if re.search(r"Your sealed Sprout is (\S+)", text):
+        if re.search(r"Your Sprout \S+ is sealed", text):
             [address] = received.recipients
             assert set(echoed(text)) <= {step.order for step in sent[address]}
             sealed_seen += 1
