@@ -9,15 +9,13 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.services.mailout import folds
 from pbem.services.play.forgiving import split_trailing, suggestion
-from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of
-from tests.support.play import game_row, next_turn, start
+from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of, suns_table
+from tests.support.play import game_row, next_turn
 
 
 @pytest.fixture
 def table(sqlite_runtime):
-    game_id = start(sqlite_runtime, deadline_seconds=48 * 3600)
-    seat = seat_of(sqlite_runtime, game_id, "Suns")
-    return sqlite_runtime, game_id, seat, seat_address(sqlite_runtime, seat)
+    return suns_table(sqlite_runtime)
 
 
 def flat(text: str) -> str:

@@ -137,9 +137,7 @@ def test_reminders_reach_the_waiting_seats_once_before_the_deadline(deployment):
     waiting = {seat.account.email for seat in game.seats if seat.seat in get_engine("kidsprout").to_act(game.state)}
     wait_until(lambda: game_row(runtime, game_id).turn != game.turn, 60, "the deadline to fire")
     wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
-    reminders = [
-        m for m in deployment.sink.messages if "Reminder: " in m.message.get_body(("plain",)).get_content()
-    ]
+    reminders = [m for m in deployment.sink.messages if "Reminder: " in m.message.get_body(("plain",)).get_content()]
     assert sorted(r for m in reminders for r in m.recipients) == sorted(waiting), deployment.logs()
     deadline = game.deadline.replace(tzinfo=dt.UTC).timestamp()
     assert all(m.at < deadline for m in reminders), "a reminder came after the deadline"
