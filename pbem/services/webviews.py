@@ -248,12 +248,12 @@ def mailbox_recipients(runtime: Runtime) -> list[dict[str, Any]]:
 
 
 def mailbox(runtime: Runtime, recipient: str, limit: int = 200) -> list[OutboxMessage]:
-    """A recipient's emails, newest first."""
+    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one)."""
     with runtime.db.read() as session:
         return list(
             session.scalars(
                 select(OutboxMessage)
-                .where(OutboxMessage.recipient == recipient)
+                .where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
                 .order_by(OutboxMessage.id.desc())
                 .limit(limit)
             )
