@@ -17,8 +17,8 @@ from sqlalchemy import func, select
 from engines import get_engine
 from engines.playout import apply_entry
 from engines.rng import Rng
-from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage
-from pbem.services import orders
+from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage
+from pbem.services import observers, orders
 from pbem.services.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of, store_lost
 from tests.support.celery_proc import process_env, wait_until
@@ -217,6 +217,12 @@ def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(dep
     players = [f"p{i}@example.org" for i in range(8)]
     runtime = deployment.runtime
     game_id = start(runtime, engine="sprawl", players=players, deadline_seconds=2, reminders=[])
+    for fan in range(4):  # observers too: the late seats' notices ride in their turn emails
+        observers.subscribe(runtime, game_id, f"fan{fan}@example.net")
+    with runtime.db.read() as session:
+        tokens = list(session.scalars(select(Observer.token)))
+    for token in tokens:
+        observers.confirm(runtime, token)
     welcome = len(outbox_rows(runtime))
     worker = deployment.start("worker", loglevel="DEBUG")  # Celery logs each task received only at DEBUG
     deployment.start("beat")
