@@ -29,6 +29,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "imap_latency": ("bench.imap_latency", [], "one mailbox: a reply's arrival in Dovecot to its receipt leaving"),
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
     "scale": ("bench.scale", [], "100,000 games: lists, pages, deadlines, sweep, memory, database size"),
+    "email-count": ("bench.email_count", [], "emails each player receives in whole 3-player KidSprout games by email"),
 }
 
 

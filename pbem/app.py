@@ -14,6 +14,8 @@ from pbem.runtime import Runtime, connect_worker, make_runtime, set_runtime
 #: Ids in addresses fit the tables' INTEGER keys (32 bits on PostgreSQL); anything larger is a clean 404,
 #: never a database error.
 MAX_ID = 2**31 - 1
+
+
 class IdConverter(IntegerConverter):
     """``<int:...>`` bounded to what the database can hold."""
 

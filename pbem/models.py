@@ -103,9 +103,11 @@ class Game(Base):
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
 
-def public_name(name: str | None, position: int) -> str:
-    """A player as everyone may read them: their chosen name, else "Player N" (never their address)."""
-    return (name or "").strip() or f"Player {position + 1}"
+def public_name(name: str | None, position: int, email: str | None = None) -> str:
+    """A player as everyone may read them: their chosen name, else their address's local part
+    (``bob`` for bob@example.org; never the whole address), else "Player N"."""
+    local = (email or "").rpartition("@")[0].strip() if "@" in (email or "") else ""
+    return (name or "").strip() or local or f"Player {position + 1}"
 
 
 class Seat(Base):
@@ -137,7 +139,7 @@ class Seat(Base):
     @property
     def public_player(self) -> str:
         """The seat's player as the whole table may read them (a name, or "Player N")."""
-        return public_name(self.account.name, self.position)
+        return public_name(self.account.name, self.position, self.account.email)
 
     @property
     def public_label(self) -> str:

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.db import Database
 from pbem.mail import addressing, commands, machine
+from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
@@ -281,9 +282,8 @@ def answer(ctx: Context) -> None:
         ctx.verdict = f"commands: {len(verdicts)} answered"
         return
     game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
-    press_id = press_mail.press_id_from_message_id(
-        f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
-    )
+    answered = answered_id(ctx.message)
+    press_id = press_mail.press_id_from_message_id(answered)
     answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
     if answering_press:  # a reply to a press email is press itself
         lines = ["press reply:", *lines]
@@ -291,9 +291,12 @@ def answer(ctx: Context) -> None:
     if answering_press:
         split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
     split.after.extend(refused)
-    subject = notify.subject_for(game, "your orders")  # the turn now, not the one the player answered
     reply = order_service.Reply(
-        in_reply_to=ctx.their_id, subject=subject, before=split.before, after=split.after, status=split.status
+        in_reply_to=ctx.their_id,
+        before=split.before,
+        after=split.after,
+        status=split.status,
+        warning=late_reply_warning(ctx.session, game, answered) if split.orders else None,
     )
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
@@ -374,7 +377,6 @@ def _tell_owner(ctx: Context, owner: Account) -> None:
         seat=ctx.seat,
         recipient=owner.email,
         template="notice",
-        subject=notify.subject_for(game, "a message for your seat was refused"),
         kind="notice",
         auto_reply=True,
         headline="A message sent to your seat's reply address came from another address and was refused.",
@@ -398,8 +400,7 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
         game = ctx.session.get(Game, ctx.seat.game_id)
         notify.queue(
             ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
-            template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
-            reasons=stop.reasons,
+            template="error", kind="error", in_reply_to=ctx.their_id, auto_reply=True, reasons=stop.reasons,
         )  # fmt: skip
         return
     notify.queue(

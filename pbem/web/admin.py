@@ -97,7 +97,7 @@ def login_submit():
     session.clear()  # a fresh session (and CSRF token) after log-in
     session["admin_id"] = user_id
     session["admin_name"] = username
-    return redirect(_safe_next(target))
+    return redirect(_safe_next(target), code=303)
 
 
 @bp.post("/logout")
@@ -106,7 +106,7 @@ def logout():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
     session.clear()
     flash("You are logged out.")
-    return redirect(url_for("admin.login"))
+    return redirect(url_for("admin.login"), code=303)
 
 
 @bp.get("/")
@@ -287,7 +287,7 @@ def create_game():
         flash(f"Game {game_id} is open: it is listed on the front page and starts when its seats are taken.")
     else:
         flash(f"Game {game_id} started; every player has been sent their first email.")
-    return redirect(url_for("admin.game", game_id=game_id))
+    return redirect(url_for("admin.game", game_id=game_id), code=303)
 
 
 # -- one game ------------------------------------------------------------------------
@@ -431,4 +431,4 @@ def game_action(game_id: int, action: str):
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _game_page(game_id, error=str(error) or "that could not be done", values=values, status=400)
     flash(message)
-    return redirect(url_for("admin.game", game_id=game_id))
+    return redirect(url_for("admin.game", game_id=game_id), code=303)

@@ -107,4 +107,4 @@ def reply(outbox_id: int):
         return again(f"The reply was refused: {received.refused}")
     status = process(rt, received.id)
     flash(f"Reply sent as a real email (inbound message {received.id}: {status}).")
-    return redirect(url_for("devmail.recipient", address=message.recipient))
+    return redirect(url_for("devmail.recipient", address=message.recipient), code=303)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from pbem.services.mailout import observers
 from pbem.services.play.webviews import observer_by_token
-from pbem.web import common
+from pbem.web import common, prg
 
 bp = Blueprint("observe", __name__, url_prefix="/observe")
 
@@ -35,7 +35,7 @@ def _observer_or_404(token: str) -> dict[str, Any]:
     return info
 
 
-def _page(action: str, info: dict[str, Any], *, done: observers.ObserverResult | None = None, error: str = "",
+def _page(action: str, info: dict[str, Any], *, done: observers.ObserverResult | dict | None = None, error: str = "",
           status: int = 200):  # fmt: skip
     title, button = ACTIONS[action]
     page = render_template("observe/action.html", action=action, info=info, title=title, button=button,
@@ -43,9 +43,19 @@ def _page(action: str, info: dict[str, Any], *, done: observers.ObserverResult |
     return page, status
 
 
+def _shown(action: str, token: str) -> dict[str, Any] | None:
+    return prg.outcome(f"observe:{action}:{token}")
+
+
+def _done(action: str, token: str, result: observers.ObserverResult):
+    """A change made: shown by the page's GET (303), so a reload does it not again."""
+    outcome = {"ok": result.ok, "message": result.message}
+    return prg.see_other(url_for(f"observe.{action}_page", token=token), outcome, page=f"observe:{action}:{token}")
+
+
 @bp.get("/confirm/<token>")
 def confirm_page(token: str):
-    return _page("confirm", _observer_or_404(token))
+    return _page("confirm", _observer_or_404(token), done=_shown("confirm", token))
 
 
 @bp.post("/confirm/<token>")
@@ -54,12 +64,14 @@ def confirm(token: str):
     if not common.csrf_ok():
         return _page("confirm", info, error=EXPIRED, status=400)
     result = observers.confirm(common.runtime(), token)
-    return _page("confirm", info, done=result, status=200 if result.ok else 409)
+    if not result.ok:
+        return _page("confirm", info, done=result, status=409)
+    return _done("confirm", token, result)
 
 
 @bp.get("/stop/<token>")
 def stop_page(token: str):
-    return _page("stop", _observer_or_404(token))
+    return _page("stop", _observer_or_404(token), done=_shown("stop", token))
 
 
 def _one_click() -> bool:
@@ -75,4 +87,4 @@ def stop(token: str):
         return Response(result.message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page("stop", info, error=EXPIRED, status=400)
-    return _page("stop", info, done=observers.unsubscribe(common.runtime(), token))
+    return _done("stop", token, observers.unsubscribe(common.runtime(), token))

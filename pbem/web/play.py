@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, render_template, request, url_for
 
 from engines import get_engine
 from pbem.boards import example_from
@@ -25,8 +25,9 @@ from pbem.services.play import press
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import seat_by_web_token
-from pbem.services.play.webviews import SeatAnswer, answer_seat
-from pbem.web import common
+from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
+from pbem.services.play.webviews import SeatAnswer, answer_seat, reread
+from pbem.web import common, prg
 from pbem.web.board import render_view
 from pbem.web.forms import FormProblem, lines_from_form, order_groups
 
@@ -35,6 +36,8 @@ bp = Blueprint("play", __name__)
 #: Press shown on the page, newest first.
 PRESS_SHOWN = 100
 OPEN = ("active", "paused")
+#: Read-only commands whose long answers the page reads again after the redirect.
+REREADABLE = HELP_WORDS + STATUS_WORDS
 #: The flash category of a press verdict, shown beside the press form.
 PRESS_FLASH = "press"
 
@@ -105,7 +108,7 @@ def load_seat(token: str) -> SeatPage | None:
             game_id=game.id,
             seat_id=seat.id,
             seat=seat.seat,
-            player=public_name(seat.account.name, seat.position),
+            player=public_name(seat.account.name, seat.position, seat.account.email),
             game={
                 "id": game.id,
                 "name": game.name,
@@ -163,9 +166,21 @@ def _render(page: SeatPage, *, status: int = 200, **extra: Any):
     return render_template("play.html", **context), status
 
 
+def _page_key(token: str) -> str:
+    return f"play:{token}"
+
+
 @bp.get("/play/<token>")
 def play_page(token: str):
-    return _render(_seat_or_404(token))
+    page = _seat_or_404(token)
+    shown = prg.outcome(_page_key(token))
+    if shown is None:
+        return _render(page)
+    verdicts = shown["verdicts"]
+    for verdict in verdicts:  # help and status are read again rather than carried in the cookie
+        if verdict.get("reread"):
+            verdict["message"] = reread(common.runtime(), page.game_id, page.seat_id, verdict["line"])
+    return _render(page, verdicts=verdicts, headline=shown["headline"], typed=shown.get("typed", ""))
 
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
@@ -178,8 +193,20 @@ def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
 EXPIRED = "This form had expired (or cookies are off). Nothing was sent; check what you wrote and send again."
 
 
+def stale_page_note(page: SeatPage, shown_turn: str | None) -> str:
+    """A first line for the receipt when the form was sent from a page of an earlier turn."""
+    if not (shown_turn or "").isdigit() or len(shown_turn) > 9 or int(shown_turn) >= page.game["turn"]:
+        return ""
+    turn = page.game["turn"]
+    return (
+        f"Note: this page showed turn {shown_turn}; the game is now at turn {turn} ({page.game['phase']}), "
+        f"and your orders were read as orders for turn {turn}. "
+    )
+
+
 @bp.post("/play/<token>")
 def play_submit(token: str):
+    """Orders and commands from the page; the answer is shown by the page a 303 leads to (a reload sends nothing)."""
     page = _seat_or_404(token)
     typed = request.form.get("orders") or ""
     if not common.csrf_ok():
@@ -188,10 +215,14 @@ def play_submit(token: str):
         lines, typed = lines_from_form(request.form)
     except FormProblem as error:
         return _render(page, status=400, problem=str(error), typed=typed)
+    note = stale_page_note(page, request.form.get("turn"))
     answer = _answer(page, lines)
     typed_lines = {line.strip() for line in typed.splitlines()}
     refused = [v.line for v in answer.verdicts if not v.ok and v.line in typed_lines]
-    return _render(_seat_or_404(token), verdicts=answer.verdicts, headline=answer.headline, typed="\n".join(refused))
+    verdicts = prg.compact_verdicts(answer.verdicts, REREADABLE)
+    shown = {"headline": note + answer.headline, "verdicts": verdicts,
+             "typed": "\n".join(refused)}  # fmt: skip
+    return prg.see_other(url_for("play.play_page", token=token, _anchor="receipt-h"), shown, page=_page_key(token))
 
 
 # -- press -------------------------------------------------------------------------------
@@ -201,7 +232,7 @@ def _press_outcome(token: str, outcome: press.PressResult, **typed: Any):
     """After a press: back to the page (so a reload sends nothing twice), or the refusal with the text kept."""
     if outcome.ok:
         flash(outcome.message, PRESS_FLASH)
-        return redirect(url_for("play.play_page", token=token, _anchor="press"))
+        return prg.see_other(url_for("play.play_page", token=token, _anchor="press"))
     result = Verdict("press", outcome.ok, outcome.message)
     return _render(_seat_or_404(token), status=400, press_result=result, **typed)
 

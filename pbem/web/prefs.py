@@ -6,11 +6,11 @@ the page needs no log-in; changing the choice is a ``POST`` with CSRF.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, render_template, request, url_for
 
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences, subscriptions
-from pbem.web import common
+from pbem.web import common, prg
 
 bp = Blueprint("prefs", __name__)
 
@@ -31,7 +31,8 @@ def _page(current: dict[str, str], *, message: str = "", error: str = "", status
 
 @bp.get("/notify/<token>")
 def notify_page(token: str):
-    return _page(_current(token))
+    shown = prg.outcome(f"notify:{token}")
+    return _page(_current(token), message=shown["message"] if shown else "")
 
 
 @bp.post("/notify/<token>")
@@ -45,4 +46,4 @@ def notify_submit(token: str):
         abort(404)
     except ServiceError as error:
         return _page(current, error=str(error), status=400)
-    return _page(_current(token), message=message)
+    return prg.see_other(url_for("prefs.notify_page", token=token), {"message": message}, page=f"notify:{token}")

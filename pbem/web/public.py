@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, Response, abort, g, jsonify, render_template, request, session
+from flask import Blueprint, Response, abort, g, jsonify, render_template, request, session, url_for
 from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
@@ -24,7 +24,7 @@ from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.play.webviews import history_size, lean_game
-from pbem.web import common, replay
+from pbem.web import common, prg, replay
 from pbem.web.board import LruCache, public_board
 
 bp = Blueprint("public", __name__)
@@ -271,7 +271,9 @@ def _follow_page(game: dict[str, Any], email: str, *, result=None, error: str = 
 
 @bp.get("/games/<int:game_id>/follow")
 def follow_page(game_id: int):
-    return _follow_page(_game_name(game_id), (request.args.get("email") or "").strip()[:320])
+    shown = prg.outcome(f"follow:{game_id}")
+    email = (request.args.get("email") or "").strip()[:320]
+    return _follow_page(_game_name(game_id), shown["email"] if shown else email, result=shown)
 
 
 @bp.post("/games/<int:game_id>/follow")
@@ -286,4 +288,5 @@ def follow(game_id: int):
         abort(404)
     if not result.ok:
         return _follow_page(game, email, error=result.message, status=400)
-    return _follow_page(game, email, result=result)
+    outcome = {"message": result.message, "email": email}  # the email was sent: a reload must not send another
+    return prg.see_other(url_for("public.follow_page", game_id=game_id), outcome, page=f"follow:{game_id}")

@@ -36,10 +36,10 @@ def test_real_delivery_of_press_observer_updates_and_digest(sqlite_runtime):
         assert len(watcher) == 1
         assert watcher[0]["List-Unsubscribe"] == f"<http://pbem.test/observe/stop/{token}>"
         assert watcher[0]["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-        pressed = [m for m in sink.to(emails["Green"]) if "press" in m["Subject"]]
+        pressed = [m for m in sink.to(emails["Green"]) if "press from" in m.get_body(("plain",)).get_content()]
         assert len(pressed) == 1 and "<script>" not in pressed[0].get_body(("html",)).get_content()
         assert "&lt;script&gt;" in pressed[0].get_body(("html",)).get_content()
-        assert not [m for m in sink.to(emails["Blue"]) if "press" in m["Subject"]]
+        assert not [m for m in sink.to(emails["Blue"]) if "press from" in m.get_body(("plain",)).get_content()]
 
         assert digest.send_digests(runtime) == 1
         assert outbox.flush(runtime) == 1

@@ -21,6 +21,11 @@ def missed(runtime, game_id) -> dict[str, int]:
         return {s.seat: s.missed_deadlines for s in session.scalars(select(Seat).where(Seat.game_id == game_id))}
 
 
+def late_notices(runtime, game_id):
+    """The emails that told a late seat what was played for it (folded into its turn email)."""
+    return [m for m in outbox(runtime, game_id=game_id) if "You missed the deadline" in m.body_text]
+
+
 def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     leave_only(runtime, game_id, "Suns")
@@ -29,10 +34,10 @@ def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     entries = log(runtime, game_id)
     assert entries[-1].kind == "timeout" and entries[-1].source == "deadline" and "Suns" in entries[-1].text
     assert missed(runtime, game_id)["Suns"] == 1
-    late = outbox(runtime, kind="late")
-    suns = game_row(runtime, game_id).seats[0]
-    assert [m.seat_id for m in late] == [seat_ids(runtime, game_id)["Suns"]] and suns.seat == "Suns"
-    assert "defaults were applied for Suns" in late[0].body_text
+    assert outbox(runtime, kind="late") == [], "the late notice is folded into the seat's turn email"
+    late = [m for m in outbox(runtime, kind="turn") if "You missed the deadline" in m.body_text]
+    assert [m.seat_id for m in late] == [seat_ids(runtime, game_id)["Suns"]]
+    assert "defaults were applied for Suns" in late[0].body_text.split("What happened")[0]  # before the news
     turn_mails = [m for m in outbox(runtime, kind="turn") if "Missed the deadline" in m.body_text]
     assert len(turn_mails) == 4 and all("Suns" in m.body_text for m in turn_mails)
     assert verify(runtime, game_id).ok
@@ -59,7 +64,8 @@ def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):
     assert log(runtime, game_id)[-1].kind == "timeout"
     game = game_row(runtime, game_id)
     assert game.grace_used == 0 and missed(runtime, game_id)["Moons"] == 1
-    assert len(outbox(runtime, kind="late")) == 1
+    told = [m for m in outbox(runtime, kind="turn") if "You missed the deadline" in m.body_text]
+    assert [m.seat_id for m in told] == [seat_ids(runtime, game_id)["Moons"]]
     assert verify(runtime, game_id).ok
 
 
@@ -70,7 +76,7 @@ def bot_scenario(runtime, seed: int) -> tuple[int, list[str]]:
     deadlines.apply_deadline(runtime, game_id)  # first miss: defaults
     assert missed(runtime, game_id)["Crowns"] == 1
     assert not any(e.source == "bot" for e in log(runtime, game_id))
-    assert "a bot plays for you" in outbox(runtime, kind="late", game_id=game_id)[-1].body_text
+    assert "a bot plays for you" in late_notices(runtime, game_id)[-1].body_text
     leave_only(runtime, game_id, "Crowns")
     force_due(runtime, game_id)
     deadlines.apply_deadline(runtime, game_id)  # second miss in a row: the bot plays
@@ -84,7 +90,7 @@ def test_bot_policy_plays_random_legal_orders_through_the_log(runtime):
         e.seat == "Crowns" and e.kind == "order" for e in log(runtime, game_id) if e.source == "bot"
     )
     assert missed(runtime, game_id)["Crowns"] == 2
-    late = outbox(runtime, kind="late", game_id=game_id)[-1]
+    late = late_notices(runtime, game_id)[-1]
     assert "the bot played for Crowns" in late.body_text and all(order in late.body_text for order in bot_orders)
     assert late.seat_id == seat_ids(runtime, game_id)["Crowns"]
     everyone = [m for m in outbox(runtime, kind="turn", game_id=game_id) if "A bot played for Crowns" in m.body_text]

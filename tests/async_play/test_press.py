@@ -33,7 +33,8 @@ def test_private_press_is_queued_to_its_addressee_only(runtime):
     assert "Meet me <b>at dawn</b> & bring coins" in row.body_text
     assert "Meet me &lt;b&gt;at dawn&lt;/b&gt; &amp; bring coins" in row.body_html and "<b>at dawn" not in row.body_html
     assert "dawn" not in row.subject and "dawn" not in str(row.headers)
-    assert "private press from Suns" in row.subject and row.headers["Reply-To"].startswith("play-")
+    assert row.subject == before.name and row.headers["Reply-To"].startswith("play-")  # the game's one thread
+    assert "Private press from Suns" in row.body_text.split("\n\n")[1]  # what it is: right after the turn line
     assert press_mail.press_id_from_message_id(row.message_id) == result.press_id
     # Press never changes the game: no log entry, same state, still verifiable.
     after = game_row(runtime, game_id)

@@ -81,6 +81,15 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             rf"embedded pbem serve: 5 processes, RSS {RATE} MB",
         ],
     ),
+    "email-count": (
+        ["--games", "1", "--limit", "30"],
+        (),
+        [
+            r"30 replies, .* emails per player: \d+, \d+, \d+$",
+            rf"emails per player: mean {RATE}",
+            rf"ratio emails / replies: {RATE}",
+        ],
+    ),
 }
 
 

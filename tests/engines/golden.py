@@ -56,9 +56,7 @@ def record(engine: Engine, setup: dict[str, Any], log: list[dict[str, Any]]) -> 
 
 
 def all_cases() -> list[tuple[Engine, str, int]]:
-    return [
-        (engine, variant, players) for engine in registry().values() for variant, players in cases(engine)
-    ]
+    return [(engine, variant, players) for engine in registry().values() for variant, players in cases(engine)]
 
 
 def main(argv: list[str]) -> int:

@@ -27,6 +27,15 @@ def seat_of(runtime, game_id, name):
     return next(s for s in game_row(runtime, game_id).seats if s.seat == name)
 
 
+def suns_table(runtime):
+    """A KidSprout game with a two-day deadline: ``(runtime, game id, the Suns seat, its reply address)``."""
+    from tests.support.play import start
+
+    game_id = start(runtime, deadline_seconds=48 * 3600)
+    seat = seat_of(runtime, game_id, "Suns")
+    return runtime, game_id, seat, seat_address(runtime, seat)
+
+
 def mail(to: str, sender: str, body: str, *, subject: str = "Re: [game] Turn 1", headers: dict | None = None) -> bytes:
     message = EmailMessage()
     message["From"] = sender

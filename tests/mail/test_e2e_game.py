@@ -1,97 +1,100 @@
 """A whole KidSprout game played by email only: replies go over SMTP to the
 listener, every outbound email comes back through the SMTP sink, and each
-player reads their reply address and private view from their own mailbox."""
+player reads their reply address and private view from their own mailbox.
+
+Besides the game itself, it checks what a player's mail client sees: one
+conversation per seat (one subject, one unbroken ``References`` chain), every
+reply answered (its verdict in an email that answers it), and never two
+emails to one player for one reply.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 import pytest
-from sqlalchemy import update
 
-from engines import get_engine
-from engines.playout import fill_text
-from engines.rng import Rng
-from pbem.models import Game
-from pbem.services.play import deadlines
+from pbem.models import InboundMessage
 from pbem.services.play.verify import verify
 from pbem.tokens import token_from_local_part
-from tests.mail.support import Mailboxes, echoed, mail_world, reply_to, send, text_of
-from tests.support.play import PLAYERS, game_row, start
+from tests.mail.support import echoed, mail_world, text_of
+from tests.support.mailgame import EmailGame, Step, play_by_email
+from tests.support.play import game_row
 
 pytestmark = pytest.mark.slow
 
 
-def inbound_verdicts(runtime):
-    from pbem.models import InboundMessage
+def normalised(subject: str) -> str:
+    return re.sub(r"^(re:\s*)+", "", subject.strip(), flags=re.IGNORECASE)
 
-    with runtime.db.read() as session:
-        return [(m.status, m.verdict) for m in session.query(InboundMessage).order_by(InboundMessage.id)]
+
+def references(message) -> list[str]:
+    return str(message["References"] or "").split()
+
+
+def check_thread(mailbox, replies: list[str], game_name: str) -> None:
+    """One conversation: same subject, each email in the chain of the one before, answers marked ``Re:``."""
+    first, *rest = mailbox
+    assert first["In-Reply-To"] is None and first["References"] is None
+    root = first["Message-ID"]
+    ours = {m["Message-ID"] for m in mailbox}
+    known = ours | set(replies)
+    for before, message in zip(mailbox, rest, strict=False):
+        assert normalised(message["Subject"]) == game_name, message["Subject"]
+        assert message["Thread-Topic"] == game_name
+        chain = references(message)
+        assert chain[0] == root, "every email refers to the seat's first one"
+        assert before["Message-ID"] in chain, "the chain is unbroken: each email refers to the one before"
+        assert message["In-Reply-To"] == chain[-1]
+        assert set(chain) <= known, "the chain holds only this thread's emails and the player's replies"
+        answers = message["In-Reply-To"] in replies
+        assert message["Subject"].startswith("Re: ") == answers, "Re: exactly on an answer to the player"
 
 
 def test_a_full_kidsprout_game_by_email(sqlite_runtime):
     runtime = sqlite_runtime
-    rng = Rng(11)
+    sent: dict[str, list[Step]] = {}
+
+    def each_reply(game: EmailGame, step: Step) -> None:
+        sent.setdefault(step.address, []).append(step)
+        for address in game.emails.values():
+            to_player = [m for m in step.fresh if address in m.recipients]
+            assert len(to_player) <= 1, f"{address} got {len(to_player)} emails for one reply"
+        mine = [m.message for m in step.fresh if step.address in m.recipients]
+        if mine:  # an email to the player after their own reply answers it, whatever else it says
+            assert mine[0]["In-Reply-To"] == step.reply["Message-ID"]
+            assert step.order in echoed(text_of(mine[0]))
+
     with mail_world(runtime) as (sink, port, pump):
-        game_id = start(runtime)
-        pump.drain()
-        box = Mailboxes(sink)
-        emails = {seat.seat: seat.account.email for seat in game_row(runtime, game_id).seats}
-        for seat, address in emails.items():
-            [welcome] = box(address)
+        game = play_by_email(runtime, sink, port, pump, on_step=each_reply)
+        row = game_row(runtime, game.game_id)
+        assert row.status == "finished", f"game not finished after {game.orders_sent} orders"
+        assert all(status == "done" for status in pump.processed)
+        assert game.orders_sent > 20
+        for seat, address in game.emails.items():
+            mailbox = game.box(address)
+            welcome = mailbox[0]
             assert "has started" in text_of(welcome) and f"You play {seat}" in text_of(welcome)
             assert welcome.get_body(("html",)) is not None
-            local = welcome["Reply-To"].addresses[0].username
-            assert token_from_local_part(runtime.settings.secret_key, local)
-        engine = get_engine("kidsprout")
-        orders_sent = deadline_fired = 0
-        for serial in range(2000):
-            game = game_row(runtime, game_id)
-            if game.status == "finished":
-                break
-            to_act = sorted(engine.to_act(game.state))
-            if not to_act:  # a last call with nobody to act: let the deadline pass
-                with runtime.db.write() as session:
-                    past = dt.datetime(2000, 1, 1)
-                    session.execute(update(Game).where(Game.id == game_id).values(deadline=past))
-                assert deadlines.apply_deadline(runtime, game_id)
-                deadline_fired += 1
-                pump.drain()
-                continue
-            seat = rng.choice(to_act)
-            legal = engine.legal_orders(game.state, seat)
-            quiet = [o for o in legal if not o.startswith("excuse")]
-            choice = rng.choice(quiet if quiet and rng.below(4) else legal)
-            order = fill_text(choice, rng, serial)
-            address = emails[seat]
-            latest = box(address)[-1]  # the player answers their newest email
-            reply = reply_to(latest, PLAYERS[[p.split("<")[1][:-1] for p in PLAYERS].index(address)], order,
-                             bottom=bool(serial % 2))  # fmt: skip
-            before = len(sink.messages)
-            send(port, reply, address, [latest["Reply-To"].addresses[0].addr_spec])
-            pump.drain()
-            orders_sent += 1
-            fresh = sink.messages[before:]
-            receipts = [m for m in fresh if m.message["Subject"].strip().startswith("Re: ")]
-            assert len(receipts) == 1, "every reply gets exactly one receipt"
-            assert receipts[0].recipients == [address]
-            receipt = receipts[0].message
-            assert receipt["In-Reply-To"] == reply["Message-ID"]
-            assert receipt["Auto-Submitted"] == "auto-replied"
-            assert order in echoed(text_of(receipt)) and "ACCEPTED" in text_of(receipt)
-        game = game_row(runtime, game_id)
-        assert game.status == "finished", f"game not finished after {orders_sent} orders"
-        assert all(status == "done" for status in pump.processed)
-        for address in emails.values():
-            [final] = [m for m in box(address) if "game over" in m["Subject"]]
-            assert "game over" in final["Subject"] and "Final standings" in text_of(final)
-            assert final["References"].startswith(f"<game-{game_id}-seat-")
-        assert verify(runtime, game_id).ok
-        assert orders_sent > 20
-        # Hidden information: a receipt (which names the sealed coin) only ever went to its own seat.
-        for received in sink.messages:
-            body = text_of(received.message)
-            sealed = re.search(r"Your sealed Sprout is (\S+)", body)
-            if sealed:
-                assert received.recipients[0] in emails.values()
+            assert token_from_local_part(runtime.settings.secret_key, welcome["Reply-To"].addresses[0].username)
+            replies = [step.reply["Message-ID"] for step in sent.get(address, [])]
+            check_thread(mailbox, replies, row.name)
+            for step in sent.get(address, []):  # every reply's verdict reached the player, in an answer to it
+                reply_id = step.reply["Message-ID"]
+                carrier = next(m for m in mailbox if reply_id in references(m))
+                assert carrier["In-Reply-To"] in replies
+                assert step.order in echoed(text_of(carrier)) and "ACCEPTED" in text_of(carrier)
+            final = mailbox[-1]
+            assert "Final standings" in text_of(final) and "game finished" in text_of(final).splitlines()[0]
+        assert verify(runtime, game.game_id).ok
+    with runtime.db.read() as session:
+        assert session.query(InboundMessage).filter(InboundMessage.status != "done").count() == 0
+    # Hidden information: an email that names a sealed coin echoes only its own recipient's orders.
+    sealed_seen = 0
+    for received in sink.messages:
+        text = text_of(received.message)
+        if re.search(r"Your Sprout \S+ is sealed", text):
+            [address] = received.recipients
+            assert set(echoed(text)) <= {step.order for step in sent[address]}
+            sealed_seen += 1
+    assert sealed_seen >= len(game.emails)

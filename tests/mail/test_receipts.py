@@ -8,15 +8,13 @@ import re
 import pytest
 
 from engines import get_engine
-from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of
-from tests.support.play import game_row, start
+from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of, suns_table
+from tests.support.play import game_row
 
 
 @pytest.fixture
 def table(sqlite_runtime):
-    game_id = start(sqlite_runtime, deadline_seconds=48 * 3600)
-    seat = seat_of(sqlite_runtime, game_id, "Suns")
-    return sqlite_runtime, game_id, seat, seat_address(sqlite_runtime, seat)
+    return suns_table(sqlite_runtime)
 
 
 def flat(text: str) -> str:

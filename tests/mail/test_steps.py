@@ -232,7 +232,7 @@ def test_answer_in_command_mode_replies_to_the_sender(table):
 
 
 @covers(pipeline.answer)
-def test_answer_applies_a_seats_orders_and_the_receipt_names_the_current_turn(table):
+def test_answer_applies_a_seats_orders_and_the_receipt_names_the_current_turn_first(table):
     runtime, game_id, seat, address = table
     rng = Rng(5)
     while game_row(runtime, game_id).turn < 2:
@@ -245,7 +245,8 @@ def test_answer_applies_a_seats_orders_and_the_receipt_names_the_current_turn(ta
         pipeline.answer(ctx)
         game = ctx.session.get(Game, game_id)
         [receipt] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "receipt")).all()
-    assert turn > 1 and receipt.subject == f"Re: [{game.name}] Turn {turn}: your orders"
+    assert turn > 1 and receipt.subject == f"Re: {game.name}"  # the thread's one subject
+    assert receipt.body_text.splitlines()[0] == f"Turn {turn}: {game.phase}."
     assert receipt.headers["In-Reply-To"] == "<a@b>" and "KidSprout Jumboree orders" in receipt.body_text
 
 

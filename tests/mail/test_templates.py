@@ -32,8 +32,13 @@ def test_no_template_is_dead():
     named = set(re.findall(r'template="([a-z_]+)"', code))
     kinds = set(re.findall(r'kind="([a-z_]+)"', code))
     extended = set(re.findall(r'{% extends "([a-z_/]+)\.txt" %}', templates))
+    included = set(re.findall(r'{% include "([a-z_/]+)\.txt" %}', templates))
+    blocks = set(re.findall(r'Fold\("([a-z_]+)"', code))  # folded into an email as _<block>_block
     for path in ROOT.glob("*.txt"):
-        assert path.stem in named | extended, f"{path.name} is never rendered"
+        if path.stem.endswith("_block"):
+            assert path.stem[1:-6] in blocks, f"{path.name} is no block a Fold names"
+            continue
+        assert path.stem in named | extended | included, f"{path.name} is never rendered"
     for path in (ROOT / "kinds").glob("*.txt"):
         assert path.stem in kinds, f"kinds/{path.name} matches no kind of email"
     for path in (ROOT / "engines").glob("*/*.txt"):

@@ -53,7 +53,7 @@ def admin_user(sqlite_runtime):
 def admin_client(app, admin_user):
     client = app.test_client()
     response = login(client)
-    assert response.status_code == 302
+    assert response.status_code == 303
     return client
 
 

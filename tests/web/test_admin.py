@@ -70,11 +70,11 @@ def test_a_deleted_admin_loses_the_session(admin_client, sqlite_runtime):
 
 def test_login_and_logout(client, admin_user):
     response = login(client)
-    assert response.status_code == 302 and response.location == "/admin/"
+    assert response.status_code == 303 and response.location == "/admin/"
     html = client.get("/admin/").get_data(as_text=True)
     assert "Late seats" in html and "Log out" in html
     response = client.post("/admin/logout", data={"csrf_token": csrf_of(html)})
-    assert response.status_code == 302
+    assert response.status_code == 303
     assert client.get("/admin/").status_code == 302
 
 
@@ -89,7 +89,7 @@ def test_login_redirects_only_inside_admin(client, admin_user):
     for crafted in ("/admin/\r\nX-Evil: 1", "/admin\u2028x", "/administrator"):
         client.post("/admin/logout", data={"csrf_token": fresh_csrf(client)})
         response = client.post("/admin/login", data={**data, "csrf_token": fresh_csrf(client), "next": crafted})
-        assert response.status_code == 302 and response.location == "/admin/", crafted
+        assert response.status_code == 303 and response.location == "/admin/", crafted
 
 
 def test_login_errors(client, admin_user):
@@ -131,11 +131,11 @@ def test_login_attempts_are_rate_limited_per_ip(client, admin_user):
 def test_successful_login_resets_the_username_count(client, admin_user):
     for _ in range(4):
         login(client, password="nope")
-    assert login(client).status_code == 302
+    assert login(client).status_code == 303
     client.post("/admin/logout", data={"csrf_token": page_csrf(client)})
     for _ in range(4):
         assert login(client, password="nope").status_code == 401
-    assert login(client).status_code == 302
+    assert login(client).status_code == 303
 
 
 # -- dashboard --------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def test_create_game(admin_client, sqlite_runtime):
             "reminders": "12h, 1h",
         },
     )
-    assert response.status_code == 302
+    assert response.status_code == 303
     game_id = int(response.location.rsplit("/", 1)[1])
     game = game_row(sqlite_runtime, game_id)
     assert game.name == "Camp" and game.variant == "v0.1" and len(game.seats) == 3
@@ -258,22 +258,22 @@ def act(client, game_id, action, **data):
 
 def test_game_actions(admin_client, sqlite_runtime):
     game_id = start(sqlite_runtime, deadline_seconds=3600)
-    assert act(admin_client, game_id, "pause", reason="lunch").status_code == 302
+    assert act(admin_client, game_id, "pause", reason="lunch").status_code == 303
     assert game_row(sqlite_runtime, game_id).status == "paused"
-    assert act(admin_client, game_id, "resume").status_code == 302
+    assert act(admin_client, game_id, "resume").status_code == 303
     assert game_row(sqlite_runtime, game_id).status == "active"
     before = game_row(sqlite_runtime, game_id).deadline
     response = act(admin_client, game_id, "extend", by="1d")
-    assert response.status_code == 302
+    assert response.status_code == 303
     assert (game_row(sqlite_runtime, game_id).deadline - before).total_seconds() >= 86400 - 5
     old_token = web_tokens(sqlite_runtime, game_id)["Suns"]
-    assert act(admin_client, game_id, "replace", seat="Suns", player="Neo <neo@x.org>").status_code == 302
+    assert act(admin_client, game_id, "replace", seat="Suns", player="Neo <neo@x.org>").status_code == 303
     game = game_row(sqlite_runtime, game_id)
     assert next(s for s in game.seats if s.seat == "Suns").account.email == "neo@x.org"
     assert web_tokens(sqlite_runtime, game_id)["Suns"] != old_token
     with sqlite_runtime.db.read() as session:
         count = session.scalar(select(func.count(OutboxMessage.id)).where(OutboxMessage.recipient == "neo@x.org"))
-    assert act(admin_client, game_id, "resend", seat="Suns").status_code == 302
+    assert act(admin_client, game_id, "resend", seat="Suns").status_code == 303
     with sqlite_runtime.db.read() as session:
         rows = list(
             session.scalars(
@@ -283,9 +283,9 @@ def test_game_actions(admin_client, sqlite_runtime):
     assert len(rows) == count + 1
     assert rows[-1].body_text == rows[-2].body_text and rows[-1].message_id != rows[-2].message_id
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
-    assert act(admin_client, game_id, "rotate", seat="Moons").status_code == 302
+    assert act(admin_client, game_id, "rotate", seat="Moons").status_code == 303
     assert web_tokens(sqlite_runtime, game_id)["Moons"] != token
-    assert act(admin_client, game_id, "cancel", reason="enough", confirm="yes").status_code == 302
+    assert act(admin_client, game_id, "cancel", reason="enough", confirm="yes").status_code == 303
     assert game_row(sqlite_runtime, game_id).status == "cancelled"
     html = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
     for text in ("pause: lunch", "resume", "extend: 86400s", "replace: Suns -&gt; neo@x.org", "cancel: enough"):

@@ -68,7 +68,9 @@ def test_hostile_text_in_form_input_is_escaped(client, sqlite_runtime):
     html = client.get(f"/play/{token}").get_data(as_text=True)
     csrf = html.split('name="csrf_token" value="')[1].split('"')[0]
     typed = '</textarea><script>alert("typed")</script>'
-    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": typed}).get_data(as_text=True)
+    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": typed}, follow_redirects=True).get_data(
+        as_text=True
+    )
     assert "<script>alert" not in html and "&lt;/textarea&gt;&lt;script&gt;" in html
     with sqlite_runtime.db.read() as session:
         assert session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "receipt")).first() is None

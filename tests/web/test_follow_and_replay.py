@@ -43,7 +43,9 @@ def test_confirming_takes_a_button_press_not_a_link_visit(client, sqlite_runtime
     assert client.post(url).status_code == 400  # no CSRF token
     assert observer_status(sqlite_runtime, row.id) == "pending"
     response = client.post(url, data={"csrf_token": csrf_of(html)})
-    assert response.status_code == 200 and "You now follow" in response.get_data(as_text=True)
+    assert response.status_code == 303 and response.location == url  # post/redirect/get
+    assert "You now follow" in client.get(url).get_data(as_text=True)
+    assert "You now follow" not in client.get(url).get_data(as_text=True)  # shown once, then the plain page
     assert observer_status(sqlite_runtime, row.id) == "active"
 
 
@@ -54,7 +56,7 @@ def test_stopping_by_button_or_one_click(app, client, sqlite_runtime, game_id):
     assert "Stop the emails" in html and observer_status(sqlite_runtime, first.id) == "pending"
     assert client.post(url, data={"csrf_token": "forged"}).status_code == 400
     assert observer_status(sqlite_runtime, first.id) == "pending"
-    response = client.post(url, data={"csrf_token": csrf_of(html)})
+    response = client.post(url, data={"csrf_token": csrf_of(html)}, follow_redirects=True)
     assert response.status_code == 200 and "not get any more emails" in response.get_data(as_text=True)
     assert observer_status(sqlite_runtime, first.id) == "stopped"
     # RFC 8058: a mail client posts List-Unsubscribe=One-Click with no session and no CSRF token
@@ -81,7 +83,8 @@ def test_following_from_the_status_page(client, sqlite_runtime, game_id):
     assert 'value="fan@example.org"' in page
     assert client.post(f"/games/{game_id}/follow", data={"email": "fan@example.org"}).status_code == 400
     response = client.post(f"/games/{game_id}/follow", data={"email": "fan@example.org", "csrf_token": csrf_of(page)})
-    assert response.status_code == 200 and "a confirmation link is on its way" in response.get_data(as_text=True)
+    assert response.status_code == 303  # a reload of the page shown next sends no second confirmation email
+    assert "a confirmation link is on its way" in client.get(response.location).get_data(as_text=True)
     with sqlite_runtime.db.read() as session:
         assert session.scalars(select(Observer.status).where(Observer.email == "fan@example.org")).one() == "pending"
     bad = client.post(f"/games/{game_id}/follow", data={"email": "not an address", "csrf_token": csrf_of(page)})
@@ -152,7 +155,9 @@ def test_the_notify_page_shows_and_changes_the_preference(client, sqlite_runtime
     assert "bob@example.org" in html and re.search(r'value="every" checked', html)
     assert client.post(f"/notify/{token}", data={"preference": "digest"}).status_code == 400
     assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "every"
-    response = client.post(f"/notify/{token}", data={"preference": "my_turn", "csrf_token": csrf_of(html)})
+    response = client.post(
+        f"/notify/{token}", data={"preference": "my_turn", "csrf_token": csrf_of(html)}, follow_redirects=True
+    )
     assert response.status_code == 200
     assert "you now get emails only when you must act" in response.get_data(as_text=True)
     assert re.search(r'value="my_turn" checked', response.get_data(as_text=True))

@@ -41,7 +41,9 @@ def test_page_shows_view_prompt_and_controls(client, sqlite_runtime, game_id):
 def test_button_order_gives_the_receipt(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     _, csrf = open_page(client, token)
-    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "order": "play ace"}).get_data(as_text=True)
+    html = client.post(
+        f"/play/{token}", data={"csrf_token": csrf, "order": "play ace"}, follow_redirects=True
+    ).get_data(as_text=True)
     assert "1 line(s) accepted, 0 refused." in html
     assert "ACCEPTED:" in html and "&gt; play ace" in html
     assert log_count(sqlite_runtime, game_id) == 1
@@ -55,7 +57,7 @@ def test_free_text_verdicts_and_refused_lines_kept(client, sqlite_runtime, game_
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     _, csrf = open_page(client, token)
     html = client.post(
-        f"/play/{token}", data={"csrf_token": csrf, "orders": "play banana\r\nplay 3\r\n"}
+        f"/play/{token}", data={"csrf_token": csrf, "orders": "play banana\r\nplay 3\r\n"}, follow_redirects=True
     ).get_data(as_text=True)
     assert "1 line(s) accepted, 1 refused." in html
     assert "REFUSED:" in html and "banana" in html
@@ -65,7 +67,9 @@ def test_free_text_verdicts_and_refused_lines_kept(client, sqlite_runtime, game_
 def test_help_shows_the_engines_help_and_the_commands(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     _, csrf = open_page(client, token)
-    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "HELP"}).get_data(as_text=True)
+    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "HELP"}, follow_redirects=True).get_data(
+        as_text=True
+    )
     assert "KidSprout Jumboree orders (one per line" in html
     assert "press SEAT: TEXT" in html and "vacation DAYS" in html  # the commands an email may hold too
     assert "1 line(s) accepted, 0 refused." in html
@@ -75,23 +79,30 @@ def test_help_shows_the_engines_help_and_the_commands(client, sqlite_runtime, ga
 def test_empty_submission_says_no_orders(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     _, csrf = open_page(client, token)
-    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "  \n"}).get_data(as_text=True)
+    html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "  \n"}, follow_redirects=True).get_data(
+        as_text=True
+    )
     assert "No orders found." in html
 
 
 def test_csrf_is_required_and_nothing_is_lost(client, app, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
-    response = client.post(f"/play/{token}", data={"orders": "play 2"})
+    response = client.post(f"/play/{token}", data={"orders": "play 2"}, follow_redirects=True)
     assert response.status_code == 400
     html = response.get_data(as_text=True)
     assert "Nothing was sent" in html and ">play 2</textarea>" in html
     open_page(client, token)
-    response = client.post(f"/play/{token}", data={"orders": "play 2", "csrf_token": "forged"})
+    response = client.post(f"/play/{token}", data={"orders": "play 2", "csrf_token": "forged"}, follow_redirects=True)
     assert response.status_code == 400
     # a token from another session is refused too
     other = app.test_client()
     _, other_csrf = open_page(other, token)
-    assert client.post(f"/play/{token}", data={"orders": "play 2", "csrf_token": other_csrf}).status_code == 400
+    assert (
+        client.post(
+            f"/play/{token}", data={"orders": "play 2", "csrf_token": other_csrf}, follow_redirects=True
+        ).status_code
+        == 400
+    )
     assert log_count(sqlite_runtime, game_id) == 0
 
 
@@ -102,12 +113,17 @@ def test_text_control_needs_its_text(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     html, csrf = open_page(client, token)
     assert "excuse 1 + Suns &lt;text&gt;" in html and 'name="text"' in html
-    response = client.post(f"/play/{token}", data={"csrf_token": csrf, "order": "excuse 1 + Suns <text>", "text": ""})
+    response = client.post(
+        f"/play/{token}",
+        data={"csrf_token": csrf, "order": "excuse 1 + Suns <text>", "text": ""},
+        follow_redirects=True,
+    )
     assert response.status_code == 400 and "write the text" in response.get_data(as_text=True)
     before = log_count(sqlite_runtime, game_id)
     html = client.post(
         f"/play/{token}",
         data={"csrf_token": csrf, "order": "excuse 1 + Suns <text>", "text": "he was\nlost in the woods"},
+        follow_redirects=True,
     ).get_data(as_text=True)
     assert "1 line(s) accepted" in html
     assert log_count(sqlite_runtime, game_id) == before + 1
@@ -133,7 +149,11 @@ def test_a_token_acts_only_in_its_own_game(client, sqlite_runtime):
     token = web_tokens(sqlite_runtime, first)["Suns"]
     _, csrf = open_page(client, token)
     # extra fields naming the other game or seat are ignored: the token alone decides
-    client.post(f"/play/{token}", data={"csrf_token": csrf, "order": "play 2", "game": second, "seat": "Moons"})
+    client.post(
+        f"/play/{token}",
+        data={"csrf_token": csrf, "order": "play 2", "game": second, "seat": "Moons"},
+        follow_redirects=True,
+    )
     client.post(f"/play/{token}.json", json={"orders": "play 3", "game_id": second})
     assert log_count(sqlite_runtime, first) == 2
     assert log_count(sqlite_runtime, second) == 0

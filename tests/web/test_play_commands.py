@@ -26,7 +26,7 @@ def open_page(client, token: str) -> tuple[str, str]:
 
 def post_lines(client, token: str, text: str):
     _, csrf = open_page(client, token)
-    return client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": text})
+    return client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": text}, follow_redirects=True)
 
 
 def latest_email(runtime, address: str) -> OutboxMessage:
@@ -202,7 +202,7 @@ def test_replying_to_press_from_the_page(client, sqlite_runtime, game_id):
     response = client.post(
         f"/play/{tokens['Moons']}/press/{sent.press_id}/reply", data={"csrf_token": csrf, "text": "deal."}
     )
-    assert response.status_code == 302 and response.location == f"/play/{tokens['Moons']}#press"
+    assert response.status_code == 303 and response.location == f"/play/{tokens['Moons']}#press"
     assert "Press sent to Suns." in client.get(response.location).get_data(as_text=True)
     assert "deal." in client.get(f"/play/{tokens['Suns']}").get_data(as_text=True)
     assert "deal." not in client.get(f"/play/{tokens['Crowns']}").get_data(as_text=True)

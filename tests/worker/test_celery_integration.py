@@ -17,7 +17,8 @@ from sqlalchemy import func, select
 from engines import get_engine
 from engines.playout import apply_entry
 from engines.rng import Rng
-from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage
+from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage
+from pbem.services.mailout import observers
 from pbem.services.play import orders
 from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of, store_lost
@@ -74,10 +75,10 @@ def test_full_game_with_deadlines(deployment):
     rows = outbox_rows(runtime)
     received = [m.message["Message-ID"] for m in deployment.sink.messages]
     assert sorted(received) == sorted(row.message_id for row in rows)
-    over = [m for m in deployment.sink.messages if "game over" in m.message["Subject"]]
+    over = [m for m in deployment.sink.messages if "Final standings" in m.message.get_body(("plain",)).get_content()]
     assert len(over) == 4
     reminders = outbox_rows(runtime, kind="reminder")
-    per_turn = [(row.seat_id, row.subject) for row in reminders]
+    per_turn = [(row.seat_id, row.body_text.splitlines()[0]) for row in reminders]  # first line: the turn
     assert len(per_turn) == len(set(per_turn)), "a seat was reminded twice in one turn"
 
 
@@ -105,7 +106,7 @@ def test_sigkill_mid_resolution_then_restart_resolves_once(deployment):
         )
     assert timeouts_for_turn == 1
     resolved = turn_after_first_timeout(runtime, game_id)
-    emails = [row for row in outbox_rows(runtime, kind="turn") if f"] Turn {resolved}: " in row.subject]
+    emails = [row for row in outbox_rows(runtime, kind="turn") if row.body_text.startswith(f"Turn {resolved}: ")]
     assert sorted(row.seat_id for row in emails) == sorted(seat_ids(runtime, game_id).values()), (
         "the resolution of the turn queues exactly one email per seat"
     )
@@ -137,7 +138,7 @@ def test_reminders_reach_the_waiting_seats_once_before_the_deadline(deployment):
     waiting = {seat.account.email for seat in game.seats if seat.seat in get_engine("kidsprout").to_act(game.state)}
     wait_until(lambda: game_row(runtime, game_id).turn != game.turn, 60, "the deadline to fire")
     wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
-    reminders = [m for m in deployment.sink.messages if "reminder" in m.message["Subject"]]
+    reminders = [m for m in deployment.sink.messages if "Reminder: " in m.message.get_body(("plain",)).get_content()]
     assert sorted(r for m in reminders for r in m.recipients) == sorted(waiting), deployment.logs()
     deadline = game.deadline.replace(tzinfo=dt.UTC).timestamp()
     assert all(m.at < deadline for m in reminders), "a reminder came after the deadline"
@@ -176,7 +177,7 @@ def test_broker_loss_is_recovered_by_the_sweep(deployment):
 def test_mail_whose_task_message_was_lost_is_answered_by_the_sweep(deployment):
     runtime = deployment.runtime
     game_id = start(runtime, reminders=[])
-    [lost] = store_lost(runtime, game_id, ["play 4"], age_seconds=30)
+    [lost] = store_lost(runtime, game_id, ["play 4\nstatus"], age_seconds=30)  # status: answered at once
     deployment.start("worker")
     deployment.start("beat")
     wait_until(lambda: outbox_rows(runtime, kind="receipt", status="sent"), 60, "the sweep to answer the message")
@@ -194,7 +195,7 @@ def test_a_message_piped_to_pbem_ingest_is_answered_without_waiting_for_the_swee
     runtime = deployment.runtime
     game_id = start(runtime, reminders=[])
     seat = seat_of(runtime, game_id, "Suns")
-    raw = mail(seat_address(runtime, seat), seat.account.email, "play 3")
+    raw = mail(seat_address(runtime, seat), seat.account.email, "play 3\nstatus")  # status: answered at once
     piped = subprocess.run(
         [sys.executable, "-m", "pbem.cli", "ingest"],
         input=raw,
@@ -217,6 +218,12 @@ def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(dep
     players = [f"p{i}@example.org" for i in range(8)]
     runtime = deployment.runtime
     game_id = start(runtime, engine="sprawl", players=players, deadline_seconds=2, reminders=[])
+    for fan in range(4):  # observers too: the late seats' notices ride in their turn emails
+        observers.subscribe(runtime, game_id, f"fan{fan}@example.net")
+    with runtime.db.read() as session:
+        tokens = list(session.scalars(select(Observer.token)))
+    for token in tokens:
+        observers.confirm(runtime, token)
     welcome = len(outbox_rows(runtime))
     worker = deployment.start("worker", loglevel="DEBUG")  # Celery logs each task received only at DEBUG
     deployment.start("beat")
@@ -250,7 +257,7 @@ def test_the_listener_logs_one_line_per_message_and_never_a_reply_address(deploy
         try:
             wait_until(lambda: smtp_listening(port), 60, "the SMTP listener")
             with smtplib.SMTP("127.0.0.1", port) as client:
-                client.sendmail(seat.account.email, [address], mail(address, seat.account.email, "play 3"))
+                client.sendmail(seat.account.email, [address], mail(address, seat.account.email, "play 3\nstatus"))
             wait_until(lambda: outbox_rows(runtime, kind="receipt", status="sent"), 30, "the receipt to be sent")
         finally:
             listener.terminate()

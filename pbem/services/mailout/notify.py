@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -14,13 +14,14 @@ from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services.mailout import preferences
+from pbem.services.mailout import folds, preferences, threads
+from pbem.services.mailout.folds import Fold
 from pbem.tokens import reply_address
 
 
 def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
     """The Message-ID of a seat's first email; every later one refers to it."""
-    return f"<game-{game.id}-seat-{seat.id}-start@{runtime.settings.mail_domain}>"
+    return threads.root(runtime, game, seat)
 
 
 def new_message_id(runtime: Runtime, label: str = "m") -> str:
@@ -40,6 +41,7 @@ def format_deadline(game: Game) -> str | None:
 
 
 def subject_for(game: Game, what: str) -> str:
+    """The subject of an email to someone outside the game's seats (an observer)."""
     return f"[{game.name}] Turn {game.turn}: {what}"
 
 
@@ -51,47 +53,58 @@ def queue(
     seat: Seat | None,
     recipient: str,
     template: str,
-    subject: str,
     kind: str,
+    subject: str | None = None,
     in_reply_to: str | None = None,
     auto_reply: bool = False,
     message_id: str | None = None,
+    status: str | None = None,
+    blocks: Sequence[Fold] = (),
     **context: Any,
 ) -> OutboxMessage:
     """Render ``template`` and add one outbox row (sent after commit).
 
     An email to a seat honours its account's notification preference (it may
     start ``held`` for the digest or ``suppressed``; only ``pending`` rows are
-    sent) and says how to change that preference.
+    sent) and says how to change that preference.  It belongs to the seat's
+    one thread (:mod:`pbem.services.mailout.threads`): the game's name as its
+    subject, the seat's ``References`` chain; and it shows first ``blocks`` and
+    whatever other news waits for the seat (:mod:`pbem.services.mailout.folds`).
     """
     settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
-    status = preferences.delivery_status(game, seat, kind)
+    status = status or preferences.delivery_status(game, seat, kind)
     account = seat.account if seat is not None else None
+    threaded = seat is not None and game is not None
+    blocks = list(blocks)
+    if threaded and status == "pending" and kind in folds.FOLDS_INTO:
+        blocks = [*folds.take(session, seat, recipient), *blocks]
+    in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
+    answers = [b.answers for b in blocks if b.answers] + ([in_reply_to] if in_reply_to else [])
+    if threaded:
+        subject = threads.subject(game, answer=bool(answers))
+        message_id = message_id or threads.message_id(runtime, game)
+    subject = subject or "pbem"
     if account is not None:
         context.setdefault("notify_pref", account.notify or "every")
         context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
+    context["folded"] = [{"block": b.block, **b.data} for b in blocks]
+    context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
     text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
     if account is not None:
         text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
-    in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
-    headers: dict[str, str] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
-    if seat is not None:
+    headers: dict[str, Any] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
+    if threaded:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-        root = thread_root(runtime, game, seat)
-        message_id = message_id or new_message_id(runtime, f"game-{game.id}")
-        if message_id != root:
-            headers["In-Reply-To"] = in_reply_to or root
-            headers["References"] = root if not in_reply_to else f"{root} {in_reply_to}"
+        headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
+        if status == "pending":
+            threads.advance(session, seat, message_id, headers.get("References"))
     elif in_reply_to:
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = in_reply_to
-    if auto_reply:
-        headers["Auto-Submitted"] = "auto-replied"
-    else:
-        headers["Auto-Submitted"] = "auto-generated"
+    headers["Auto-Submitted"] = "auto-replied" if auto_reply else "auto-generated"
     row = OutboxMessage(
         recipient=recipient,
         subject=subject,
@@ -132,7 +145,6 @@ def queue_for_seat(
     seat: Seat,
     *,
     template: str,
-    subject: str,
     kind: str,
     **context: Any,
 ) -> OutboxMessage:
@@ -144,7 +156,6 @@ def queue_for_seat(
         seat=seat,
         recipient=seat.account.email,
         template=template,
-        subject=subject,
         kind=kind,
         **{**seat_view_context(game, seat), **context},
     )
@@ -156,7 +167,6 @@ def send_views(
     game: Game,
     *,
     headline: str,
-    what: str,
     kind: str,
     events: Iterable[str] = (),
     missed: Iterable[str] = (),
@@ -170,7 +180,6 @@ def send_views(
             game,
             seat,
             template="turn",
-            subject=subject_for(game, what),
             kind=kind,
             message_id=thread_root(runtime, game, seat) if first else None,
             headline=headline,

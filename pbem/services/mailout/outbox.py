@@ -42,13 +42,16 @@ def backoff(attempts: int) -> int:
 
 
 def email_bytes(row: OutboxMessage | Row) -> bytes:
-    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one."""
+    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one.
+
+    Headers named with a leading ``_`` are the server's own notes (e.g. a deferred
+    receipt's block) and are never sent."""
     headers = {
         "To": row.recipient,
         "Subject": row.subject,
         "Message-ID": row.message_id,
         "Date": format_datetime(row.created_at.replace(tzinfo=dt.UTC)),
-        **(row.headers or {}),
+        **{name: value for name, value in (row.headers or {}).items() if not name.startswith("_")},
     }
     try:
         return wire.compose(headers.items(), row.body_text, row.body_html or None)

@@ -1,5 +1,5 @@
-"""How press looks in the mail: its Message-ID (so a reply finds the press it
-answers) and how its sender is named to each reader.  Below the press service
+"""How press looks in the mail: the press a reply answers, found from its
+Message-ID, and how its sender is named to each reader.  Below the press service
 so the digest can quote press without depending on the table's rules."""
 
 from __future__ import annotations
@@ -7,14 +7,8 @@ from __future__ import annotations
 import re
 
 from pbem.models import Game, PressMessage
-from pbem.runtime import Runtime
-from pbem.services.mailout.notify import new_message_id
 
-_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-[0-9a-f]+@[^>]+>")
-
-
-def press_message_id(runtime: Runtime, press_id: int) -> str:
-    return new_message_id(runtime, f"press-{press_id}")
+_PRESS_MESSAGE_ID = re.compile(r"<press-(\d+)-(?:t\d+-)?[0-9a-f]+@[^>]+>")
 
 
 def press_id_from_message_id(message_id: str | None) -> int | None:

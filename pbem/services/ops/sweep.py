@@ -20,7 +20,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
-from pbem.services.mailout import digest, outbox
+from pbem.services.mailout import digest, folds, outbox
 from pbem.services.play import deadline_timer, deadlines
 
 #: Work younger than this is left to the task nudged when it was stored.
@@ -55,6 +55,7 @@ def sweep(runtime: Runtime) -> SweepResult:
     result = SweepResult()
     result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
     result.inbound = pending_inbound_ids(runtime)
+    folds.release_overdue(runtime)  # a receipt that waited too long for the seat's next email goes alone
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     result.digests = digest.overdue_recipients(runtime)
     result.scheduled = deadline_timer.schedule_due_soon(runtime)

@@ -51,6 +51,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             if seat.seat in missing:
                 seat.missed_deadlines += 1
         missed_names = [seat_label(game, name) for name in missing]
+        late.tell_late_seats(session, game, missing, bot_played, default_events)
         faults.point("deadline")
         events = [
             "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
@@ -68,7 +69,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             announce=True,
             missed=missed_names or ["nobody"],
         )
-        late.tell_late_seats(runtime, session, game, missing, bot_played, default_events)
+        late.send_late_notices(runtime, session, game)
         return True
 
 
@@ -130,7 +131,6 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
             game,
             seat,
             template="turn",
-            subject=notify.subject_for(game, "reminder"),
             kind="reminder",
             headline=f"Reminder: your orders are due by {notify.format_deadline(game)} UTC.",
             events=[],

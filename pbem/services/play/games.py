@@ -178,7 +178,7 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     Rng(game.seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
     seat_names = engine.seat_names(len(drawn), game.variant)
-    names = [public_name(name, position) for position, (name, _) in enumerate(drawn)]
+    names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
     step = engine.new_game(names, game.seed, game.variant, game.options)
     game.players, game.state, game.status = names, step.state, "active"
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
@@ -203,7 +203,6 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
         session,
         game,
         headline=f"A game of {engine.title} has started.",
-        what="game started",
         kind="welcome",
         events=[*step.events, rules_line(game)],
         first=True,
@@ -228,7 +227,7 @@ def admin_action(runtime: Runtime, game_id: int, action: str, note: str, allowed
 
 
 def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
-    notify.send_views(runtime, session, game, headline=headline, what=headline.rstrip("."), kind="admin")
+    notify.send_views(runtime, session, game, headline=headline, kind="admin")
 
 
 def pause(runtime: Runtime, game_id: int, reason: str = "") -> None:
@@ -309,13 +308,13 @@ def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) 
         seat.account = account_for(session, email, name)
         seat.missed_deadlines = 0
         rotate_tokens_of(seat)
+        seat.last_message_id = None  # the new player's thread starts here, not in the departed player's inbox
         notify.queue_for_seat(
             runtime,
             session,
             game,
             seat,
             template="turn",
-            subject=notify.subject_for(game, f"you now play {seat.seat}"),
             kind="welcome",
             headline=f"You have taken over the seat {seat.seat}.",
             events=[],

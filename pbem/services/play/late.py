@@ -16,7 +16,7 @@
    seat's count of missed deadlines).
 3. The engine's defaults (``apply_timeout``) for whoever is still missing.
 
-Afterwards :func:`tell_late_seats` sends each late seat what was played for it.
+Each late seat reads what was played for it at the top of its next email (:func:`tell_late_seats`).
 
 Ready early: nothing waits for a deadline once every seat has acted — a turn
 resolves the moment the engine's ``to_act`` is empty.  Where a phase has
@@ -36,7 +36,8 @@ from engines.playout import choose_order
 from engines.rng import Rng
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services.mailout import notify
+from pbem.services.mailout import folds, notify
+from pbem.services.mailout.folds import Fold
 from pbem.services.play import games, vacations
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.progress import append_log, turn_seconds
@@ -85,7 +86,7 @@ def postpone(
             text="vacation wait: " + ", ".join(sorted(away)),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, what="deadline moved (vacation)", kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin")
         return True
     rules = rules_of(game)
     if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
@@ -104,7 +105,7 @@ def postpone(
             text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(missing),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, what="deadline extended (grace)", kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin")
         return True
     return False
 
@@ -144,14 +145,13 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
 
 
 def tell_late_seats(
-    runtime: Runtime,
     session: Session,
     game: Game,
     missing: list[str],
     bot_played: dict[str, list[str]],
     default_events: list[str],
 ) -> None:
-    """Each late seat learns what was played for it (its own orders only)."""
+    """Each late seat learns what was played for it (its own orders only), at the top of its next email."""
     rules = rules_of(game)
     for seat in game.seats:
         if seat.seat not in missing:
@@ -164,7 +164,7 @@ def tell_late_seats(
         else:
             headline = f"You missed the deadline; the game's defaults were applied for {seat.seat}."
             mine = [line for line in default_events if seat.seat.lower() in line.lower()]
-            played = mine or ["(the engine's defaults; see What happened in the turn email)"]
+            played = mine or ["(the engine's defaults; see What happened below)"]
             if rules.late_kind == "bot":
                 left = max(0, rules.late_n - seat.missed_deadlines)
                 notes.append(
@@ -172,15 +172,11 @@ def tell_late_seats(
                     + (f"{left} more deadline(s)" if left else "the next deadline")
                     + " in a row, a bot plays for you until you send orders again."
                 )
-        notify.queue_for_seat(
-            runtime,
-            session,
-            game,
-            seat,
-            template="async_late",
-            subject=notify.subject_for(game, "you missed the deadline"),
-            kind="late",
-            headline=headline,
-            played=played,
-            notes=notes,
-        )
+        folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
+
+
+def send_late_notices(runtime: Runtime, session: Session, game: Game) -> None:
+    """The late notices no email of the deadline took (the seat chose fewer emails): each on its own."""
+    for seat in game.seats:
+        for fold in folds.leftovers(session, seat):
+            notify.queue_for_seat(runtime, session, game, seat, template="async_late", kind="late", blocks=[fold])

@@ -11,7 +11,9 @@ from engines.base import OrderError
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
-from pbem.services.mailout import notify
+from pbem.services.mailout import folds, notify
+from pbem.services.mailout.folds import Fold
+from pbem.services.play import forgiving
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import after_change, append_log, engine_for
 from pbem.services.play.queries import status_text
@@ -34,11 +36,12 @@ class Reply:
     """Ask :func:`submit` to queue the emailed answer in the same transaction."""
 
     in_reply_to: str | None
-    subject: str
     before: list[Verdict] = field(default_factory=list)
     after: list[Verdict] = field(default_factory=list)
     #: ``status`` lines: answered last, with the view as the orders left it.
     status: list[str] = field(default_factory=list)
+    #: Said first, e.g. that the player answered an earlier turn's email.
+    warning: str | None = None
 
 
 @dataclass
@@ -68,16 +71,17 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
             verdicts.append(Verdict(line, False, "the game is over"))
             continue
         try:
-            order = engine.parse_order(state, seat.seat, line)
+            order, ignored = forgiving.parse(engine, state, seat.seat, line)
             step = engine.apply_order(state, seat.seat, order)
         except OrderError as error:
-            verdicts.append(Verdict(line, False, str(error)))
+            verdicts.append(Verdict(line, False, forgiving.refusal(engine, state, seat.seat, line, error)))
             continue
         state = step.state
         game.state = state
         text = engine.format_order(order)
         append_log(session, game, kind="order", source=source, seat=seat.seat, text=text, events=step.events)
-        verdicts.append(Verdict(line, True, step.receipt or f"{text}: accepted"))
+        said = step.receipt or f"{text}: accepted"
+        verdicts.append(Verdict(line, True, said + forgiving.ignored_note(ignored)))
         events.extend(step.events)
         announce = announce or step.announce
     return verdicts, events, announce
@@ -101,40 +105,65 @@ def submit(
             raise NotFound("that seat does not play in this game")
         engine = engine_for(game)
         old_turn = game.turn
-        if game.status != "active":
+        active = game.status == "active"
+        if not active:
             verdicts = [Verdict(line, False, STATUS_WORDS.get(game.status, game.status)) for line in lines]
             events, announce = [], False
         else:
             verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
-            if any(v.ok for v in verdicts):
-                seat.missed_deadlines = 0
-                after_change(runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
-        if reply is not None:
+        if reply is not None:  # the seat's next email of this transaction shows it first
+            folds.add(session, seat, receipt_fold(reply, verdicts, "your view follows in this email"))
+        if active and any(v.ok for v in verdicts):
+            seat.missed_deadlines = 0
+            after_change(runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
+        if reply is not None and folds.leftovers(session, seat):  # no email took it: it goes on its own
             queue_receipt(runtime, session, game, seat, reply, verdicts)
         return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
+
+
+def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
+    """The answer to one message as a block: every line with its verdict (``status`` lines answered with ``status``)."""
+    every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status) for line in reply.status)]
+    accepted = sum(v.ok for v in every)
+    headline = f"{accepted} line(s) accepted, {len(every) - accepted} refused." if every else "No orders found."
+    data = {"headline": headline, "verdicts": [v.to_json() for v in every], "warning": reply.warning}
+    return Fold("receipt", data, answers=reply.in_reply_to)
+
+
+def may_wait(game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> bool:
+    """A receipt that only says "accepted" to a seat with nothing left to do this turn can wait for its next email.
+
+    Anything else (a refusal, a command, a warning, a seat still asked to act,
+    a player who chose fewer emails and so may not get the next one soon) is
+    answered at once.
+    """
+    return (
+        game.status == "active"
+        and bool(verdicts)
+        and all(v.ok for v in verdicts)
+        and not (reply.before or reply.after or reply.status or reply.warning)
+        and (seat.account.notify or "every") == "every"
+        and seat.seat not in engine_for(game).to_act(game.state)
+    )
 
 
 def queue_receipt(
     runtime: Runtime, session: Session, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]
 ) -> None:
-    """The one answer to one message: every line with its verdict."""
-    status = [Verdict(line, True, status_text(game, seat)) for line in reply.status]
-    every = [*reply.before, *verdicts, *reply.after, *status]
-    accepted = sum(v.ok for v in every)
-    refused = len(every) - accepted
-    headline = f"{accepted} line(s) accepted, {refused} refused." if every else "No orders found."
-    subject = reply.subject if reply.subject.lower().startswith("re:") else f"Re: {reply.subject}"
-    notify.queue_for_seat(
+    """The answer to one message on its own: at once, or deferred to the seat's next email."""
+    fold = receipt_fold(reply, verdicts, status_text(game, seat))
+    wait = may_wait(game, seat, reply, verdicts)
+    row = notify.queue_for_seat(
         runtime,
         session,
         game,
         seat,
         template="receipt",
-        subject=subject[:300],
         kind="receipt",
-        in_reply_to=reply.in_reply_to,
         auto_reply=True,
-        headline=headline,
-        verdicts=every,
-        **({"prompt": ""} if status else {}),  # the status answer, last, already ends with it
+        blocks=[fold],
+        status=folds.DEFERRED if wait else None,
+        **({"prompt": ""} if reply.status else {}),  # the status answer, last, already ends with it
     )
+    if wait:
+        row.headers = {**row.headers, folds.FOLD_HEADER: fold.to_json()}

@@ -30,8 +30,8 @@ from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
-from pbem.services.mailout import notify
-from pbem.services.mailout.press_mail import press_message_id, sender_label
+from pbem.services.mailout import notify, threads
+from pbem.services.mailout.press_mail import sender_label
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.queries import iso
@@ -157,8 +157,6 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
     label = sender_label(game, press, seat.seat)
     private = press.to_seat is not None
-    short = press.from_seat if press.signed else "anonymous"
-    subject = notify.subject_for(game, f"{'private ' if private else ''}press from {short}")
     notify.queue(
         runtime,
         session,
@@ -166,9 +164,8 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
         seat=seat,
         recipient=seat.account.email,
         template="async_press",
-        subject=subject,
         kind="press",
-        message_id=press_message_id(runtime, press.id),
+        message_id=threads.message_id(runtime, game, "press", press.id),
         headline=("Private press" if private else "Press to all seats") + f" from {label}:",
         press_text=press.text,
         private=private,

@@ -117,7 +117,6 @@ def after_change(
             session,
             game,
             headline=f"Game over. {outcome.summary}",
-            what="game over",
             kind="game_over",
             events=events,
             missed=missed or [],
@@ -132,8 +131,7 @@ def after_change(
             runtime,
             session,
             game,
-            headline=f"{game.phase}.",
-            what=game.phase,
+            headline="",  # the email's first line names the turn and its phase
             kind="turn",
             events=events,
             missed=missed or [],
@@ -145,7 +143,6 @@ def after_change(
             session,
             game,
             headline="News from the table.",
-            what=game.phase,
             kind="announce",
             events=events,
         )

@@ -97,7 +97,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
         "seats": [
             {
                 "name": seat.seat,
-                "player": public_name(seat.account.name, seat.position),
+                "player": public_name(seat.account.name, seat.position, seat.account.email),
                 "submitted": flags[seat.seat],
             }
             for seat in game.seats
@@ -148,7 +148,7 @@ def public_row(game: Game) -> dict[str, Any]:
     return {
         **game_fields(game),
         "deadline": iso(game.deadline),
-        "players": [public_name(seat.account.name, seat.position) for seat in game.seats],
+        "players": [public_name(seat.account.name, seat.position, seat.account.email) for seat in game.seats],
     }
 
 

@@ -143,7 +143,7 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
             session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
         )
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} on vacation", kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin")
         return VacationResult(True, f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s))", ends)
 
 
@@ -171,7 +171,7 @@ def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult
             line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
         append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, what=f"{seat.seat} is back", kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin")
         return VacationResult(True, "welcome back: your vacation has ended", now)
 
 

@@ -251,12 +251,12 @@ def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any
 
 
 def mailbox(runtime: Runtime, recipient: str, limit: int = 200) -> list[OutboxMessage]:
-    """A recipient's emails, newest first."""
+    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one)."""
     with runtime.db.read() as session:
         return list(
             session.scalars(
                 select(OutboxMessage)
-                .where(OutboxMessage.recipient == recipient)
+                .where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
                 .order_by(OutboxMessage.id.desc())
                 .limit(limit)
             )
@@ -279,17 +279,18 @@ def lean_game(session, game_id: int):
 
     :func:`pbem.services.play.queries.public_summary` only reads attributes, so the
     status page can skip building ORM objects (most of a page's cost otherwise).
-    Accounts carry their name only: public pages never see an address.
+    Accounts carry their public name only (the address's local part if the player
+    gave no name): public pages never see an address.
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account
+    from pbem.models import Account, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Account.name)
+            select(Seat.seat, Seat.position, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -300,7 +301,12 @@ def lean_game(session, game_id: int):
     seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
     game = SimpleNamespace(**row)
     game.seats = [
-        SimpleNamespace(seat=s.seat, position=s.position, account=SimpleNamespace(name=s.name or "")) for s in seats
+        SimpleNamespace(
+            seat=s.seat,
+            position=s.position,
+            account=SimpleNamespace(name=public_name(s.name, s.position, s.email), email=""),
+        )
+        for s in seats
     ]
     return game
 
@@ -332,6 +338,14 @@ def _game_and_seat(runtime: Runtime, game_id: int, seat_id: int) -> tuple[Game, 
         if seat is None:
             raise NotFound("that seat does not play in this game")
         return game, seat
+
+
+def reread(runtime: Runtime, game_id: int, seat_id: int, line: str) -> str:
+    """The answer to a read-only command (``help``, ``status``) as it reads now."""
+    game, seat = _game_and_seat(runtime, game_id, seat_id)
+    if line.strip().lower() in seat_commands.HELP_WORDS:
+        return seat_commands.help_text(game)
+    return status_text(game, seat)
 
 
 def _status_verdicts(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> list[Verdict]:

@@ -1,0 +1,100 @@
+"""One email per seat and event: what would be a second email becomes a block
+at the top of the one the seat gets anyway.
+
+A service that knows a seat is about to hear of a change (its own orders
+ended the phase, its deadline passed) registers a :class:`Fold` for the seat
+in the transaction; the next email queued for that seat in the same
+transaction (its turn, news or game-over email) shows the block first, and
+whatever no email took is sent on its own afterwards (:func:`leftovers`).
+
+A receipt that only says "accepted" while the seat has nothing left to do in
+the phase waits, as an outbox row in status ``deferred``, for the seat's next
+email; the sweep sends it alone if none comes within :data:`RECEIPT_WAIT`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import event, select, update
+from sqlalchemy.orm import Session
+
+from pbem.clock import utcnow
+from pbem.models import OutboxMessage, Seat
+from pbem.runtime import Runtime
+
+#: Emails that carry the seat's view of the game: other news for the seat folds into them.
+FOLDS_INTO = frozenset({"turn", "announce", "game_over", "admin", "welcome", "reminder"})
+DEFERRED = "deferred"
+FOLDED = "folded"
+#: A deferred receipt goes alone if the seat gets no other email within this time.
+RECEIPT_WAIT = dt.timedelta(hours=24)
+#: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
+FOLD_HEADER = "_fold"
+_FOLDS = "pbem_folds"
+
+
+@dataclass
+class Fold:
+    """A block (``mail_templates/_<block>_block``) and what it shows, as JSON."""
+
+    block: str
+    data: dict[str, Any] = field(default_factory=dict)
+    #: The player's Message-ID this block answers: the email then replies to it.
+    answers: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"block": self.block, "data": self.data, "answers": self.answers}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Fold:
+        return cls(value.get("block", "receipt"), dict(value.get("data") or {}), value.get("answers"))
+
+
+def add(session: Session, seat: Seat, fold: Fold) -> None:
+    """Show ``fold`` at the top of ``seat``'s next email in this transaction."""
+    session.info.setdefault(_FOLDS, {}).setdefault(seat.id, []).append(fold)
+
+
+def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
+    """Every block waiting for ``seat``'s email to ``recipient``: this transaction's, then deferred receipts."""
+    folds = session.info.get(_FOLDS, {}).pop(seat.id, [])
+    return [*_deferred(session, seat, recipient), *folds]
+
+
+def leftovers(session: Session, seat: Seat) -> list[Fold]:
+    """The blocks no email of this transaction took: the caller sends them alone."""
+    return session.info.get(_FOLDS, {}).pop(seat.id, [])
+
+
+def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
+    """Deferred receipts of the seat, marked folded; one for a former player of the seat is released instead."""
+    query = select(OutboxMessage).where(OutboxMessage.seat_id == seat.id, OutboxMessage.status == DEFERRED)
+    folds = []
+    for row in session.scalars(query.order_by(OutboxMessage.id)):
+        if row.recipient != recipient:
+            row.status, row.next_try_at = "pending", utcnow()
+            continue
+        row.status = FOLDED
+        folds.append(Fold.from_json((row.headers or {}).get(FOLD_HEADER) or {}))
+    return folds
+
+
+def release_overdue(runtime: Runtime, now: dt.datetime | None = None) -> int:
+    """Send alone every deferred receipt older than :data:`RECEIPT_WAIT` (the sweep's part)."""
+    now = now or utcnow()
+    with runtime.db.write() as session:
+        result = session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - RECEIPT_WAIT)
+            .values(status="pending", next_try_at=now)
+        )
+        return result.rowcount or 0
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _forget(session: Session) -> None:
+    session.info.pop(_FOLDS, None)

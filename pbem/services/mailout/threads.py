@@ -1,0 +1,111 @@
+"""One conversation per seat and game, in every mail client.
+
+Gmail threads by normalised subject plus ``References``; Apple Mail,
+Thunderbird and Outlook by ``References``/``In-Reply-To`` (Outlook also by
+``Thread-Topic``).  So every email to a seat carries the game's name as its
+subject (``Re: <name>`` on an answer to the player's own message) and extends
+one ``References`` chain: the previous email's chain, the previous email, and
+the player's message it answers.  Each of our Message-IDs names the turn it
+was written in, so a reply tells which turn's email it answered.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session
+
+from pbem.models import Game, LogEntry, OutboxMessage, Seat
+from pbem.runtime import Runtime
+
+#: References kept: the thread's first email and the newest ones (RFC 5322 lets a long chain be trimmed).
+MAX_REFERENCES = 20
+#: ``<game-3-t12-…@domain>`` and ``<press-9-t12-…@domain>``: an email written in turn 12.
+_TURN_IN_ID = re.compile(r"<(?:game|press)-\d+-t(\d+)-[0-9a-f]+@")
+_ROOT = re.compile(r"<game-(\d+)-seat-\d+-start@")
+_CHAINS = "pbem_thread_chains"
+
+
+def subject(game: Game, *, answer: bool = False) -> str:
+    """The one subject of a game's thread: its name (``Re:`` on an answer to the player)."""
+    return f"Re: {game.name}" if answer else game.name
+
+
+def root(runtime: Runtime, game: Game, seat: Seat) -> str:
+    """The Message-ID of a seat's first email; every later one refers to it."""
+    return f"<game-{game.id}-seat-{seat.id}-start@{runtime.settings.mail_domain}>"
+
+
+def message_id(runtime: Runtime, game: Game, label: str = "game", number: int | None = None) -> str:
+    """A fresh Message-ID that names the game (or press ``number``) and its current turn."""
+    number = game.id if number is None else number
+    return f"<{label}-{number}-t{game.turn}-{secrets.token_hex(8)}@{runtime.settings.mail_domain}>"
+
+
+def turn_of(session: Session, reference: str | None) -> int | None:
+    """The turn in which our email ``reference`` was written (None if it is not one of ours)."""
+    match = _TURN_IN_ID.match(reference or "")
+    if match:
+        return int(match.group(1))
+    match = _ROOT.match(reference or "")
+    if match:  # the first email of a seat: the game's first turn
+        first = select(LogEntry.turn).where(LogEntry.game_id == int(match.group(1))).order_by(LogEntry.seq).limit(1)
+        found = session.scalar(first)
+        if found is not None:
+            return found
+        game = session.get(Game, int(match.group(1)))
+        return game.turn if game else None
+    return None
+
+
+def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[str]:
+    """The References of the seat's next email: everything up to its newest email."""
+    chains = session.info.setdefault(_CHAINS, {})
+    if seat.id in chains:
+        return list(chains[seat.id])
+    first = root(runtime, game, seat)
+    last = seat.last_message_id
+    if not last or last == first:
+        return [first]
+    with session.no_autoflush:
+        headers = session.scalar(select(OutboxMessage.headers).where(OutboxMessage.message_id == last))
+    earlier = (headers or {}).get("References", first).split()
+    return [*earlier, last]
+
+
+def headers(
+    runtime: Runtime, session: Session, game: Game, seat: Seat, message_id: str, answers: list[str]
+) -> dict[str, str]:
+    """``In-Reply-To``, ``References`` and ``Thread-Topic`` of the seat's next email.
+
+    ``answers`` are the player's own messages this email answers (their receipts):
+    it replies to the newest of them, else to the seat's previous email.
+    """
+    out = {"Thread-Topic": game.name}
+    first = root(runtime, game, seat)
+    if message_id == first:
+        return out
+    chain = _chain(runtime, session, game, seat)
+    for reference in answers:
+        if reference not in chain:
+            chain.append(reference)
+    if len(chain) > MAX_REFERENCES:
+        chain = [chain[0], *chain[-(MAX_REFERENCES - 1) :]]
+    out["In-Reply-To"] = answers[-1] if answers else chain[-1]
+    out["References"] = " ".join(chain)
+    return out
+
+
+def advance(session: Session, seat: Seat, message_id: str, references: str | None) -> None:
+    """``message_id`` is now the seat's newest email: the next one follows it."""
+    seat.last_message_id = message_id
+    chain = (references or "").split()
+    session.info.setdefault(_CHAINS, {})[seat.id] = [*chain, message_id]
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _forget(session: Session) -> None:
+    session.info.pop(_CHAINS, None)
