@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pbem.clock import DurationError, parse_duration
 from pbem.tokens import default_template, template_problem
 
 
@@ -128,6 +129,8 @@ class Settings:
     inbound_secret: str | None = None
     server_address: str = ""
     max_message_bytes: int = 2_000_000
+    #: How long a receipt that only says "accepted" may wait to ride in the seat's next email (0: never).
+    receipt_wait_seconds: int = 86_400
     reminder_offsets: tuple[int, ...] = (24 * 3600, 3600)
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
     trusted_proxies: int = 0
@@ -183,7 +186,20 @@ def load_settings(**overrides: Any) -> Settings:
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),
         dkim_key=env("PBEM_DKIM_KEY") or None,
         dkim_selector=env("PBEM_DKIM_SELECTOR") or None,
+        receipt_wait_seconds=_receipt_wait(env("PBEM_RECEIPT_WAIT")),
     )
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings
+
+
+def _receipt_wait(value: str | None) -> int:
+    """``PBEM_RECEIPT_WAIT``: a duration like ``24h``, or ``0`` to answer every message at once."""
+    if value is None or not value.strip():
+        return 86_400
+    if value.strip() == "0":
+        return 0
+    try:
+        return parse_duration(value)
+    except DurationError as error:
+        raise ConfigError(f"PBEM_RECEIPT_WAIT: {error}, or 0 to answer every message at once") from None

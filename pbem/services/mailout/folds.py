@@ -9,7 +9,7 @@ whatever no email took is sent on its own afterwards (:func:`leftovers`).
 
 A receipt that only says "accepted" while the seat has nothing left to do in
 the phase waits, as an outbox row in status ``deferred``, for the seat's next
-email; the sweep sends it alone if none comes within :data:`RECEIPT_WAIT`.
+email; the sweep sends it alone if none comes within ``PBEM_RECEIPT_WAIT`` (a day by default).
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from pbem.runtime import Runtime
 FOLDS_INTO = frozenset({"turn", "announce", "game_over", "admin", "welcome", "reminder"})
 DEFERRED = "deferred"
 FOLDED = "folded"
-#: A deferred receipt goes alone if the seat gets no other email within this time.
-RECEIPT_WAIT = dt.timedelta(hours=24)
 #: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
 FOLD_HEADER = "_fold"
 _FOLDS = "pbem_folds"
@@ -82,13 +80,18 @@ def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
     return folds
 
 
+def receipt_wait(runtime: Runtime) -> dt.timedelta:
+    """How long a deferred receipt waits for the seat's next email (``PBEM_RECEIPT_WAIT``)."""
+    return dt.timedelta(seconds=runtime.settings.receipt_wait_seconds)
+
+
 def release_overdue(runtime: Runtime, now: dt.datetime | None = None) -> int:
-    """Send alone every deferred receipt older than :data:`RECEIPT_WAIT` (the sweep's part)."""
+    """Send alone every deferred receipt older than :func:`receipt_wait` (the sweep's part)."""
     now = now or utcnow()
     with runtime.db.write() as session:
         result = session.execute(
             update(OutboxMessage)
-            .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - RECEIPT_WAIT)
+            .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(runtime))
             .values(status="pending", next_try_at=now)
         )
         return result.rowcount or 0

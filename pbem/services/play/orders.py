@@ -130,7 +130,7 @@ def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
     return Fold("receipt", data, answers=reply.in_reply_to)
 
 
-def may_wait(game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> bool:
+def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> bool:
     """A receipt that only says "accepted" to a seat with nothing left to do this turn can wait for its next email.
 
     Anything else (a refusal, a command, a warning, a seat still asked to act,
@@ -138,7 +138,8 @@ def may_wait(game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> b
     answered at once.
     """
     return (
-        game.status == "active"
+        runtime.settings.receipt_wait_seconds > 0
+        and game.status == "active"
         and bool(verdicts)
         and all(v.ok for v in verdicts)
         and not (reply.before or reply.after or reply.status or reply.warning)
@@ -152,7 +153,7 @@ def queue_receipt(
 ) -> None:
     """The answer to one message on its own: at once, or deferred to the seat's next email."""
     fold = receipt_fold(reply, verdicts, status_text(game, seat))
-    wait = may_wait(game, seat, reply, verdicts)
+    wait = may_wait(runtime, game, seat, reply, verdicts)
     row = notify.queue_for_seat(
         runtime,
         session,
