@@ -36,3 +36,38 @@ def token_from_local_part(secret_key: str, local_part: str) -> str | None:
         return None
     token, mac = match.groups()
     return token if hmac.compare_digest(mac, _mac(secret_key, token)) else None
+
+
+# -- VERP: a signed envelope sender per outgoing email --------------------------------
+
+_BOUNCE_KEY = re.compile(r"^b([0-9]{1,18})-([a-z0-9]{10})$")
+
+
+def bounce_key(secret_key: str, outbox_id: int) -> str:
+    """The key of the envelope sender of outbox row ``outbox_id``: ``b<id>-<mac>``.
+
+    A bounce comes back to this address, so it names the email that bounced, and
+    the MAC means only an email this server sent can be reported as bounced."""
+    return f"b{outbox_id}-{_mac(secret_key, f'b{outbox_id}')}"
+
+
+def outbox_id_from_bounce_key(secret_key: str, key: str) -> int | None:
+    """The outbox id in a bounce key if its MAC is right, else None."""
+    match = _BOUNCE_KEY.match(key.strip().lower())
+    if not match:
+        return None
+    number, mac = match.groups()
+    return int(number) if hmac.compare_digest(mac, _mac(secret_key, f"b{number}")) else None
+
+
+def key_address(key: str, domain: str) -> str:
+    """The address that carries ``key`` (the reply-address form: ``play-<key>@<domain>``)."""
+    return f"play-{key}@{domain}"
+
+
+def key_of_address(address: str, domain: str) -> str | None:
+    """The key in one of our key-carrying addresses, or None."""
+    local, _, at = address.strip().lower().rpartition("@")
+    if at != domain.lower() or not local.startswith("play-"):
+        return None
+    return local[len("play-") :]

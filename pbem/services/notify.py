@@ -61,13 +61,16 @@ def queue(
 
     An email to a seat honours its account's notification preference (it may
     start ``held`` for the digest or ``suppressed``; only ``pending`` rows are
-    sent) and says how to change that preference.
+    sent) and says how to change that preference.  An address that bounced hard
+    too often gets nothing (``unreachable``) until the admin clears it.
     """
     settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
     status = preferences.delivery_status(game, seat, kind)
     account = seat.account if seat is not None else None
+    if account is not None and account.unreachable_since is not None and account.email == recipient:
+        status = "unreachable"  # kept, never sent: the address bounced hard too often (see mailout.bounces)
     if account is not None:
         context.setdefault("notify_pref", account.notify or "every")
         context.setdefault("preferences_url", preferences.preferences_url(runtime, account))

@@ -1,0 +1,1 @@
+"""Outgoing mail: delivery journal, VERP and bounces."""

@@ -1,0 +1,1 @@
+"""Operations: metrics, health and outage reporting."""
