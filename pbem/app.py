@@ -43,6 +43,7 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         MAX_CONTENT_LENGTH=settings.max_message_bytes + 65536,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.base_url.lower().startswith("https://"),
         PBEM_EMBEDDED=settings.embedded,
         PBEM_TRUSTED_PROXIES=hops,
     )

@@ -2,7 +2,9 @@
 and the per-game actions, all through :mod:`pbem.services.games`.
 
 Admins are :class:`pbem.models.AdminUser` rows created with ``pbem admin
-create``; the session keeps only the admin's id, checked on every request.
+create``; the session keeps only the admin's id and session epoch, both checked
+on every request.  Logging out raises the epoch, so a copy of the cookie taken
+before stops working on the server, not only in the browser.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
-from sqlalchemy import select
+from sqlalchemy import select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from engines import registry
@@ -46,7 +48,8 @@ def require_admin():
     admin_id = session.get("admin_id")
     if admin_id:
         with common.runtime().db.read() as db:
-            if db.get(AdminUser, admin_id) is not None:
+            user = db.get(AdminUser, admin_id)
+            if user is not None and session.get("admin_epoch") == user.session_epoch:
                 return None
         session.clear()
     if request.method == "GET":
@@ -89,12 +92,14 @@ def login_submit():
         user = db.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
         stored = user.password_hash if user else _dummy_hash()
         user_id = user.id if user else None
+        epoch = user.session_epoch if user else 0
     if not check_password_hash(stored, password) or user_id is None:
         limiter.failed(ip, username)
         return refuse("Wrong username or password.", 401)
     limiter.succeeded(username)
     session.clear()  # a fresh session (and CSRF token) after log-in
     session["admin_id"] = user_id
+    session["admin_epoch"] = epoch
     session["admin_name"] = username
     return redirect(_safe_next(target))
 
@@ -103,6 +108,11 @@ def login_submit():
 def logout():
     if not common.csrf_ok():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
+    with common.runtime().db.write() as db:  # every cookie of this admin issued so far stops working
+        db.execute(
+            update(AdminUser).where(AdminUser.id == session.get("admin_id"))
+            .values(session_epoch=AdminUser.session_epoch + 1)
+        )  # fmt: skip
     session.clear()
     flash("You are logged out.")
     return redirect(url_for("admin.login"))
