@@ -51,6 +51,9 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["pbem"] = runtime
+    from pbem.web import ratelimit
+
+    ratelimit.init_app(app, settings.broker_url)
 
     @app.get("/healthz")
     def healthz():

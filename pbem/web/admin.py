@@ -27,7 +27,7 @@ from pbem.services.queries import load_game, public_summary
 from pbem.services.webviews import dashboard as dashboard_data
 from pbem.services.webviews import game_inbound, game_log, resend_latest
 from pbem.web import common
-from pbem.web.ratelimit import limiter
+from pbem.web.ratelimit import login_limiter
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 _CONSOLE_PATH = re.compile(r"/admin(?:[/?#][!-~]*)?")
@@ -82,6 +82,7 @@ def login_submit():
     if not common.csrf_ok():
         return refuse("The log-in form had expired; please try again.", 400)
     ip = request.remote_addr or "?"
+    limiter = login_limiter()
     wait = limiter.retry_after(ip, username)
     if wait:
         minutes = max(1, (wait + 59) // 60)
@@ -96,7 +97,7 @@ def login_submit():
     if not check_password_hash(stored, password) or user_id is None:
         limiter.failed(ip, username)
         return refuse("Wrong username or password.", 401)
-    limiter.succeeded(username)
+    limiter.succeeded(ip, username)
     session.clear()  # a fresh session (and CSRF token) after log-in
     session["admin_id"] = user_id
     session["admin_epoch"] = epoch
