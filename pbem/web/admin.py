@@ -23,6 +23,7 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError, games, house_rules
+from pbem.services.mailout import bounces
 from pbem.services.queries import load_game, public_summary
 from pbem.services.webviews import dashboard as dashboard_data
 from pbem.services.webviews import game_inbound, game_log, resend_latest
@@ -121,7 +122,19 @@ def logout():
 
 @bp.get("/")
 def dashboard():
-    return render_template("admin/dashboard.html", data=dashboard_data(common.runtime()))
+    runtime = common.runtime()
+    unreachable = bounces.unreachable_accounts(runtime)
+    return render_template("admin/dashboard.html", data=dashboard_data(runtime), unreachable=unreachable)
+
+
+@bp.post("/accounts/<int:account_id>/reachable")
+def account_reachable(account_id: int):
+    """The admin vouches for an address that bounced: it is mailed again."""
+    if not common.csrf_ok():
+        return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
+    bounces.clear(common.runtime(), account_id)
+    flash("The address is mailed again from the next email on.")
+    return redirect(url_for("admin.dashboard"))
 
 
 # -- creating a game -----------------------------------------------------------------
