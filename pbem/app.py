@@ -75,6 +75,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.admin",
         "pbem.web.devmail",
         "pbem.web.inbound",
+        "pbem.web.ops",
     ):
         try:
             module = importlib.import_module(module_name)
