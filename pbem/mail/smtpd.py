@@ -20,7 +20,8 @@ from aiosmtpd.controller import Controller
 from pbem.mail.inbound import receive
 from pbem.mail.message import clean_address, command_locals
 from pbem.runtime import Runtime
-from pbem.tokens import token_from_local_part
+from pbem.services.ops import outage
+from pbem.tokens import outbox_id_from_bounce_key, token_from_local_part
 
 log = logging.getLogger(__name__)
 MAX_RECIPIENTS = 20
@@ -50,9 +51,14 @@ class InboundHandler:
         local = cleaned.split("@")[0]
         if local in command_locals(settings.server_address):
             return None
-        if token_from_local_part(settings.secret_key, local) is None:
+        if token_from_local_part(settings.secret_key, local) is None and not self.signed_bounce(local):
             return "550 5.1.1 No such mailbox here"
         return None
+
+    def signed_bounce(self, local: str) -> bool:
+        """A bounce address (VERP) of one of our emails: its reports are taken, counted by the pipeline."""
+        key = local[len("play-") :] if local.startswith("play-") else ""
+        return outbox_id_from_bounce_key(self.runtime.settings.secret_key, key) is not None
 
     def mailbox(self, address: str) -> str:
         """The recipient as stored: ``<Postmaster>`` without a domain is the domain's postmaster."""
@@ -84,9 +90,13 @@ class InboundHandler:
         )
         try:
             received = await asyncio.get_running_loop().run_in_executor(None, store)
-        except Exception:
-            log.exception("could not store an inbound message")
+        except Exception as error:
+            if not outage.unreachable(error):
+                log.exception("could not store an inbound message")
+            else:  # one warning per outage, not a traceback per message
+                outage.database.failed(error, "the SMTP listener")
             return "451 4.3.0 Could not store the message; please try again later"
+        outage.database.succeeded()
         if received.refused:
             code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
             log.info("refused a message from %s: %s", _shown(envelope.mail_from), received.refused)

@@ -144,3 +144,17 @@ def test_a_forged_sender_gets_nothing_and_the_player_is_told_once(sqlite_runtime
         rows = session.scalars(select(OutboxMessage).where(OutboxMessage.kind.in_(("error", "notice")))).all()
     assert [r.recipient for r in rows] == [seat.account.email]  # no backscatter; the player, once
     assert "victim0@elsewhere.example" in rows[0].body_text
+
+
+def test_the_listener_takes_signed_bounce_addresses_only(sent):
+    import smtplib
+
+    from tests.mail.support import mail_world
+
+    runtime, _, sink = sent
+    verp = sink.messages[0].envelope_from
+    with mail_world(runtime) as (_sink, port, _pump), smtplib.SMTP("127.0.0.1", port) as client:
+        client.ehlo()
+        client.mail("")
+        assert client.rcpt(verp)[0] == 250
+        assert client.rcpt(verp[:-15] + "0000000000@pbem.test")[0] == 550
