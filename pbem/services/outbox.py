@@ -88,13 +88,15 @@ def claim(runtime: Runtime, outbox_id: int) -> Row | None:
         return connection.execute(_CLAIM, {"row_id": outbox_id, "now": now, "lease_until": lease_until}).one_or_none()
 
 
+#: Still this worker's claim: ``sending``, with the attempt count it claimed.
+_OURS = (
+    _OUTBOX.c.id == bindparam("row_id"),
+    _OUTBOX.c.status == "sending",
+    _OUTBOX.c.attempts == bindparam("claimed"),
+)
 _RENEW = (
     update(_OUTBOX)
-    .where(
-        _OUTBOX.c.id == bindparam("row_id"),
-        _OUTBOX.c.status == "sending",
-        _OUTBOX.c.attempts == bindparam("claimed"),
-    )
+    .where(*_OURS)
     .values(next_try_at=bindparam("lease_until"))
 )
 
@@ -170,11 +172,7 @@ def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.dat
 #: The outcome of a send, recorded only while the claim is still ours (``sending``, same attempt).
 _FINISH = (
     update(_OUTBOX)
-    .where(
-        _OUTBOX.c.id == bindparam("row_id"),
-        _OUTBOX.c.status == "sending",
-        _OUTBOX.c.attempts == bindparam("claimed"),
-    )
+    .where(*_OURS)
     .values(
         status=bindparam("outcome"),
         last_error=bindparam("error"),

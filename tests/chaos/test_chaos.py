@@ -25,7 +25,7 @@ import pytest
 from pbem.db import dispose_all
 from pbem.runtime import set_runtime
 from tests.chaos.cluster import Cluster, binary
-from tests.chaos.stack import Figures, Load, Relay, Stack, check, settle
+from tests.chaos.stack import Figures, Load, Relay, Stack, check, players, settle
 from tests.conftest import build_runtime
 from tests.support.celery_proc import process_env, sender, wait_until
 from tests.support.play import game_row, start
@@ -34,14 +34,13 @@ from tests.support.services import redis_url, required
 pytestmark = [pytest.mark.services, pytest.mark.chaos]
 LONG = os.environ.get("PBEM_CHAOS_LONG", "") not in ("", "0")
 GAMES = 12 if LONG else 3
-RUN = 20.0 if LONG else 4.0  # seconds of load around each fault
+RUN = 20.0 if LONG else 3.0  # seconds of load around each fault
 RELAY_DOWN = 60.0 if LONG else 20.0
 #: Emails a SIGKILLed worker may have handed to the relay without noting it (its pool's size).
 KILL_WINDOW = 2
-HEADER = (
-    "| fault | orders accepted (total) | orders lost | emails sent | duplicate emails | stuck games "
-    "| games verified | seconds to settle |\n|---|---|---|---|---|---|---|---|"
-)
+COLUMNS = ("fault", "orders mailed (total)", "orders applied (total)", "orders lost", "emails sent",
+           "duplicate emails", "stuck games", "games verified", "seconds to settle")  # fmt: skip
+HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS)
 
 
 @pytest.fixture
@@ -126,9 +125,9 @@ def test_the_stack_survives_each_fault(stack):
 
         # 5. Beat killed: a deadline passes unapplied; once beat is back it is applied.
         stack.beat.kill()
-        sleeper = start(runtime, deadline_seconds=3, reminders=[])
+        sleeper = start(runtime, deadline_seconds=2, reminders=[], players=players(len(load.game_ids)))
         turn = game_row(runtime, sleeper).turn
-        time.sleep(8)
+        time.sleep(5)
         assert game_row(runtime, sleeper).turn == turn, "without beat nothing applies the deadline"
         stack.start_beat()
         wait_until(lambda: game_row(runtime, sleeper).turn != turn, 60, "the deadline once beat is back")
@@ -143,7 +142,10 @@ def test_the_stack_survives_each_fault(stack):
             report.write(table + "\n")
     assert all(f.orders_lost == 0 and f.stuck_games == 0 for f in figures), table
     assert figures[-1].orders_sent > 4 * GAMES, "the load played"
-    for game_id in load.game_ids:  # the command-line check too
+    # Every order mailed was applied, or answered as refused because the game had moved on meanwhile
+    # (the load mails a legal order for the state it read); none was dropped unanswered.
+    assert figures[-1].orders_applied > figures[-1].orders_sent * 0.9, table
+    for game_id in load.game_ids if LONG else load.game_ids[:1]:  # the command-line check too (in-process: all)
         command = [sys.executable, "-m", "pbem.cli", "game", "verify", str(game_id)]
         done = subprocess.run(command, env=process_env(runtime.settings), capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -35,6 +35,35 @@ def test_failures_are_counted_across_processes(two_workers):
     assert login(first).status_code == 429
 
 
+CHILD = """
+import sys
+from pbem.app import create_app
+from pbem.config import load_settings
+from pbem.runtime import make_runtime
+from tests.web.conftest import login
+instance, database, broker = sys.argv[1:4]
+settings = load_settings(instance=instance, database_url=database, broker_url=broker, secret_key="test-secret")
+client = create_app(runtime=make_runtime(settings)).test_client()
+client.environ_base["REMOTE_ADDR"] = "198.51.100.8"
+print([login(client, password="wrong").status_code for _ in range(5)])
+"""
+
+
+def test_failures_in_another_process_count_here(two_workers, sqlite_runtime):
+    """A real second process (as a second gunicorn worker) fails five times; this one then refuses."""
+    import subprocess
+    import sys
+
+    settings = sqlite_runtime.settings
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(settings.instance), settings.database_url, settings.broker_url],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "[401, 401, 401, 401, 401]", done.stderr[-2000:]
+    assert login(client_from(two_workers[0], "198.51.100.8")).status_code == 429
+    assert login(client_from(two_workers[0], "198.51.100.9")).status_code == 302
+
+
 def test_ten_failures_never_refuse_the_right_password_from_another_client(two_workers):
     attacker = client_from(two_workers[0], "203.0.113.66")
     for _ in range(10):

@@ -66,6 +66,7 @@ class FileJournal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")  # survives a killed process; no fsync per email
             connection.execute("CREATE TABLE IF NOT EXISTS accepted (message_id TEXT PRIMARY KEY, at REAL)")
             self._local.connection, self._local.pid = connection, os.getpid()
         return connection
