@@ -88,6 +88,7 @@ def phase(stack: Stack, load: Load, figures: list[Figures], fault: str, settle_w
     return found
 
 
+@pytest.mark.timeout(1800)
 def test_the_stack_survives_each_fault(stack):
     runtime = stack.runtime
     load = Load(stack, GAMES).start()
