@@ -70,3 +70,21 @@ def test_a_bug_still_raises_with_its_traceback(postgres_runtime, monkeypatch):
     monkeypatch.setattr(tasks.sweeping, "sweep", broken)
     with pytest.raises(sa.exc.ProgrammingError):
         tasks.sweep()
+
+
+def test_mail_processed_while_the_database_is_away_stays_pending_without_a_traceback(postgres_runtime, caplog):
+    from pbem.mail.inbound import process, receive
+    from pbem.models import InboundMessage
+    from pbem.runtime import make_runtime
+    from tests.mail.helpers import mail
+
+    stored = receive(postgres_runtime, mail("pbem@pbem.test", "fan@example.net", "help"), transport="test")
+    nowhere = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/x"
+    down = make_runtime(postgres_runtime.settings.with_(database_url=nowhere))
+    caplog.set_level(logging.INFO)
+    with pytest.raises(sa.exc.OperationalError):
+        process(down, stored.id)  # the task wrapper reports it once (above)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    with postgres_runtime.db.read() as session:
+        row = session.get(InboundMessage, stored.id)
+        assert (row.status, row.attempts) == ("pending", 0)
