@@ -187,6 +187,7 @@ class Figures:
     orders_sent: int
     orders_applied: int
     orders_lost: int
+    orders_unanswered: int
     emails_sent: int
     duplicates: int
     stuck_games: int
@@ -243,5 +244,7 @@ def check(runtime, load: Load, relay: Relay, fault: str, seen: int, recovery: fl
     verified = sum(verify(runtime, game_id).ok for game_id in load.game_ids)
     applied = sum(1 for verdict in outcomes.values() if (verdict or "").startswith("orders: 1 accepted"))
     lost = len(set(load.accepted) - set(outcomes))
-    return Figures(fault, len(load.accepted), applied, lost, len(received) - seen, duplicates, stuck or 0, verified,
+    unanswered = sum(1 for verdict in outcomes.values() if not (verdict or "").startswith("orders:"))
+    emails = len(received) - seen
+    return Figures(fault, len(load.accepted), applied, lost, unanswered, emails, duplicates, stuck or 0, verified,
                    recovery)  # fmt: skip

@@ -38,8 +38,8 @@ RUN = 20.0 if LONG else 3.0  # seconds of load around each fault
 RELAY_DOWN = 60.0 if LONG else 20.0
 #: Emails a SIGKILLed worker may have handed to the relay without noting it (its pool's size).
 KILL_WINDOW = 2
-COLUMNS = ("fault", "orders mailed (total)", "orders applied (total)", "orders lost", "emails sent",
-           "duplicate emails", "stuck games", "games verified", "seconds to settle")  # fmt: skip
+COLUMNS = ("fault", "orders mailed (total)", "orders applied (total)", "orders lost", "orders not answered",
+           "emails sent", "duplicate emails", "stuck games", "games verified", "seconds to settle")  # fmt: skip
 HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS)
 
 
@@ -143,9 +143,9 @@ def test_the_stack_survives_each_fault(stack):
             report.write(table + "\n")
     assert all(f.orders_lost == 0 and f.stuck_games == 0 for f in figures), table
     assert figures[-1].orders_sent > 4 * GAMES, "the load played"
-    # Every order mailed was applied, or answered as refused because the game had moved on meanwhile
-    # (the load mails a legal order for the state it read); none was dropped unanswered.
-    assert figures[-1].orders_applied > figures[-1].orders_sent * 0.9, table
+    # Every order mailed was applied, or answered as refused (the load mails a legal order for the state it
+    # read; the game may have moved on, or ended, before it arrived); none was dropped unanswered.
+    assert all(f.orders_unanswered == 0 for f in figures), table
     for game_id in load.game_ids if LONG else load.game_ids[:1]:  # the command-line check too (in-process: all)
         command = [sys.executable, "-m", "pbem.cli", "game", "verify", str(game_id)]
         done = subprocess.run(command, env=process_env(runtime.settings), capture_output=True, text=True, timeout=120)
