@@ -230,7 +230,9 @@ def one_game(root: Path, name: str, mode: str, max_replies: int | None, poll: fl
 
     with SmtpSink() as sink:
         runtime = bench_runtime(root / name, f"sqlite:///{root / name}.sqlite3")
-        runtime.settings = runtime.settings.with_(reply_address=TEMPLATE, server_address=SERVER, smtp_url=sink.url, receipt_wait_seconds=0)
+        runtime.settings = runtime.settings.with_(
+            reply_address=TEMPLATE, server_address=SERVER, smtp_url=sink.url, receipt_wait_seconds=0
+        )
         worker = Worker(runtime)
         try:
             if mode == "direct":

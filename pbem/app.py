@@ -45,6 +45,7 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         MAX_CONTENT_LENGTH=settings.max_message_bytes + 65536,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.base_url.lower().startswith("https://"),
         PBEM_EMBEDDED=settings.embedded,
         PBEM_TRUSTED_PROXIES=hops,
     )
@@ -52,6 +53,9 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["pbem"] = runtime
+    from pbem.web import ratelimit
+
+    ratelimit.init_app(app, settings.broker_url)
 
     @app.get("/healthz")
     def healthz():
@@ -79,6 +83,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.devmail",
         "pbem.web.inbound",
         "pbem.web.rules",
+        "pbem.web.ops",
     ):
         try:
             module = importlib.import_module(module_name)

@@ -48,7 +48,8 @@ def get_engine(url: str) -> Engine:
             engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
             _sqlite_setup(engine)
         else:
-            engine = create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=20)
+            # pre_ping: a connection the server dropped (a restart) is replaced before use, not failed on.
+            engine = create_engine(url, pool_pre_ping=True, pool_recycle=1800, pool_size=10, max_overflow=20)
         _engines[url] = engine
     return _engines[url]
 

@@ -42,6 +42,10 @@ class Account(Base):
     notify: Mapped[str] = mapped_column(String(20), default="every")
     bounces: Mapped[int] = mapped_column(Integer, default=0)
     last_bounce: Mapped[str | None] = mapped_column(Text)
+    #: Hard bounces in a row (a message the player sends resets it); at the limit the address is unreachable.
+    hard_bounces: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: Set when mail to the address stopped for repeated hard bounces (cleared by the admin).
+    unreachable_since: Mapped[dt.datetime | None] = mapped_column(DateTime)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     #: IANA time zone in which the player reads deadlines (``/me``); stored times stay UTC.
     tz: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
@@ -58,6 +62,8 @@ class AdminUser(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(100), unique=True)
     password_hash: Mapped[str] = mapped_column(String(300))
+    #: Raised at log-out: every session cookie issued before stops working.
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
@@ -208,7 +214,8 @@ class OutboxMessage(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
     #: pending | sending | sent | failed; also held (kept for the daily digest),
-    #: digested (sent inside a digest) and suppressed (the account asked not to get it).
+    #: digested (sent inside a digest), suppressed (the account asked not to get it) and unreachable
+    #: (the address bounced hard too often).
     status: Mapped[str] = mapped_column(String(20), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

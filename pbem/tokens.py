@@ -104,3 +104,46 @@ def token_from_local_part(secret_key: str, local_part: str) -> str | None:
     """The token in a default-template local part (``play-<token>-<mac>``) if its MAC is right."""
     key = key_from_address("play-{key}@", local_part.strip() + "@")
     return token_from_key(secret_key, key) if key else None
+
+
+# -- VERP: a signed envelope sender per outgoing email --------------------------------
+
+_BOUNCE_KEY = re.compile(r"^b([0-9]{1,18})-([a-z0-9]{10})$")
+_BOUNCE_SHAPE = re.compile(r"b\d+-\w+")
+
+
+def bounce_key(secret_key: str, outbox_id: int) -> str:
+    """The key of the envelope sender of outbox row ``outbox_id``: ``b<id>-<mac>``.
+
+    A bounce comes back to this address, so it names the email that bounced, and
+    the MAC means only an email this server sent can be reported as bounced."""
+    return f"b{outbox_id}-{_mac(secret_key, f'b{outbox_id}')}"
+
+
+def outbox_id_from_bounce_key(secret_key: str, key: str) -> int | None:
+    """The outbox id in a bounce key if its MAC is right, else None."""
+    match = _BOUNCE_KEY.match(key.strip().lower())
+    if not match:
+        return None
+    number, mac = match.groups()
+    return int(number) if hmac.compare_digest(mac, _mac(secret_key, f"b{number}")) else None
+
+
+def bounce_address(secret_key: str, outbox_id: int, template: str) -> str:
+    """The envelope sender of outbox row ``outbox_id``: the reply-address template with a bounce key."""
+    return address_for_key(template, bounce_key(secret_key, outbox_id))
+
+
+def outbox_id_from_bounce_address(secret_key: str, templates: tuple[str, ...], address: str) -> int | None:
+    """The outbox id of a correctly signed bounce address in any of ``templates``, else None."""
+    for template in templates:
+        key = key_from_address(template, address)
+        found = outbox_id_from_bounce_key(secret_key, key) if key and key.startswith("b") else None
+        if found is not None:
+            return found
+    return None
+
+
+def is_bounce_shaped(templates: tuple[str, ...], address: str) -> bool:
+    """Shaped like one of our bounce addresses (signed or not)."""
+    return any(_BOUNCE_SHAPE.fullmatch(key_from_address(t, address) or "") for t in templates)

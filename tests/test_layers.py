@@ -1,7 +1,8 @@
 """The code's layering, checked from the source: no import cycle under ``pbem``,
 service domains that depend one way only, and ``pbem`` never importing ``worker``
 (nor ``engines`` anything of the server).  Imports inside functions count too:
-an import hidden in a function is still a dependency."""
+an import hidden in a function is still a dependency (only names imported for
+annotations under ``if TYPE_CHECKING:`` are left out: they never load)."""
 
 from __future__ import annotations
 
@@ -28,11 +29,25 @@ def modules(package: str) -> dict[str, Path]:
     return found
 
 
+def type_checking_blocks(tree: ast.AST) -> set[ast.AST]:
+    """Nodes under ``if TYPE_CHECKING:``: names for annotations only, never imported at run time."""
+    inside: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", "")) == "TYPE_CHECKING":
+            for child in node.body:
+                inside.update(ast.walk(child))
+    return inside
+
+
 def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """Every module of the project ``name`` imports (``from a import b`` names ``a.b`` when it is a module)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    skip = type_checking_blocks(tree)
+    for node in ast.walk(tree):
+        if node in skip:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

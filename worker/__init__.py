@@ -145,8 +145,14 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
     if task == "deliver_outbox" and left > 0 and runtime.settings.smtp_url:
         _inline.left = left - 1
         from pbem.services.mailout import outbox
+        from pbem.services.ops import outage
 
-        outbox.deliver(runtime, *args)
+        try:
+            outbox.deliver(runtime, *args)
+        except Exception as error:  # the database went away after the task committed: the sweep resends
+            if not outage.unreachable(error):
+                raise
+            outage.database.failed(error, "deliver_outbox")
         return
     send(task, args)
 

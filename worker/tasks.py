@@ -1,4 +1,8 @@
-"""Celery tasks: thin, idempotent, taking ids, calling pbem services."""
+"""Celery tasks: thin, idempotent, taking ids, calling pbem services.
+
+Each is wrapped in :func:`pbem.services.ops.outage.quiet`: while the database is
+unreachable a task logs one warning per outage and ends; the sweep re-drives
+its work once the database is back."""
 
 from __future__ import annotations
 
@@ -9,22 +13,26 @@ from celery import shared_task
 from pbem.runtime import get_runtime
 from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
+from pbem.services.ops.outage import quiet
 from pbem.services.play import deadline_timer, deadlines
 
 log = logging.getLogger(__name__)
 
 
 @shared_task(name="worker.tasks.deliver_outbox", acks_late=True)
+@quiet()
 def deliver_outbox(outbox_id: int) -> str:
     return outbox.deliver(get_runtime(), outbox_id)
 
 
 @shared_task(name="worker.tasks.flush_outbox", acks_late=True)
+@quiet()
 def flush_outbox() -> int:
     return outbox.flush(get_runtime())
 
 
 @shared_task(name="worker.tasks.process_inbound", acks_late=True)
+@quiet()
 def process_inbound(message_id: int) -> str:
     from pbem.mail.inbound import process
 
@@ -32,6 +40,7 @@ def process_inbound(message_id: int) -> str:
 
 
 @shared_task(name="worker.tasks.process_pending_inbound", acks_late=True)
+@quiet()
 def process_pending_inbound() -> int:
     """The sweep's re-drive: every message left pending past the grace, oldest first.
 
@@ -50,6 +59,7 @@ def process_pending_inbound() -> int:
 
 
 @shared_task(name="worker.tasks.fire_deadline", acks_late=True)
+@quiet()
 def fire_deadline(game_id: int) -> bool:
     return deadlines.apply_deadline(get_runtime(), game_id)
 
@@ -61,23 +71,27 @@ def fire_due_deadlines() -> int:
 
 
 @shared_task(name="worker.tasks.send_reminders", acks_late=True)
+@quiet()
 def send_reminders(game_id: int) -> int:
     return deadlines.send_due_reminders(get_runtime(), game_id)
 
 
 @shared_task(name="worker.tasks.sweep", acks_late=True)
+@quiet()
 def sweep() -> dict[str, int]:
     result = sweeping.sweep(get_runtime())
     return {name: len(ids) for name, ids in vars(result).items()}
 
 
 @shared_task(name="worker.tasks.send_digests", acks_late=True)
+@quiet()
 def send_digests() -> int:
     """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
     return digest.send_digests(get_runtime())
 
 
 @shared_task(name="worker.tasks.send_overdue_digests", acks_late=True)
+@quiet()
 def send_overdue_digests() -> int:
     """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""
     return digest.send_overdue(get_runtime())

@@ -25,6 +25,7 @@ from pbem.clock import utcnow
 from pbem.mail.message import clean_address, dedupe_key
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
+from pbem.services.ops import outage
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,8 @@ def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> 
             row.processed_at = utcnow()
             return outcome.status
     except Exception as error:  # the transaction rolled back: nothing was applied
+        if outage.unreachable(error):
+            raise  # not the message's fault: it stays pending, uncounted (the task reports the outage once)
         log.exception("inbound message %s could not be processed", inbound_id)
         return _record_failure(runtime, inbound_id, error)
 

@@ -26,12 +26,13 @@ from pbem.mail import addressing, commands, machine
 from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
+from pbem.mail.refusals import reply_refusal, span, tell_owner
 from pbem.mail.text import body_text
-from pbem.models import Account, Game, InboundMessage, OutboxMessage, Seat
+from pbem.models import InboundMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services.mailout import notify, press_mail
+from pbem.services.mailout import press_mail
+from pbem.services.play import bounces, seat_commands
 from pbem.services.play import orders as order_service
-from pbem.services.play import seat_commands
 from pbem.services.play.locking import lock_game, lock_game_of_seat
 
 PRESS_REPLY_NOTE = (
@@ -101,17 +102,22 @@ def read_headers(ctx: Context) -> None:
     ctx.recipient = addressing.pick_recipient(ctx.settings, candidates)
 
 
-def drop_machines(ctx: Context) -> None:
-    """Auto-replies, lists, bounces: dropped; a bounce is counted against the address it concerns."""
-    envelope = _envelope(ctx)
-    found = machine.reasons(machine.MACHINE_RULES, envelope)
-    if not found:
+def take_bounces(ctx: Context) -> None:
+    """Mail to a bounce address (VERP) is a delivery report: counted if signed and ours, never answered."""
+    if not bounces.is_bounce_address(ctx.runtime, ctx.recipient):
         return
-    bounce = machine.read_bounce(ctx.message) if _looks_like_bounce(found) else None
-    if bounce is not None:
-        counted = record_bounce(ctx.session, bounce)
-        found.append(f"bounce recorded for {', '.join(counted) or 'no known account'}")
-    raise Discard(*found)
+    outbox_id = bounces.outbox_id_for(ctx.runtime, ctx.recipient)
+    if outbox_id is None:
+        raise Discard("bounce address not signed by this server: ignored")
+    report = machine.read_bounce(ctx.message) if ctx.message is not None else None
+    raise Discard(bounces.record(ctx.runtime, ctx.session, outbox_id, report))
+
+
+def drop_machines(ctx: Context) -> None:
+    """Auto-replies, lists, bounces: dropped (a bounce counts only through :func:`take_bounces`)."""
+    found = machine.reasons(machine.MACHINE_RULES, _envelope(ctx))
+    if found:
+        raise Discard(*found)
 
 
 def drop_loops(ctx: Context) -> None:
@@ -153,15 +159,6 @@ def route(ctx: Context) -> None:
     ctx.row.game_id = seat.game_id
 
 
-def _span(seconds: int) -> str:
-    """A window in the words a player reads: "an hour", "2 hours", "10 minutes"."""
-    for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds % size == 0:
-            count = seconds // size
-            return f"an {unit}" if count == 1 and unit == "hour" else f"{count} {unit}{'s' * (count != 1)}"
-    return f"{seconds} seconds"
-
-
 def limit_rate(ctx: Context) -> None:
     """At most N messages per window per sender and per seat; one notice, then silence."""
     limits = ctx.settings.mail_limits
@@ -176,7 +173,7 @@ def limit_rate(ctx: Context) -> None:
             raise Discard(f"{RATE_NOTICE} exceeded: messages {what} (notice already sent)")
         ctx.trusted = ctx.seat is not None and ctx.sender == ctx.seat.account.email
         raise Reject(
-            f"{RATE_NOTICE}: more than {limit} messages in {_span(limits.window_seconds)} {what}. "
+            f"{RATE_NOTICE}: more than {limit} messages in {span(limits.window_seconds)} {what}. "
             "Further messages are ignored for a while; nothing in this one was applied."
         )
 
@@ -252,10 +249,11 @@ def check_sender(ctx: Context) -> None:
     owner = ctx.seat.account
     if ctx.sender == owner.email:
         ctx.trusted = True
+        bounces.heard_from(ctx.session, owner)
         return
     if not ctx.sender:  # no one to answer, and nothing to tell the player about a sender
         raise Reject("This message has no readable sender address (From:), so nothing was applied.")
-    _tell_owner(ctx, owner)
+    tell_owner(ctx, owner)
     raise Reject(
         "This reply address belongs to a seat whose player writes from another address, "
         "so nothing was applied. If this is your seat, send your orders from the address "
@@ -312,6 +310,7 @@ def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_
 
 PIPELINE: tuple[Callable[[Context], None], ...] = (
     read_headers,
+    take_bounces,
     drop_machines,
     drop_loops,
     check_size,
@@ -344,70 +343,6 @@ def run(runtime: Runtime, session: Session, row: InboundMessage, steps=PIPELINE)
 def _envelope(ctx: Context) -> machine.Envelope:
     settings = ctx.settings
     return machine.Envelope(ctx.message, ctx.row.envelope_from, settings.server_address, settings.mail_domain)
-
-
-def _looks_like_bounce(reasons: list[str]) -> bool:
-    return any(r.startswith(("delivery report", "empty return path", "sent by mailer")) for r in reasons)
-
-
-def record_bounce(session: Session, bounce: machine.Bounce) -> list[str]:
-    """Count the bounce on each account it concerns (by our Message-ID first, then the recipient)."""
-    emails = set(bounce.recipients)
-    if bounce.message_ids:
-        sent = session.scalars(select(OutboxMessage.recipient).where(OutboxMessage.message_id.in_(bounce.message_ids)))
-        emails |= {e.lower() for e in sent}
-    counted = []
-    for email in sorted(emails):
-        account = session.scalars(select(Account).where(Account.email == email)).one_or_none()
-        if account is None:
-            continue
-        account.bounces = (account.bounces or 0) + 1
-        account.last_bounce = f"{utcnow():%Y-%m-%d %H:%M} {bounce.reason}"[:1000]
-        counted.append(email)
-    return counted
-
-
-def _tell_owner(ctx: Context, owner: Account) -> None:
-    """The seat's real player learns that someone else used their address (and from where)."""
-    game = ctx.session.get(Game, ctx.seat.game_id)
-    notify.queue(
-        ctx.runtime,
-        ctx.session,
-        game=game,
-        seat=ctx.seat,
-        recipient=owner.email,
-        template="notice",
-        kind="notice",
-        auto_reply=True,
-        headline="A message sent to your seat's reply address came from another address and was refused.",
-        details=[
-            f"It came from: {ctx.sender}",
-            f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
-            "If you sent it, send it again from that address. If not, nothing changed; "
-            "ask the game's admin to rotate your reply address if this repeats.",
-        ],
-    )
-
-
-def reply_refusal(ctx: Context, stop: Reject) -> None:
-    """One reply listing every reason; threaded in the game only for the seat's own player."""
-    if not ctx.sender:
-        return
-    subject = ctx.subject or "Your message was not applied"
-    if not subject.lower().startswith("re:"):
-        subject = f"Re: {subject}"
-    if ctx.trusted and ctx.seat is not None:
-        game = ctx.session.get(Game, ctx.seat.game_id)
-        notify.queue(
-            ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
-            template="error", kind="error", in_reply_to=ctx.their_id, auto_reply=True, reasons=stop.reasons,
-        )  # fmt: skip
-        return
-    notify.queue(
-        ctx.runtime, ctx.session, game=None, seat=None, recipient=ctx.sender,
-        template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
-        reasons=stop.reasons,
-    )  # fmt: skip
 
 
 class _SharedSession(Database):

@@ -21,6 +21,8 @@ from pbem.mail import addressing
 from pbem.mail.inbound import receive
 from pbem.mail.message import clean_address
 from pbem.runtime import Runtime
+from pbem.services.ops import outage
+from pbem.tokens import outbox_id_from_bounce_address
 
 log = logging.getLogger(__name__)
 MAX_RECIPIENTS = 20
@@ -45,7 +47,11 @@ class InboundHandler:
         if not local.isascii():
             return "553 5.6.7 Non-ASCII mailbox names are not used here"
         cleaned = clean_address(address)
-        if not cleaned or not (addressing.is_command(settings, cleaned) or addressing.seat_token(settings, cleaned)):
+        if not cleaned or not (
+            addressing.is_command(settings, cleaned)
+            or addressing.seat_token(settings, cleaned)
+            or outbox_id_from_bounce_address(settings.secret_key, settings.reply_templates, cleaned) is not None
+        ):
             return "550 5.1.1 No such mailbox here"
         return None
 
@@ -79,9 +85,13 @@ class InboundHandler:
         )
         try:
             received = await asyncio.get_running_loop().run_in_executor(None, store)
-        except Exception:
-            log.exception("could not store an inbound message")
+        except Exception as error:
+            if not outage.unreachable(error):
+                log.exception("could not store an inbound message")
+            else:  # one warning per outage, not a traceback per message
+                outage.database.failed(error, "the SMTP listener")
             return "451 4.3.0 Could not store the message; please try again later"
+        outage.database.succeeded()
         if received.refused:
             code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
             log.info("refused a message from %s: %s", _shown(envelope.mail_from), received.refused)

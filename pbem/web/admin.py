@@ -2,7 +2,9 @@
 and the per-game actions, all through :mod:`pbem.services.play.games`.
 
 Admins are :class:`pbem.models.AdminUser` rows created with ``pbem admin
-create``; the session keeps only the admin's id, checked on every request.
+create``; the session keeps only the admin's id and session epoch, both checked
+on every request.  Logging out raises the epoch, so a copy of the cookie taken
+before stops working on the server, not only in the browser.
 """
 
 from __future__ import annotations
@@ -14,19 +16,19 @@ from functools import cache
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
-from sqlalchemy import select
+from sqlalchemy import select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
-from pbem.services.play import games, house_rules, lobby
+from pbem.services.play import bounces, games, house_rules, lobby
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
 from pbem.services.play.webviews import game_inbound, game_log, resend_latest
 from pbem.web import common
-from pbem.web.ratelimit import limiter
+from pbem.web.ratelimit import login_limiter
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 _CONSOLE_PATH = re.compile(r"/admin(?:[/?#][!-~]*)?")
@@ -47,7 +49,8 @@ def require_admin():
     admin_id = session.get("admin_id")
     if admin_id:
         with common.runtime().db.read() as db:
-            if db.get(AdminUser, admin_id) is not None:
+            user = db.get(AdminUser, admin_id)
+            if user is not None and session.get("admin_epoch") == user.session_epoch:
                 return None
         session.clear()
     if request.method == "GET":
@@ -80,6 +83,7 @@ def login_submit():
     if not common.csrf_ok():
         return refuse("The log-in form had expired; please try again.", 400)
     ip = request.remote_addr or "?"
+    limiter = login_limiter()
     wait = limiter.retry_after(ip, username)
     if wait:
         minutes = max(1, (wait + 59) // 60)
@@ -90,12 +94,14 @@ def login_submit():
         user = db.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
         stored = user.password_hash if user else _dummy_hash()
         user_id = user.id if user else None
+        epoch = user.session_epoch if user else 0
     if not check_password_hash(stored, password) or user_id is None:
         limiter.failed(ip, username)
         return refuse("Wrong username or password.", 401)
-    limiter.succeeded(username)
+    limiter.succeeded(ip, username)
     session.clear()  # a fresh session (and CSRF token) after log-in
     session["admin_id"] = user_id
+    session["admin_epoch"] = epoch
     session["admin_name"] = username
     return redirect(_safe_next(target), code=303)
 
@@ -104,6 +110,11 @@ def login_submit():
 def logout():
     if not common.csrf_ok():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
+    with common.runtime().db.write() as db:  # every cookie of this admin issued so far stops working
+        db.execute(
+            update(AdminUser).where(AdminUser.id == session.get("admin_id"))
+            .values(session_epoch=AdminUser.session_epoch + 1)
+        )  # fmt: skip
     session.clear()
     flash("You are logged out.")
     return redirect(url_for("admin.login"), code=303)
@@ -111,7 +122,19 @@ def logout():
 
 @bp.get("/")
 def dashboard():
-    return render_template("admin/dashboard.html", data=dashboard_data(common.runtime()))
+    runtime = common.runtime()
+    unreachable = bounces.unreachable_accounts(runtime)
+    return render_template("admin/dashboard.html", data=dashboard_data(runtime), unreachable=unreachable)
+
+
+@bp.post("/accounts/<int:account_id>/reachable")
+def account_reachable(account_id: int):
+    """The admin vouches for an address that bounced: it is mailed again."""
+    if not common.csrf_ok():
+        return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
+    bounces.clear(common.runtime(), account_id)
+    flash("The address is mailed again from the next email on.")
+    return redirect(url_for("admin.dashboard"))
 
 
 # -- creating a game -----------------------------------------------------------------

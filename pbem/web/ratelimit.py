@@ -1,56 +1,130 @@
-"""Log-in throttling, in process memory (per web worker process).
+"""Log-in throttling with Flask-Limiter, shared by every web process.
 
-Failed log-ins are counted per client IP and per username in a sliding
-window; past the limit, further attempts are refused before the password is
-even checked.  Being in memory, each gunicorn worker counts separately and a
-restart forgets the counts: a bound on guessing speed, not an account lock.
+Failed log-ins are counted in a moving window in Flask-Limiter's storage: the
+broker's Redis when the broker is Redis (so every gunicorn worker and every
+web host counts together), process memory in the embedded mode (one web
+process).  Three counts, checked before the password is:
+
+* per client and username: a client that keeps guessing one account's
+  password is stopped after :attr:`LoginLimits.per_client_user` failures;
+* per client: a client guessing many usernames is stopped after
+  :attr:`LoginLimits.per_client`;
+* per username, over every client: a slow distributed guess is stopped after
+  :attr:`LoginLimits.per_user` — but only for clients that have themselves
+  failed on that username.
+
+So failures from one client never refuse a correct password from another: a
+client with no failure of its own is checked against its own count only.
+If the shared storage cannot be reached, this process counts alone (in memory)
+until it can again.
 """
 
 from __future__ import annotations
 
-import threading
+import logging
 import time
-from collections import deque
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter, RateLimiter
+
+log = logging.getLogger(__name__)
+EXTENSION = "pbem_login_limits"
+
+
+@dataclass(frozen=True)
+class LoginLimits:
+    per_client_user: int = 5
+    per_client: int = 20
+    per_user: int = 50
+    window_seconds: int = 900
+
+
+def storage_uri(broker_url: str) -> str:
+    """Where the counts live: the broker's Redis if there is one, else this process's memory."""
+    return broker_url if broker_url.startswith(("redis://", "rediss://")) else "memory://"
 
 
 class LoginLimiter:
-    def __init__(self, per_user: int = 5, per_ip: int = 20, window: float = 900.0):
-        self.per_user = per_user
-        self.per_ip = per_ip
-        self.window = window
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
+    """The log-in counts of one app, kept in its Flask-Limiter's storage."""
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        entries = self._failures.setdefault(key, deque())
-        while entries and entries[0] <= now - self.window:
-            entries.popleft()
-        return entries
+    def __init__(self, app: Flask, uri: str, limits: LoginLimits | None = None):
+        self.extension = Limiter(
+            get_remote_address, app=app, storage_uri=uri, strategy="moving-window", key_prefix="pbem-login"
+        )
+        self._fallback = MovingWindowRateLimiter(MemoryStorage())
+        self._shared_down = False
+        self.configure(limits or LoginLimits())
 
-    def retry_after(self, ip: str, username: str, now: float | None = None) -> int:
-        """Seconds until another attempt is allowed (0: allowed now)."""
-        now = time.monotonic() if now is None else now
-        waits = []
-        with self._lock:
-            for key, limit in ((f"ip:{ip}", self.per_ip), (f"user:{username.lower()}", self.per_user)):
-                entries = self._recent(key, now)
-                if len(entries) >= limit:
-                    waits.append(int(entries[0] + self.window - now) + 1)
-        return max(waits, default=0)
+    def configure(self, limits: LoginLimits) -> None:
+        self.limits = limits
+        window = limits.window_seconds
+        self._pair = parse(f"{limits.per_client_user} per {window} seconds")
+        self._client = parse(f"{limits.per_client} per {window} seconds")
+        self._user = parse(f"{limits.per_user} per {window} seconds")
 
-    def failed(self, ip: str, username: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            self._recent(f"ip:{ip}", now).append(now)
-            self._recent(f"user:{username.lower()}", now).append(now)
+    def _run(self, action):
+        """``action(strategy)`` on the shared storage, or on this process's memory while it is unreachable."""
+        try:
+            result = action(self.extension.limiter)
+        except Exception as error:
+            if not self._shared_down:
+                log.warning("log-in counts: shared storage unreachable (%s); counting in memory", type(error).__name__)
+                self._shared_down = True
+            return action(self._fallback)
+        if self._shared_down:
+            log.warning("log-in counts: shared storage reachable again")
+            self._shared_down = False
+        return result
 
-    def succeeded(self, username: str) -> None:
-        with self._lock:
-            self._failures.pop(f"user:{username.lower()}", None)
+    def _checks(self, strategy: RateLimiter, ip: str, username: str) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
+        user = username.lower()
+        checks = [(self._pair, ("pair", ip, user)), (self._client, ("client", ip))]
+        if strategy.get_window_stats(self._pair, "pair", ip, user).remaining < self.limits.per_client_user:
+            checks.append((self._user, ("user", user)))  # only a client that failed on this username
+        return checks
+
+    def retry_after(self, ip: str, username: str) -> int:
+        """Seconds until this client may try this username again (0: now)."""
+
+        def wait(strategy: RateLimiter) -> int:
+            waits = []
+            for item, keys in self._checks(strategy, ip, username):
+                if not strategy.test(item, *keys):
+                    waits.append(int(strategy.get_window_stats(item, *keys).reset_time - time.time()) + 1)
+            return max(waits, default=0)
+
+        return self._run(wait)
+
+    def failed(self, ip: str, username: str) -> None:
+        user = username.lower()
+
+        def count(strategy: RateLimiter) -> None:
+            strategy.hit(self._pair, "pair", ip, user)
+            strategy.hit(self._client, "client", ip)
+            strategy.hit(self._user, "user", user)
+
+        self._run(count)
+
+    def succeeded(self, ip: str, username: str) -> None:
+        """The right password: this client's failures on this username are forgotten."""
+        self._run(lambda strategy: strategy.clear(self._pair, "pair", ip, username.lower()))
 
     def reset(self) -> None:
-        with self._lock:
-            self._failures.clear()
+        """Forget every count (tests)."""
+        self.extension.reset()
+        self._fallback = MovingWindowRateLimiter(MemoryStorage())
 
 
-limiter = LoginLimiter()
+def init_app(app: Flask, broker_url: str) -> LoginLimiter:
+    limiter = LoginLimiter(app, storage_uri(broker_url))
+    app.extensions[EXTENSION] = limiter
+    return limiter
+
+
+def login_limiter() -> LoginLimiter:
+    return current_app.extensions[EXTENSION]

@@ -138,7 +138,8 @@ def test_every_kind_of_email_fits_72_columns(sqlite_runtime):
     assert table.write(f"press all: {LONG_PRESS}", first) == "done"
     other = next(s for s in game_row(runtime, table.game_id).seats if s.id != first.id)
     assert table.write(f"press {other.seat}: {LONG_PRESS}", first) == "done"
-    assert table.write("play 3", first, sender="Mallory Impersonator <mallory@evil.example>") == "rejected"
+    # another player (a known address, so answered) writes to the first seat's address
+    assert table.write("play 3", first, sender=f"Someone Else Entirely <{other.account.email}>") == "rejected"
     assert table.to_base("") == "done"
     assert table.remind() > 0
     assert table.pass_deadline()

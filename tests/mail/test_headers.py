@@ -59,11 +59,12 @@ def seat(sqlite_runtime):
 def destinations(runtime, seat) -> dict[str, tuple[str, str]]:
     """Where a message goes and who sends it: each answered by a different kind of reply."""
     own = seat_address(runtime, seat)
+    player = seat_of(runtime, seat.game_id, "Moons").account.email  # refusals answer known players only
     return {
         "receipt": (own, seat.account.email),
         "commands": (runtime.settings.server_address, "stranger@example.net"),
-        "refusal (forged address)": (own.replace(own.split("-")[2][:10], "0000000000"), "stranger@example.net"),
-        "refusal (wrong From)": (own, "mallory@evil.example"),
+        "refusal (forged address)": (own.replace(own.split("-")[2][:10], "0000000000"), player),
+        "refusal (wrong From)": (own, player),
     }
 
 

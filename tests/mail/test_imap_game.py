@@ -23,7 +23,9 @@ def test_a_whole_game_through_one_mailbox(sqlite_runtime):
     dovecot.need()
     runtime = sqlite_runtime
     with SmtpSink() as sink, Dovecot() as server:
-        runtime.settings = runtime.settings.with_(reply_address=TEMPLATE, server_address=SERVER, smtp_url=sink.url, receipt_wait_seconds=0)
+        runtime.settings = runtime.settings.with_(
+            reply_address=TEMPLATE, server_address=SERVER, smtp_url=sink.url, receipt_wait_seconds=0
+        )
         worker = Worker(runtime)
         deliver, stop = in_mailbox(runtime, server, poll_seconds=3600)  # IDLE only: no polling to fall back on
         try:

@@ -82,15 +82,16 @@ def dsn(recipient: str, original_id: str) -> bytes:
     ).encode()
 
 
-def test_a_bounce_is_recorded_against_the_address_it_concerns_and_not_answered(table):
+def test_a_bounce_to_a_plain_address_is_dropped_and_counts_nothing(table):
+    """Bounces count only at their email's signed envelope sender (tests/mail/test_bounces.py)."""
     runtime, _, seat, _ = table
     welcome = next(row for row in outbox(runtime) if row.seat_id == seat.id)
     queued = len(outbox(runtime))
     status, inbound_id = deliver(runtime, dsn(seat.account.email, welcome.message_id), envelope_from="")
-    assert status == "dropped" and "bounce recorded" in inbound(runtime, inbound_id).verdict
+    assert status == "dropped" and "delivery report" in inbound(runtime, inbound_id).verdict
     with runtime.db.read() as session:
         account = session.scalars(select(Account).where(Account.email == seat.account.email)).one()
-    assert account.bounces == 1 and "5.1.1" in account.last_bounce
+    assert account.bounces == 0 and account.last_bounce is None
     assert len(outbox(runtime)) == queued
 
 
@@ -133,15 +134,16 @@ def test_a_stale_token_is_refused(table):
 def test_wrong_from_is_refused_without_revealing_the_seat_address(table):
     runtime, _, seat, address = table
     applied = log_count(runtime)
-    status, _ = deliver(runtime, mail(address, "mallory@evil.example", "play 3"))
+    player = seat_of(runtime, seat.game_id, "Moons").account.email  # a known player is answered
+    status, _ = deliver(runtime, mail(address, player, "play 3"))
     assert status == "rejected" and log_count(runtime) == applied
     [to_stranger] = outbox(runtime, kind="error")
-    assert to_stranger.recipient == "mallory@evil.example"
+    assert to_stranger.recipient == player
     assert seat.account.email not in to_stranger.body_text + to_stranger.body_html
     assert "Reply-To" not in to_stranger.headers and "/play/" not in to_stranger.body_text
     [to_owner] = outbox(runtime, kind="notice")
     assert to_owner.recipient == seat.account.email
-    assert "mallory@evil.example" in to_owner.body_text and seat.account.email in to_owner.body_text
+    assert player in to_owner.body_text and seat.account.email in to_owner.body_text
 
 
 def test_a_duplicate_changes_nothing(table):
@@ -174,10 +176,8 @@ def test_a_stranger_at_a_reply_address_cannot_lock_its_player_out(sqlite_runtime
     address = seat_address(runtime, seat)
     strangers = [deliver(runtime, mail(address, f"x{n}@evil.example", "play 3"))[0] for n in range(6)]
     assert strangers == ["rejected"] * 4 + ["dropped"] * 2
-    assert len(outbox(runtime, kind="notice")) == 3, "the player hears of each refused message, up to the limit"
-    [notice] = [row for row in outbox(runtime, kind="error") if "rate limit" in row.body_text]
-    assert notice.recipient == "x3@evil.example"
-    assert "to this reply address from other senders" in " ".join(notice.body_text.split())
+    assert len(outbox(runtime, kind="notice")) == 1, "the player hears of refused messages once per window"
+    assert outbox(runtime, kind="error") == []  # strangers are not answered (no backscatter)
     own = [deliver(runtime, mail(address, seat.account.email, "play 3"))[0] for _ in range(3)]
     assert own == ["done"] * 3
 

@@ -67,6 +67,22 @@ def test_read_headers_notes_sender_subject_id_and_prefers_a_reply_address(table)
         assert ctx.recipient == "pbem@pbem.test"
 
 
+@covers(pipeline.take_bounces)
+def test_take_bounces_drops_anything_sent_to_a_bounce_address(table):
+    runtime, _, seat, _ = table
+    from pbem.services.mailout.outbox import envelope_sender
+
+    for to in (envelope_sender(runtime, 1), envelope_sender(runtime, 1)[:-15] + "0000000000@pbem.test"):
+        raw = mail(to, seat.account.email, "play 3")
+        with context(runtime, raw) as ctx:
+            ctx.message, ctx.recipient = parse(raw), to
+            with pytest.raises(pipeline.Discard):
+                pipeline.take_bounces(ctx)
+    with context(runtime, mail("pbem@pbem.test", "a@b.org", "x")) as ctx:
+        ctx.recipient = "pbem@pbem.test"
+        pipeline.take_bounces(ctx)  # not a bounce address: the pipeline goes on
+
+
 @covers(pipeline.drop_machines)
 def test_drop_machines_discards_automatic_mail_only(table):
     runtime, _, seat, address = table

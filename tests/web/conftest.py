@@ -9,7 +9,6 @@ from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 
 from pbem.models import AdminUser, Seat
-from pbem.web.ratelimit import limiter
 from tests.support.play import start
 
 ADMIN_PASSWORD = "correct horse battery"
@@ -33,13 +32,6 @@ def web_tokens(runtime, game_id: int) -> dict[str, str]:
 def login(client, username: str = "root", password: str = ADMIN_PASSWORD):
     token = fresh_csrf(client)
     return client.post("/admin/login", data={"csrf_token": token, "username": username, "password": password})
-
-
-@pytest.fixture(autouse=True)
-def _reset_limiter():
-    limiter.reset()
-    yield
-    limiter.reset()
 
 
 @pytest.fixture

@@ -70,6 +70,8 @@ def queue(
     one thread (:mod:`pbem.services.mailout.threads`): the game's name as its
     subject, the seat's ``References`` chain; and it shows first ``blocks`` and
     whatever other news waits for the seat (:mod:`pbem.services.mailout.folds`).
+    An address that bounced hard too often gets nothing (``unreachable``) until
+    the admin clears it.
     """
     settings = runtime.settings
     if game is not None:
@@ -86,6 +88,8 @@ def queue(
         subject = threads.subject(game, answer=bool(answers))
         message_id = message_id or threads.message_id(runtime, game)
     subject = subject or "pbem"
+    if account is not None and account.unreachable_since is not None and account.email == recipient:
+        status = "unreachable"  # kept, never sent: the address bounced hard too often (see play.bounces)
     if account is not None:
         context.setdefault("notify_pref", account.notify or "every")
         context.setdefault("preferences_url", preferences.preferences_url(runtime, account))

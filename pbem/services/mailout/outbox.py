@@ -1,11 +1,18 @@
 """Deliver outbox rows through ``PBEM_SMTP_URL``.
 
-A row is claimed (``sending``, with a lease) in one transaction, sent, then marked
-``sent`` in another, which only lands while the claim is still this worker's
-(``status = 'sending'`` and the attempt count it claimed).  A crash between
-sending and marking leaves the lease to expire, and the sweep sends it once more
-with the same Message-ID, which mail clients collapse.  The lease outlasts the
-slowest send the relay's timeouts allow, so a slow send is never claimed twice.
+A row is claimed (``sending``, with a short lease) in one transaction, sent, then
+marked ``sent`` in another, which only lands while the claim is still this
+worker's (``status = 'sending'`` and the attempt count it claimed).  While the
+relay conversation lasts, a thread renews the lease every
+:data:`RENEW_SECONDS`, so a slow send is never claimed twice, while the claim
+of a killed worker lapses within :data:`LEASE_SECONDS` and the sweep sends it
+again, with the same Message-ID.
+
+Delivery is at least once.  The relay's acceptance is noted in the delivery
+journal (:mod:`pbem.services.mailout.journal`) before the ``sent`` mark is
+written; if the database cannot take the mark, the next claim finds the note
+and marks the row without sending it again.  Each email's envelope sender is
+its own signed bounce address (VERP), so a bounce names the email that bounced.
 Temporary failures back off exponentially; permanent ones, and messages that
 cannot be built at all, are kept as ``failed`` for the admin.
 """
@@ -13,6 +20,9 @@ cannot be built at all, are kept as ``failed`` for the admin.
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.utils import format_datetime
 
 from sqlalchemy import Row, bindparam, func, or_, select, update
@@ -22,17 +32,15 @@ from pbem.mail import wire
 from pbem.mail.wire import UnsendableMessage
 from pbem.models import OutboxMessage
 from pbem.runtime import Runtime
-from pbem.services.mailout import dkim_sign, relay
+from pbem.services.mailout import dkim_sign, journal, relay
 from pbem.services.mailout.dkim_sign import DkimError
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
+from pbem.tokens import bounce_address
 
-#: Seconds each network step of a send may take (the relay's socket timeout).
-RELAY_STEP_SECONDS = relay.TIMEOUT
-#: Steps of the slowest send: a kept connection found dead (MAIL, RCPT, DATA, RSET), then a
-#: fresh one (connect, greeting, EHLO, STARTTLS, EHLO, AUTH x2, MAIL, RCPT, DATA, end of data).
-WORST_SEND_STEPS = 15
-#: A claim lasts longer than the slowest send, so a slow send is never taken by another worker.
-LEASE_SECONDS = RELAY_STEP_SECONDS * WORST_SEND_STEPS + 150
+#: Seconds a claim lasts unless renewed: a killed worker's emails are sent again this soon.
+LEASE_SECONDS = 40
+#: While a send lasts, its claim is renewed this often (well inside the lease).
+RENEW_SECONDS = 10.0
 MAX_ATTEMPTS = 12
 
 
@@ -91,6 +99,54 @@ def claim(runtime: Runtime, outbox_id: int) -> Row | None:
         return connection.execute(_CLAIM, {"row_id": outbox_id, "now": now, "lease_until": lease_until}).one_or_none()
 
 
+#: Still this worker's claim: ``sending``, with the attempt count it claimed.
+_OURS = (
+    _OUTBOX.c.id == bindparam("row_id"),
+    _OUTBOX.c.status == "sending",
+    _OUTBOX.c.attempts == bindparam("claimed"),
+)
+_RENEW = (
+    update(_OUTBOX)
+    .where(*_OURS)
+    .values(next_try_at=bindparam("lease_until"))
+)
+
+
+def renew(runtime: Runtime, row: Row) -> bool:
+    """Extend this worker's claim on ``row`` by a lease (False: it is no longer ours)."""
+    params = {"row_id": row.id, "claimed": row.attempts, "lease_until": utcnow() + dt.timedelta(seconds=LEASE_SECONDS)}
+    with runtime.db.statements() as connection:
+        return connection.execute(_RENEW, params).rowcount == 1
+
+
+@contextmanager
+def renewing(runtime: Runtime, row: Row) -> Iterator[None]:
+    """Keep the claim on ``row`` alive while the block runs (a thread renews it every RENEW_SECONDS)."""
+    done = threading.Event()
+
+    def keep() -> None:
+        while not done.wait(RENEW_SECONDS):
+            try:
+                if not renew(runtime, row):
+                    return
+            except Exception:  # the database is away: the lease may lapse, the journal covers it
+                continue
+
+    keeper = threading.Thread(target=keep, name=f"lease-{row.id}", daemon=True)
+    keeper.start()
+    try:
+        yield
+    finally:
+        done.set()
+        keeper.join()
+
+
+def envelope_sender(runtime: Runtime, outbox_id: int) -> str:
+    """The signed bounce address of one email (VERP)."""
+    settings = runtime.settings
+    return bounce_address(settings.secret_key, outbox_id, settings.reply_template)
+
+
 def deliver(runtime: Runtime, outbox_id: int) -> str:
     """Send one row; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
     url = runtime.settings.smtp_url
@@ -99,14 +155,20 @@ def deliver(runtime: Runtime, outbox_id: int) -> str:
     row = claim(runtime, outbox_id)
     if row is None:
         return "skipped"
-    status, error, retry_at = _send(runtime, url, row)
+    if journal.holds(runtime.settings, row.message_id):  # accepted before, but the mark was lost
+        status, error, retry_at = "sent", None, None
+    else:
+        with renewing(runtime, row):
+            status, error, retry_at = _send(runtime, url, row)
+        if status == "sent":
+            journal.remember(runtime.settings, row.message_id)
     return status if finish(runtime, row, status, error, retry_at) else "skipped"
 
 
 def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.datetime | None]:
     """Hand the row to the relay: ``(status, error, next try)``."""
     try:
-        relay.send(url, runtime.settings.server_address, row.recipient, signed(runtime, email_bytes(row)))
+        relay.send(url, envelope_sender(runtime, row.id), row.recipient, signed(runtime, email_bytes(row)))
     except UnsendableMessage as failure:
         return "failed", f"cannot build the email: {failure}", None
     except (TemporaryFailure, DkimError) as failure:  # a bad DKIM key: the admin fixes it (``pbem check``)
@@ -121,11 +183,7 @@ def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.dat
 #: The outcome of a send, recorded only while the claim is still ours (``sending``, same attempt).
 _FINISH = (
     update(_OUTBOX)
-    .where(
-        _OUTBOX.c.id == bindparam("row_id"),
-        _OUTBOX.c.status == "sending",
-        _OUTBOX.c.attempts == bindparam("claimed"),
-    )
+    .where(*_OURS)
     .values(
         status=bindparam("outcome"),
         last_error=bindparam("error"),

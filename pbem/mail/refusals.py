@@ -1,0 +1,108 @@
+"""Refusals without backscatter: who is told that a message was not applied.
+
+``From:`` is forgeable, so a refusal goes only to a known player (an account
+of this server); anyone else gets nothing.  When a stranger writes to a seat's
+reply address, the seat's own player is told, once per rate window however
+many such messages arrive.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from pbem.clock import utcnow
+from pbem.models import Account, Game, OutboxMessage
+from pbem.services.mailout import notify
+
+if TYPE_CHECKING:
+    from pbem.mail.pipeline import Context, Reject
+
+
+def span(seconds: int) -> str:
+    """A window in the words a player reads: "an hour", "2 hours", "10 minutes"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            count = seconds // size
+            return f"an {unit}" if count == 1 and unit == "hour" else f"{count} {unit}{'s' * (count != 1)}"
+    return f"{seconds} seconds"
+
+
+#: The subject of the notice a seat's player gets about refused messages (once per rate window).
+FOREIGN_SENDER = "a message for your seat was refused"
+
+
+def _told_recently(ctx: Context) -> bool:
+    """Whether the seat's player already heard of a refused sender within the rate window."""
+    since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
+    query = select(OutboxMessage.id).where(
+        OutboxMessage.seat_id == ctx.seat.id,
+        OutboxMessage.kind == "notice",
+        OutboxMessage.subject.endswith(FOREIGN_SENDER),
+        OutboxMessage.created_at >= since,
+    )
+    with ctx.session.no_autoflush:
+        return ctx.session.scalars(query.limit(1)).first() is not None
+
+
+def _known_player(ctx: Context, address: str) -> bool:
+    with ctx.session.no_autoflush:
+        return ctx.session.scalars(select(Account.id).where(Account.email == address).limit(1)).first() is not None
+
+
+def tell_owner(ctx: Context, owner: Account) -> None:
+    """The seat's real player learns that someone else used their address (and from where), once per window."""
+    if _told_recently(ctx):
+        return
+    game = ctx.session.get(Game, ctx.seat.game_id)
+    notify.queue(
+        ctx.runtime,
+        ctx.session,
+        game=game,
+        seat=ctx.seat,
+        recipient=owner.email,
+        template="notice",
+        subject=notify.subject_for(game, FOREIGN_SENDER),
+        kind="notice",
+        auto_reply=True,
+        headline="A message sent to your seat's reply address came from another address and was refused.",
+        details=[
+            f"It came from: {ctx.sender}",
+            "Further refused messages in the next "
+            f"{span(ctx.settings.mail_limits.window_seconds)} are not reported one by one.",
+            f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
+            "If you sent it, send it again from that address. If not, nothing changed; "
+            "ask the game's admin to rotate your reply address if this repeats.",
+        ],
+    )
+
+
+def reply_refusal(ctx: Context, stop: Reject) -> None:
+    """One reply listing every reason; threaded in the game only for the seat's own player.
+
+    Only a known player is answered: a refusal sent to any ``From:`` would let a
+    forger aim our mail at anyone (backscatter)."""
+    if not ctx.sender:
+        return
+    if not ctx.trusted and not _known_player(ctx, ctx.sender):
+        return
+    subject = ctx.subject or "Your message was not applied"
+    if not subject.lower().startswith("re:"):
+        subject = f"Re: {subject}"
+    if ctx.trusted and ctx.seat is not None:
+        game = ctx.session.get(Game, ctx.seat.game_id)
+        notify.queue(
+            ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
+            template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
+            reasons=stop.reasons,
+        )  # fmt: skip
+        return
+    notify.queue(
+        ctx.runtime, ctx.session, game=None, seat=None, recipient=ctx.sender,
+        template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
+        reasons=stop.reasons,
+    )  # fmt: skip
+
+

@@ -1,0 +1,102 @@
+"""Prometheus metrics: the backlog of work waiting in the database, and its age.
+
+Three queues matter to an operator, and each is a table: inbound mail not yet
+processed, outgoing email not yet sent, and deadlines that have passed without
+being applied.  For each, the count and the age of the oldest item; a backlog
+that grows or ages means a worker, the beat or the relay is not keeping up.
+Read at scrape time from the database (a registry per app, no global state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select, text
+
+from pbem.clock import utcnow
+from pbem.models import Game, InboundMessage, OutboxMessage
+from pbem.runtime import Runtime
+from pbem.services.ops.outage import unreachable
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+@dataclass(frozen=True)
+class Backlog:
+    count: int
+    oldest_seconds: float
+
+
+def backlogs(runtime: Runtime) -> dict[str, Backlog]:
+    """``inbound``, ``outbox`` and ``deadlines``: how many wait and for how long (seconds)."""
+    now = utcnow()
+    queries = {
+        "inbound": select(func.count(InboundMessage.id), func.min(InboundMessage.received_at)).where(
+            InboundMessage.status == "pending"
+        ),
+        "outbox": select(func.count(OutboxMessage.id), func.min(OutboxMessage.created_at)).where(
+            OutboxMessage.status.in_(("pending", "sending"))
+        ),
+        "deadlines": select(func.count(Game.id), func.min(Game.deadline)).where(
+            Game.status == "active", Game.deadline.is_not(None), Game.deadline <= now
+        ),
+    }
+    found = {}
+    with runtime.db.read() as session:
+        for name, query in queries.items():
+            count, oldest = session.execute(query).one()
+            found[name] = Backlog(count or 0, max((now - oldest).total_seconds(), 0.0) if oldest else 0.0)
+    return found
+
+
+def database_ready(runtime: Runtime) -> str | None:
+    """None if the database answers, else why not (for ``/readyz``)."""
+    try:
+        with runtime.db.read() as session:
+            session.execute(text("SELECT 1"))
+    except Exception as error:
+        if not unreachable(error):
+            raise
+        return f"database unreachable ({type(error).__name__})"
+    return None
+
+
+class BacklogCollector(Collector):
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        up = GaugeMetricFamily("pbem_database_up", "1 if the database answered this scrape")
+        try:
+            found = backlogs(self.runtime)
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        count = GaugeMetricFamily("pbem_backlog", "Items waiting: inbound, outbox, due deadlines", labels=["queue"])
+        age = GaugeMetricFamily(
+            "pbem_backlog_oldest_seconds", "Age of the oldest waiting item (0 when none)", labels=["queue"]
+        )
+        for name, backlog in found.items():
+            count.add_metric([name], backlog.count)
+            age.add_metric([name], backlog.oldest_seconds)
+        yield count
+        yield age
+
+
+def registry_for(runtime: Runtime) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(BacklogCollector(runtime))
+    return registry
+
+
+def render(registry: CollectorRegistry) -> bytes:
+    return generate_latest(registry)

@@ -1,0 +1,98 @@
+"""Recovery of outgoing mail: a killed worker's claims lapse within a minute, a slow
+send keeps its claim, and an email the relay accepted is not sent again when the
+database could not record it (real SMTP sink; SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
+
+from pbem.clock import utcnow
+from pbem.models import OutboxMessage
+from pbem.services.mailout import journal, outbox
+from tests.support.play import start
+from tests.support.smtp_sink import SmtpSink
+
+
+def rows(runtime):
+    with runtime.db.read() as session:
+        return list(session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)))
+
+
+@pytest.fixture
+def sink(runtime):
+    with SmtpSink() as sink:
+        runtime.settings = runtime.settings.with_(smtp_url=sink.url)
+        start(runtime)
+        yield sink
+
+
+def later(monkeypatch, seconds: float) -> None:
+    """The outbox's clock, ``seconds`` ahead (the rest of the server keeps the real one)."""
+    monkeypatch.setattr(outbox, "utcnow", lambda: utcnow() + dt.timedelta(seconds=seconds))
+
+
+def test_a_killed_workers_claim_is_sent_again_within_a_minute(runtime, sink, monkeypatch):
+    first = rows(runtime)[0]
+    assert outbox.claim(runtime, first.id) is not None  # claimed; then the worker is SIGKILLed
+    assert first.id not in outbox.due_ids(runtime)
+    later(monkeypatch, 55)  # the sweep's grace (5 s) included, a minute at most
+    assert first.id in outbox.due_ids(runtime, grace=5.0)
+    assert outbox.deliver(runtime, first.id) == "sent"
+    assert [m.message["Message-ID"] for m in sink.messages] == [first.message_id]
+
+
+def test_a_slow_send_renews_its_claim_so_no_one_else_takes_it(runtime, sink, monkeypatch):
+    monkeypatch.setattr(outbox, "LEASE_SECONDS", 1)
+    monkeypatch.setattr(outbox, "RENEW_SECONDS", 0.2)
+    first = rows(runtime)[0]
+    real_send = outbox.relay.send
+    taken = []
+
+    def slow_send(*args):
+        time.sleep(2.5)  # more than two leases
+        taken.append(outbox.claim(runtime, first.id))  # another worker tries meanwhile
+        real_send(*args)
+
+    monkeypatch.setattr(outbox.relay, "send", slow_send)
+    assert outbox.deliver(runtime, first.id) == "sent"
+    assert taken == [None] and len(sink.messages) == 1
+
+
+def test_relay_accepted_but_the_mark_was_lost_is_not_sent_twice(runtime, sink, monkeypatch):
+    """The database goes away between the relay's 250 and the ``sent`` mark.
+
+    The failing write is simulated (``finish`` raises as SQLAlchemy does when the
+    server is gone); the chaos suite restarts a real PostgreSQL for the same case."""
+    first = rows(runtime)[0]
+    real_finish = outbox.finish
+
+    def lost(*args):
+        raise OperationalError("UPDATE outbox", {}, Exception("server closed the connection unexpectedly"))
+
+    monkeypatch.setattr(outbox, "finish", lost)
+    with pytest.raises(OperationalError):
+        outbox.deliver(runtime, first.id)
+    assert len(sink.messages) == 1 and rows(runtime)[0].status == "sending"
+    monkeypatch.setattr(outbox, "finish", real_finish)
+    later(monkeypatch, outbox.LEASE_SECONDS + 1)  # the database is back; the lease lapsed
+    assert outbox.deliver(runtime, first.id) == "sent"
+    assert len(sink.messages) == 1  # marked from the journal, not sent again
+    row = rows(runtime)[0]
+    assert row.status == "sent" and row.sent_at is not None
+
+
+def test_the_journal_is_shared_through_redis_when_the_broker_is_redis(runtime):
+    from tests.support.services import redis_url
+
+    settings = runtime.settings.with_(broker_url=redis_url())
+    message_id = f"<t-{time.time_ns()}@pbem.test>"
+    assert not journal.holds(settings, message_id)
+    journal.remember(settings, message_id)
+    assert journal.holds(settings, message_id)
+    assert isinstance(journal.journal_for(settings), journal.RedisJournal)
+    journal.journal_for(settings).client.delete(journal._PREFIX + message_id)
