@@ -32,6 +32,9 @@ def span(seconds: int) -> str:
 
 #: The subject of the notice a seat's player gets about refused messages (once per rate window).
 FOREIGN_SENDER = "a message for your seat was refused"
+#: The kind of that notice: a seat's emails all carry the game's name as subject, so the kind is what finds it.
+FOREIGN_KIND = "foreign_sender"
+FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
 
 
 def _told_recently(ctx: Context) -> bool:
@@ -39,8 +42,7 @@ def _told_recently(ctx: Context) -> bool:
     since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
     query = select(OutboxMessage.id).where(
         OutboxMessage.seat_id == ctx.seat.id,
-        OutboxMessage.kind == "notice",
-        OutboxMessage.subject.endswith(FOREIGN_SENDER),
+        OutboxMessage.kind == FOREIGN_KIND,
         OutboxMessage.created_at >= since,
     )
     with ctx.session.no_autoflush:
@@ -65,9 +67,9 @@ def tell_owner(ctx: Context, owner: Account) -> None:
         recipient=owner.email,
         template="notice",
         subject=notify.subject_for(game, FOREIGN_SENDER),
-        kind="notice",
+        kind=FOREIGN_KIND,
         auto_reply=True,
-        headline="A message sent to your seat's reply address came from another address and was refused.",
+        headline=FOREIGN_HEADLINE,
         details=[
             f"It came from: {ctx.sender}",
             "Further refused messages in the next "

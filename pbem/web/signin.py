@@ -12,11 +12,11 @@ from flask import Blueprint, redirect, render_template, request, session, url_fo
 from pbem.services import ServiceError
 from pbem.services.mailout import signin
 from pbem.web import common
-from pbem.web.ratelimit import LoginLimiter
+from pbem.web.ratelimit import login_limiter
 
 bp = Blueprint("signin", __name__)
-#: Requests for links per client address (and per address asked for), in this process.
-limiter = LoginLimiter(per_user=5, per_ip=20, window=900.0)
+#: Sign-in requests share the log-in counts (one storage for every process), under their own names.
+LIMIT_PREFIX = "signin:"
 SESSION_KEY = "account_id"
 
 
@@ -47,11 +47,12 @@ def signin_request():
     if not common.csrf_ok():
         return _page(email=email, error="The form had expired; nothing was sent. Send it again.", status=400)
     ip = request.remote_addr or "?"
-    wait = limiter.retry_after(ip, email)
+    limiter, name = login_limiter(), LIMIT_PREFIX + email.lower()
+    wait = limiter.retry_after(ip, name)
     if wait:
         minutes = max(1, wait // 60)
         return _page(email=email, error=f"Too many sign-in requests; try again in {minutes} minutes.", status=429)
-    limiter.failed(ip, email)  # every request counts, answered or not
+    limiter.failed(ip, name)  # every request counts, answered or not
     try:
         answer = signin.request_link(common.runtime(), email)
     except ServiceError as error:

@@ -141,7 +141,7 @@ def test_wrong_from_is_refused_without_revealing_the_seat_address(table):
     assert to_stranger.recipient == player
     assert seat.account.email not in to_stranger.body_text + to_stranger.body_html
     assert "Reply-To" not in to_stranger.headers and "/play/" not in to_stranger.body_text
-    [to_owner] = outbox(runtime, kind="notice")
+    [to_owner] = outbox(runtime, kind="foreign_sender")
     assert to_owner.recipient == seat.account.email
     assert player in to_owner.body_text and seat.account.email in to_owner.body_text
 
@@ -176,7 +176,7 @@ def test_a_stranger_at_a_reply_address_cannot_lock_its_player_out(sqlite_runtime
     address = seat_address(runtime, seat)
     strangers = [deliver(runtime, mail(address, f"x{n}@evil.example", "play 3"))[0] for n in range(6)]
     assert strangers == ["rejected"] * 4 + ["dropped"] * 2
-    assert len(outbox(runtime, kind="notice")) == 1, "the player hears of refused messages once per window"
+    assert len(outbox(runtime, kind="foreign_sender")) == 1, "the player hears of refused messages once per window"
     assert outbox(runtime, kind="error") == []  # strangers are not answered (no backscatter)
     own = [deliver(runtime, mail(address, seat.account.email, "play 3"))[0] for _ in range(3)]
     assert own == ["done"] * 3

@@ -86,7 +86,7 @@ def test_three_join_by_mail_and_confirm_the_game_starts_and_a_fourth_is_told_it_
         game = game_row(runtime, game_id)
         assert sorted(s.account.email for s in game.seats) == sorted(JOINERS)
         for address in JOINERS:
-            welcome = [m for m in box(address) if "game started" in m["Subject"]]
+            welcome = [m for m in box(address) if m["Subject"] == game.name and "has started" in answer_text(m)]
             assert len(welcome) == 1, [m["Subject"] for m in box(address)]
             seat = next(s for s in game.seats if s.account.email == address)
             assert f"/play/{seat.web_token}" in answer_text(welcome[0])
@@ -178,7 +178,7 @@ def test_admin_console_creates_an_open_game(sqlite_runtime, admin_client):
     for name, value in {"press": "full", "press_identity": "signed", "late": "defaults", "late_n": "1"}.items():
         form.setdefault(name, value)
     response = admin_client.post("/admin/games/new", data=form)
-    assert response.status_code == 302, response.get_data(as_text=True)
+    assert response.status_code == 303, response.get_data(as_text=True)
     with sqlite_runtime.db.read() as session:
         game = session.scalars(select(Game).where(Game.name == "Lobby")).one()
         assert (game.status, game.seats_wanted) == ("open", 3)

@@ -119,7 +119,7 @@ def test_login_attempts_are_rate_limited_per_username(client, app, admin_user):
     # another client (another IP) with the right password is not refused
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "192.0.2.9"
-    assert login(other).status_code == 302
+    assert login(other).status_code == 303
 
 
 def test_login_attempts_are_rate_limited_per_ip(client, admin_user):

@@ -61,7 +61,7 @@ def test_failures_in_another_process_count_here(two_workers, sqlite_runtime):
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "[401, 401, 401, 401, 401]", done.stderr[-2000:]
     assert login(client_from(two_workers[0], "198.51.100.8")).status_code == 429
-    assert login(client_from(two_workers[0], "198.51.100.9")).status_code == 302
+    assert login(client_from(two_workers[0], "198.51.100.9")).status_code == 303
 
 
 def test_ten_failures_never_refuse_the_right_password_from_another_client(two_workers):
@@ -70,7 +70,7 @@ def test_ten_failures_never_refuse_the_right_password_from_another_client(two_wo
         assert login(attacker, password="wrong").status_code in (401, 429)
     assert login(attacker).status_code == 429
     admin = client_from(two_workers[1], "192.0.2.10")
-    assert login(admin).status_code == 302  # the real admin, elsewhere, logs in
+    assert login(admin).status_code == 303  # the real admin, elsewhere, logs in
     assert admin.get("/admin/").status_code == 200
 
 
@@ -86,4 +86,4 @@ def test_a_distributed_guess_on_one_username_is_stopped(two_workers):
             assert login(guesser, password="wrong").status_code == 401
     refused = [login(guesser).status_code for guesser in guessers]
     assert refused.count(429) == len(guessers)  # each has failed on root: the username's count applies
-    assert login(client_from(two_workers[0], "192.0.2.11")).status_code == 302  # a clean client still gets in
+    assert login(client_from(two_workers[0], "192.0.2.11")).status_code == 303  # a clean client still gets in

@@ -9,15 +9,15 @@ from tests.web.conftest import csrf_of, login
 
 
 def test_a_cookie_copied_before_logout_no_longer_opens_the_console(app, client, admin_user):
-    assert login(client).status_code == 302
+    assert login(client).status_code == 303
     html = client.get("/admin/").get_data(as_text=True)
     stolen = client.get_cookie("session").value
-    assert client.post("/admin/logout", data={"csrf_token": csrf_of(html)}).status_code == 302
+    assert client.post("/admin/logout", data={"csrf_token": csrf_of(html)}).status_code == 303
     thief = app.test_client()
     thief.set_cookie("session", stolen)
     response = thief.get("/admin/")
     assert response.status_code == 302 and "/admin/login" in response.location
-    assert login(client).status_code == 302 and client.get("/admin/").status_code == 200  # a new log-in works
+    assert login(client).status_code == 303 and client.get("/admin/").status_code == 200  # a new log-in works
 
 
 def test_the_session_cookie_is_secure_when_the_base_url_is_https(tmp_path, sqlite_url, admin_user):
