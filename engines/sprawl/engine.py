@@ -42,8 +42,9 @@ Sprawl orders (one per line, any case):
   branch 2 from c4 north   lay a 2 flat next to c4 (north of it), pointing
                            north; short form: branch 2 c4 n
   branch 2 from c4 north pointing east
-                           loose-branching only: point another way (never
-                           back at the source)
+                           point another way (never back at the source):
+                           on the square a branch of yours points at, or
+                           anywhere with loose-branching
   spore 1 at e4            stand a 1 on a vacant square targeted by one of
                            your branch points
   spore 3 2 at e4          overload only: spore and build at once, one
@@ -70,7 +71,7 @@ class SprawlEngine(Engine):
         | {*REPLIES, *REPLY_SYNONYMS, "take", "takeback", "take-back", "retract", "are", "no"}
     )
     variants = (
-        Variant(STANDARD, "Standard", "Branches point straight away from their source."),
+        Variant(STANDARD, "Standard", "Branches point away from their source; on a branch's point, any way but back."),
         Variant(COUNTING_COUP, "Counting coup", "Warn a risky spore; a take-back earns the warner a card."),
         Variant(SPRAWLGAMI, "Sprawlgami", "Build on an opponent's tower your branch point targets."),
         Variant(OVERLOAD, "Overload", "Spore and build once more per extra branch point on the square."),
