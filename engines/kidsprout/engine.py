@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.kidsprout import orders, render, rules, views
+from engines.kidsprout import bot, orders, render, rules, views
 from engines.kidsprout.model import Choose, Excuse, Gone, Order, Pass, Play, coin_name, format_order
-from engines.rng import StateRng
+from engines.rng import Rng, StateRng
 
 
 class KidSproutEngine(Engine):
@@ -164,6 +164,13 @@ class KidSproutEngine(Engine):
 
     def help_text(self) -> str:
         return render.HELP
+
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         """A seat's sealed coin and how often it replaced it are its own until the reveal."""

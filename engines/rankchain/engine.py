@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engines.base import Engine, NotYourTurn, Option, Outcome, Path, State, Step, Variant
-from engines.rankchain import orders, render, rules, views
+from engines.rankchain import bot, orders, render, rules, views
 from engines.rankchain.model import COLOURS, DOWN, Order, current_seat, setup
+from engines.rng import Rng
 
 HELP = """\
 Rank Chain orders (one per line, any case):
@@ -161,6 +162,13 @@ class RankChainEngine(Engine):
 
     def help_text(self) -> str:
         return HELP
+
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, NotYourTurn, OrderError, Outcome, Path, State, Step, Variant
-from engines.sprawl import coup, flow, svg, text, views
+from engines.rng import Rng
+from engines.sprawl import bot, coup, flow, svg, text, views
 from engines.sprawl.diagnose import reason
 from engines.sprawl.model import (
     COUNTING_COUP,
@@ -256,6 +257,13 @@ class SprawlEngine(Engine):
 
     def help_text(self) -> str:
         return HELP
+
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {seat: [] for seat in state["seats"]}

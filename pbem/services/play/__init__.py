@@ -1,0 +1,1 @@
+"""Games, orders, deadlines and the bot's seats in games."""
