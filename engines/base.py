@@ -151,7 +151,9 @@ class Engine(ABC):
     #: Every value :meth:`phase_key` returns while someone must act: the kinds a
     #: deadline policy may give a duration of its own.
     phase_kinds: ClassVar[tuple[str, ...]] = ("turn",)
-    #: How many orders the bot's random playouts look ahead before scoring with :meth:`bot_value`.
+    #: The bot's sampled worlds per decision, and how many orders its random playouts look
+    #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
+    bot_iterations: ClassVar[int] = 100
     bot_horizon: ClassVar[int] = 12
 
     # -- set-up -----------------------------------------------------------------

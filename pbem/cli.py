@@ -79,6 +79,7 @@ def _attach_commands() -> None:
         ("pbem.commands.game", ("game_group",)),
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
+        ("pbem.commands.arena", ("arena",)),
     ):
         try:
             module = importlib.import_module(module_name)

@@ -9,6 +9,7 @@ from celery import shared_task
 from pbem.runtime import get_runtime
 from pbem.services import deadlines, digest, outbox
 from pbem.services import sweep as sweeping
+from pbem.services.play import bot_turns
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,12 @@ def fire_deadline(game_id: int) -> bool:
 @shared_task(name="worker.tasks.send_reminders", acks_late=True)
 def send_reminders(game_id: int) -> int:
     return deadlines.send_due_reminders(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.play_bots", acks_late=True)
+def play_bots(game_id: int) -> int:
+    """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
+    return bot_turns.play(get_runtime(), game_id)
 
 
 @shared_task(name="worker.tasks.sweep", acks_late=True)

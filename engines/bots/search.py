@@ -35,10 +35,11 @@ EXPLORE = 0.7
 @dataclass(frozen=True)
 class Budget:
     """At most ``iterations`` sampled worlds and ``seconds`` per decision; rollouts of ``horizon``
-    orders (None: the engine's :attr:`~engines.base.Engine.bot_horizon`)."""
+    orders.  None takes the engine's own :attr:`~engines.base.Engine.bot_iterations` and
+    :attr:`~engines.base.Engine.bot_horizon`."""
 
-    iterations: int = 300
-    seconds: float = 0.9
+    iterations: int | None = None
+    seconds: float = 1.0
     horizon: int | None = None
 
 
@@ -102,10 +103,11 @@ def choose(
     if len(arms) == 1:
         return engine.format_order(arms[0][1])
     horizon = engine.bot_horizon if budget.horizon is None else budget.horizon
+    iterations = engine.bot_iterations if budget.iterations is None else budget.iterations
     visits = [0] * len(arms)
     totals = [0.0] * len(arms)
     started = clock() if clock else 0.0
-    for done in range(budget.iterations):
+    for done in range(iterations):
         if clock and clock() - started > budget.seconds:
             break
         if done < len(arms):

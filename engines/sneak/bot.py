@@ -42,7 +42,7 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
     current = state["current"]
     if current is not None:
         challenge = current_challenge(state)
-        chooses = challenge is not None and challenge.sneak_chooses()
+        chooses = challenge is not None and challenge.sneak_chooses
         answers = {}
         for s, answer in current["answers"].items():
             if s == seat:

@@ -55,6 +55,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
                 "email": seat.account.email,
                 "play_url": f"{settings.base_url}/play/{seat.web_token}",
                 "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.mail_domain),
+                "bot": seat.is_bot,
             }
             for seat in game.seats
         ]
@@ -64,6 +65,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None)
 @click.option("--player", "players", multiple=True, required=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option("--bot", "bots", type=click.IntRange(min=0), default=0, help="Seats played by the server's bot.")
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help="Time per turn, like 90s, 12h or 2d (default: none).")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
@@ -85,6 +87,7 @@ def game_create(
     engine_name,
     variant,
     players,
+    bots,
     name,
     deadline,
     phase_deadlines,
@@ -122,6 +125,7 @@ def game_create(
         per_phase=per_phase or None,
         reminders=reminder_list,
         seed=seed,
+        bots=bots,
     )
     try:
         rules = house_rules.parse_rules(

@@ -15,10 +15,11 @@ from engines import get_engine
 from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
-from pbem.models import Game, Seat, public_name
+from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError, notify
 from pbem.services.locking import lock_game
+from pbem.services.play import bot_seats
 from pbem.services.players import account_for, parse_player
 from pbem.services.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
@@ -45,6 +46,8 @@ class NewGame:
     per_phase: dict[str, int] | None = None
     reminders: list[int] | None = None
     seed: int | None = None
+    #: Seats played by the server's bot (they get no email; see pbem.services.play.bot_seats).
+    bots: int = 0
 
 
 def _checked(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str, str]]]:
@@ -72,10 +75,15 @@ def _checked(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str
     duplicates = sorted({e for e in emails if emails.count(e) > 1})
     if duplicates:
         problems.append(f"each player needs a different address; repeated: {', '.join(duplicates)}")
+    if request.bots < 0:
+        problems.append("the number of bot seats cannot be negative")
+    if any(is_bot_address(email) for email in emails):
+        problems.append(f"addresses in {BOT_DOMAIN} are reserved for the bot; use --bot N for bot seats")
     try:
-        engine.check_players(len(request.players))
+        engine.check_players(len(request.players) + max(0, request.bots))
     except ValueError as error:
         problems.append(str(error))
+    players += [(f"Bot {n}", bot_address(n)) for n in range(1, max(0, request.bots) + 1)]
     problems += _name_problems(request.name) + _seed_problems(request.seed) + _deadline_problems(engine, request)
     if problems:
         raise ServiceError("; ".join(problems))
@@ -192,6 +200,7 @@ def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = N
             events=[*step.events, rules_line(game)],
             first=True,
         )
+        bot_seats.nudge_if_due(runtime, session, game, engine)
         return game.id
 
 

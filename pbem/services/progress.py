@@ -13,6 +13,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
 from pbem.services import notify, observers
+from pbem.services.play import bot_seats
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -102,8 +103,10 @@ def after_change(
     announce: bool,
     missed: list[str] | None = None,
 ) -> None:
-    """Finish the game, start a new turn, or announce, and queue the emails for it."""
+    """Finish the game, start a new turn, or announce, and queue the emails for it;
+    nudge the bot if one of its seats must act now."""
     sync_summary(engine, game)
+    bot_seats.nudge_if_due(runtime, session, game, engine)
     outcome = engine.outcome(game.state)
     if outcome is not None:
         game.status = "finished"

@@ -1,6 +1,6 @@
 """The sweep: find every piece of pending work in the database and nudge it
 (due deadlines and reminders, unprocessed mail, unsent email, digests a missed
-daily run left waiting).
+daily run left waiting, bot seats left to act).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.  Mail and
@@ -21,6 +21,7 @@ from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services import deadlines, digest, outbox
+from pbem.services.play import bot_seats
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
@@ -34,6 +35,7 @@ class SweepResult:
     inbound: list[int] = field(default_factory=list)
     outbox: list[int] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
+    bots: list[int] = field(default_factory=list)
 
 
 def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
@@ -55,6 +57,7 @@ def sweep(runtime: Runtime) -> SweepResult:
     result.inbound = pending_inbound_ids(runtime)
     result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
     result.digests = digest.overdue_recipients(runtime)
+    result.bots = bot_seats.waiting_game_ids(runtime)
     for game_id in result.deadlines:
         runtime.nudge("fire_deadline", game_id)
     for game_id in result.reminders:
@@ -65,4 +68,6 @@ def sweep(runtime: Runtime) -> SweepResult:
         runtime.nudge("flush_outbox")
     if result.digests:
         runtime.nudge("send_overdue_digests")
+    for game_id in result.bots:
+        runtime.nudge("play_bots", game_id)
     return result

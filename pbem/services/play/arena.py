@@ -45,7 +45,9 @@ class ArenaResult:
         }
 
 
-def play_one(engine_name: str, variant: str | None, players: int, seed: int, bot_seat: int, budget: Budget, result: ArenaResult) -> None:
+def play_one(
+    engine_name: str, variant: str | None, players: int, seed: int, bot_seat: int, budget: Budget, result: ArenaResult
+) -> None:
     """Play one game to the end and add it to ``result``."""
     engine = registry()[engine_name]
     variant = engine.normalise_variant(variant)
@@ -82,7 +84,7 @@ def play_one(engine_name: str, variant: str | None, players: int, seed: int, bot
 
 
 def arena(
-    engine_name: str, variant: str | None, players: int | None, games: int, seed: int, budget: Budget = Budget()
+    engine_name: str, variant: str | None, players: int | None, games: int, seed: int, budget: Budget | None = None
 ) -> ArenaResult:
     """Play ``games`` games (the engine's smallest table unless ``players``)."""
     engine = registry()[engine_name]
@@ -90,5 +92,5 @@ def arena(
     engine.check_players(players)
     result = ArenaResult()
     for game in range(games):
-        play_one(engine_name, variant, players, seed + game, game % players, budget, result)
+        play_one(engine_name, variant, players, seed + game, game % players, budget or Budget(), result)
     return result
