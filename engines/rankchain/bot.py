@@ -31,44 +31,72 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
     return world
 
 
-def _longest_run(cards: list[str | None], variant: str) -> int:
-    """The longest path of face-up cards that could be part of a chain (consecutive ranks, wilds filling in)."""
-    wild_limit = 0 if variant == "bsa" else 3
-    best = 0
+def _best_plan(state: State, seat: str) -> float:
+    """The best chain in the making: a path of consecutive ranks over face-up cards and empty
+    cells the seat's hand could fill (wilds standing in, as the variant allows), scored by its
+    length less a little per card still to place."""
+    grid = state["grid"]
+    cards = face_up_cards(state)
+    empty = [cell["face"] == EMPTY for cell in grid]
+    hand: dict[str, int] = {}
+    for card in state["hands"][seat]:
+        hand[card] = hand.get(card, 0) + 1
+    wild_limit = 0 if state["variant"] == "bsa" else 3
+    best = 0.0
 
-    def walk(cell: int, rank: int, length: int, wilds: int, seen: frozenset[int]) -> None:
+    def fits(cell: int, rank: int, wilds: int) -> list[tuple[str | None, int]]:
+        """How ``cell`` could hold ``rank``: (hand card used or None, wilds used)."""
+        want = RANKS[rank]
+        card = cards[cell]
+        if card is not None:
+            if card == want:
+                return [(None, wilds)]
+            return [(None, wilds + 1)] if card in WILDS and wilds < wild_limit else []
+        if not empty[cell]:
+            return []
+        found: list[tuple[str | None, int]] = [(want, wilds)] if hand.get(want) else []
+        if wilds < wild_limit:
+            found += [(w, wilds + 1) for w in WILDS if hand.get(w)][:1]
+        return found
+
+    def walk(cell: int, rank: int, length: int, fills: int, wilds: int, seen: frozenset[int]) -> None:
         nonlocal best
-        best = max(best, length)
-        if rank >= len(RANKS) - 1 or best >= len(RANKS):
+        best = max(best, length - 0.35 * fills)
+        if rank >= len(RANKS) - 1:
             return
-        want = RANKS[rank + 1]
         for nxt in NEIGHBOURS[cell]:
             if nxt in seen:
                 continue
-            card = cards[nxt]
-            if card == want:
-                walk(nxt, rank + 1, length + 1, wilds, seen | {nxt})
-            elif card in WILDS and wilds < wild_limit:
-                walk(nxt, rank + 1, length + 1, wilds + 1, seen | {nxt})
+            for used, now_wilds in fits(nxt, rank + 1, wilds):
+                if used is not None:
+                    hand[used] -= 1
+                walk(nxt, rank + 1, length + 1, fills + (used is not None), now_wilds, seen | {nxt})
+                if used is not None:
+                    hand[used] += 1
 
     for start in range(CELLS):
-        card = cards[start]
-        if card in RANKS:
-            walk(start, RANKS.index(card), 1, 0, frozenset({start}))
+        for rank in range(len(RANKS)):
+            for used, wilds in fits(start, rank, 0):
+                if used is not None and used in WILDS:
+                    continue  # a plan starts on a real rank
+                if used is not None:
+                    hand[used] -= 1
+                walk(start, rank, 1, int(used is not None), wilds, frozenset({start}))
+                if used is not None:
+                    hand[used] += 1
     return best
 
 
 def evaluate(state: State, seat: str) -> float:
-    """Chain progress on the grid, open cells beside it, the ranks in hand; an X in hand hurts."""
+    """The best chain in the making, the ranks in hand, and open cells; an X in hand hurts."""
     result = state["result"]
     if result is not None:
         if result["kind"] == "win":
             return 1.0 if result["winner"] == seat else 0.0
         return 0.05
-    cards = face_up_cards(state)
-    run = _longest_run(cards, state["variant"])
+    plan = _best_plan(state, seat)
     hand = state["hands"][seat]
     ranks = len({card for card in hand if card in RANKS}) + min(2, sum(card in WILDS for card in hand))
-    empty = sum(cell["face"] == EMPTY for cell in state["grid"])
-    value = 0.1 + 0.09 * run + 0.015 * ranks + 0.004 * min(empty, 8) - 0.12 * hand.count(X)
+    seen = sum(cell["face"] != DOWN for cell in state["grid"])  # turned cards open plans up
+    value = 0.05 + 0.1 * plan + 0.01 * ranks + 0.004 * seen - 0.12 * hand.count(X)
     return max(0.01, min(0.95, value))

@@ -46,6 +46,8 @@ Missed deadline: you stay and draw (or pass if you cannot draw).
 
 class RankChainEngine(Engine):
     name: ClassVar[str] = "rankchain"
+    bot_iterations = 200
+    bot_horizon = 0
     title: ClassVar[str] = "Rank Chain"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = len(COLOURS)

@@ -62,6 +62,8 @@ take-back answer keeps the tower.
 
 class SprawlEngine(Engine):
     name = "sprawl"
+    bot_iterations = 100
+    bot_horizon = 3
     title = "Sprawl"
     min_players = 3
     max_players = 8
