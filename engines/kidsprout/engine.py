@@ -167,7 +167,6 @@ class KidSproutEngine(Engine):
     def help_text(self) -> str:
         return render.HELP
 
-
     def determinize(self, state: State, seat: str, rng: Rng) -> State:
         return bot.determinize(state, seat, rng)
 

@@ -165,7 +165,6 @@ class RankChainEngine(Engine):
     def help_text(self) -> str:
         return HELP
 
-
     def determinize(self, state: State, seat: str, rng: Rng) -> State:
         return bot.determinize(state, seat, rng)
 

@@ -183,7 +183,6 @@ class SneakEngine(Engine):
     def help_text(self) -> str:
         return HELP
 
-
     def determinize(self, state: State, seat: str, rng: Rng) -> State:
         return bot.determinize(state, seat, rng)
 

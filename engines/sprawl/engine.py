@@ -260,7 +260,6 @@ class SprawlEngine(Engine):
     def help_text(self) -> str:
         return HELP
 
-
     def determinize(self, state: State, seat: str, rng: Rng) -> State:
         return bot.determinize(state, seat, rng)
 
