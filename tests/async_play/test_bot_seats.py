@@ -88,8 +88,7 @@ def test_a_game_with_a_bot_seat_plays_to_the_end(runtime):
     assert mail_to_bot and all(m.status == "suppressed" for m in mail_to_bot)
 
 
-def test_the_sweep_redrives_a_lost_bot_nudge(sqlite_runtime):
-    runtime = sqlite_runtime
+def test_the_sweep_redrives_a_lost_bot_nudge(runtime):
     lost: list = []
     runtime.nudger = lambda task, args: lost.append(task)  # the broker drops everything
     game_id = None

@@ -42,12 +42,14 @@ def waiting_game_ids(runtime: Runtime, limit: int = 200) -> list[int]:
 
     cutoff = utcnow() - GRACE
     with runtime.db.read() as session:
+        with_bots = (
+            select(Seat.game_id)
+            .join(Account, Account.id == Seat.account_id)
+            .where(Account.email.like(f"%@{BOT_DOMAIN}"))
+        )
         query = (
             select(Game)
-            .join(Seat, Seat.game_id == Game.id)
-            .join(Account, Account.id == Seat.account_id)
-            .where(Game.status == "active", Game.updated_at <= cutoff, Account.email.like(f"%@{BOT_DOMAIN}"))
-            .distinct()
+            .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
             .order_by(Game.id)
             .limit(limit)
         )
