@@ -118,14 +118,19 @@ def choose(
                 range(len(arms)),
                 key=lambda i: totals[i] / visits[i] + EXPLORE * math.sqrt(log_n / visits[i]),
             )
-        world = engine.determinize(state, seat, rng)
+        # Common random numbers: an arm's k-th sample sees the k-th world and random stream,
+        # so arms are compared on the same hidden cards and the same luck.
+        stream = Rng(seed ^ ((visits[arm] + 1) * 0x9E3779B97F4A7C15))
+        world = engine.determinize(state, seat, stream)
         try:
             world = engine.apply_order(world, seat, arms[arm][1]).state
         except OrderError:
             value = 0.0
         else:
-            value = rollout(engine, world, seat, rng, horizon)
+            value = rollout(engine, world, seat, stream, horizon)
         visits[arm] += 1
         totals[arm] += value
-    best = max(range(len(arms)), key=lambda i: (totals[i] / visits[i] if visits[i] else -1.0, visits[i], -i))
+    # The most visited order (UCB1 spends its samples on the best ones): a sturdier choice than the
+    # best mean, which a lucky order with few samples can top.
+    best = max(range(len(arms)), key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else -1.0, -i))
     return engine.format_order(arms[best][1])

@@ -6,7 +6,7 @@ import math
 
 from engines.base import State
 from engines.rng import Rng
-from engines.sneak.model import FOON, SNEAK, SNEAK_BALLOT, SPORK, current_challenge
+from engines.sneak.model import FOON, SNEAK, SNEAK_BALLOT, SPORK, current_challenge, match_writes
 
 #: What the bot imagines another seat wrote where it cannot read it.
 UNSEEN = "(unseen)"
@@ -49,7 +49,11 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
                 answers[s] = dict(answer)
                 continue
             follow = rng.choice([SPORK, FOON]) if chooses and camps[s][-1] == SNEAK else None
-            answers[s] = {"text": UNSEEN, "as": follow}
+            text = UNSEEN
+            if challenge is not None and challenge.show:  # a sealed choice of which own Write card to show
+                cards = [r["id"] for r in match_writes(state) if s in r["answers"]]
+                text = rng.choice(cards) if cards else UNSEEN
+            answers[s] = {"text": text, "as": follow}
         world["current"] = {**current, "answers": answers}
     vote = state["vote"]
     if vote is not None:
@@ -66,14 +70,9 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
 
 
 def evaluate(state: State, seat: str) -> float:
-    """Points so far against the others' mean (the highest total wins)."""
+    """Points so far against the others' mean: the highest total wins, and the margin is what
+    a seat can do something about (a finished game is scored the same way)."""
     scores = state["scores"]
     seats = state["seats"]
-    if state["phase"] == "over":
-        best = max(scores.values())
-        winners = [s for s in seats if scores[s] == best]
-        share = 1.0 / len(winners) if seat in winners else 0.0
-    else:
-        share = 0.5
     margin = scores[seat] - sum(scores[s] for s in seats if s != seat) / (len(seats) - 1)
-    return 0.5 * share + 0.5 / (1 + math.exp(-margin / 3))
+    return 1 / (1 + math.exp(-margin / 3))

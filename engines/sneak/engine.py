@@ -47,8 +47,8 @@ start of one. Missed turn: a challenge is drawn. Missed answer:
 
 class SneakEngine(Engine):
     name = "sneak"
-    bot_iterations = 60
-    bot_horizon = 60
+    bot_iterations = 200
+    bot_horizon = 30
     order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4
