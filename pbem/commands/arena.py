@@ -35,15 +35,9 @@ def arena(
     iterations: int | None, seconds: float, as_json: bool,
 ) -> None:  # fmt: skip
     """Play the bot (one seat, rotating) against random players and count the results."""
-    from pbem.cli import engine_argument
+    from pbem.cli import engine_table  # the CLI module attaches this command: import it late
 
-    engine = engine_argument(engine_name)
-    try:
-        variant = engine.normalise_variant(variant)
-        if players is not None:
-            engine.check_players(players)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    engine, variant = engine_table(engine_name, variant, players)
     result = run_arena(engine.name, variant, players, games, seed, Budget(iterations=iterations, seconds=seconds))
     figures = result.to_json()
     if as_json:
