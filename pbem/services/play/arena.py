@@ -64,7 +64,7 @@ def play_one(
         seat = sorted(engine.to_act(state))[0]
         if seat == bot:
             started, cpu = time.perf_counter(), time.process_time()
-            text = choose(engine, state, seat, seed * 1_000_003 + serial, budget, time.perf_counter)
+            text = choose(engine, state, seat, seed * 1_000_003 + serial, budget, time.process_time)  # as in games
             result.bot_seconds += time.perf_counter() - started
             result.bot_cpu_seconds += time.process_time() - cpu
             result.bot_moves += 1

@@ -24,9 +24,14 @@ _BOT_SALT = 0xB07_5EED_0000
 
 
 def decide(engine: Engine, game: Game, seat: str) -> str:
-    """The bot's next order for ``seat``: reproducible from the game's seed and log length."""
+    """The bot's next order for ``seat``: reproducible from the game's seed and log length.
+
+    The time cap counts this process's CPU time, not the wall clock: on a busy
+    machine other processes' time would otherwise cut the search short and make
+    the same game give different bot orders.
+    """
     seed = game.seed ^ _BOT_SALT ^ (game.log_seq * 0x9E3779B97F4A7C15)
-    return choose(engine, game.state, seat, seed, Budget(), time.monotonic)
+    return choose(engine, game.state, seat, seed, Budget(), time.process_time)
 
 
 def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[str, list[str]]:
