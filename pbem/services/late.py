@@ -127,10 +127,10 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
                 break
             if seat not in engine.to_act(state):
                 break
-            text, step_events = bot_turns.play_one(session, game, engine, seat)
+            text, step = bot_turns.play_one(session, game, engine, seat)
             state = game.state
             played.setdefault(seat, []).append(text)
-            events.extend(step_events)
+            events.extend(step.events)
     return played, events
 
 

@@ -12,7 +12,7 @@ import time
 
 from sqlalchemy.orm import Session
 
-from engines.base import Engine
+from engines.base import Engine, Step
 from engines.bots import Budget, choose
 from pbem.models import Game
 from pbem.runtime import Runtime
@@ -34,15 +34,15 @@ def decide(engine: Engine, game: Game, seat: str) -> str:
     return choose(engine, game.state, seat, seed, Budget(), time.process_time)
 
 
-def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[str, list[str]]:
-    """Decide and apply one order for ``seat``, logged with source ``bot``; returns it and its public events."""
+def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[str, Step]:
+    """Decide and apply one order for ``seat``, logged with source ``bot``; returns it and what it did."""
     text = decide(engine, game, seat)
     order = engine.parse_order(game.state, seat, text)
     step = engine.apply_order(game.state, seat, order)
     game.state = step.state
     text = engine.format_order(order)
     append_log(session, game, kind="order", source="bot", seat=seat, text=text, events=step.events)
-    return text, step.events
+    return text, step
 
 
 def play(runtime: Runtime, game_id: int) -> int:
@@ -59,6 +59,6 @@ def play(runtime: Runtime, game_id: int) -> int:
         if not seats:
             return 0
         old_turn = game.turn
-        _, events = play_one(session, game, engine, seats[0])
-        after_change(runtime, session, game, engine, old_turn=old_turn, events=events, announce=False)
+        _, step = play_one(session, game, engine, seats[0])
+        after_change(runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
         return 1
