@@ -37,4 +37,5 @@ def evaluate(state: State, seat: str) -> float:
         winners = [s for s in seats if totals[s] == best]
         return 1.0 / len(winners) if seat in winners else 0.0
     margin = sum(totals[s] for s in seats if s != seat) / (len(seats) - 1) - totals[seat]
-    return 1 / (1 + math.exp(-margin / 15))
+    # A wide scale: margins of 50 points are common mid-game, and a steep curve would flatten them.
+    return 1 / (1 + math.exp(-margin / 40))

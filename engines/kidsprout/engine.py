@@ -14,7 +14,7 @@ class KidSproutEngine(Engine):
     """Responsibility-shirking for the piecepack, 3 days of 6 Activities, for 3 or 4 SproutMeisters."""
 
     name = "kidsprout"
-    bot_iterations = 60
+    bot_iterations = 120
     bot_horizon = 40
     order_words = frozenset(orders.VERBS)
     title = "KidSprout Jumboree"
