@@ -15,6 +15,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from engines.rng import Rng
+
 State = dict[str, Any]
 #: A path into a state: keys and list indices, e.g. ``["seats", "Suns", "sealed"]``.
 Path = tuple[str | int, ...]
@@ -121,6 +123,17 @@ class Outcome:
         }
 
 
+def outcome_value(result: Outcome, seat: str) -> float:
+    """1 for a sole win, shared first place split, a loss by how far down the ranking."""
+    groups = result.ranking
+    for place, group in enumerate(groups):
+        if seat in group:
+            if place == 0:
+                return 1.0 / len(group) if len(groups) > 1 else 0.1
+            return 0.3 * (1 - place / max(1, len(groups) - 1))
+    return 0.0
+
+
 class Engine(ABC):
     """A game definition.  Subclasses are stateless; every method takes the state."""
 
@@ -138,6 +151,10 @@ class Engine(ABC):
     #: Every value :meth:`phase_key` returns while someone must act: the kinds a
     #: deadline policy may give a duration of its own.
     phase_kinds: ClassVar[tuple[str, ...]] = ("turn",)
+    #: The bot's sampled worlds per decision, and how many orders its random playouts look
+    #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
+    bot_iterations: ClassVar[int] = 100
+    bot_horizon: ClassVar[int] = 12
 
     # -- set-up -----------------------------------------------------------------
 
@@ -294,6 +311,30 @@ class Engine(ABC):
         The conformance suite replaces each with a marker and checks that no
         other seat's view and no public view changes.
         """
+
+    # -- for the bot (engines.bots) ---------------------------------------------
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        """A full state ``seat`` cannot tell from ``state``: everything it cannot see re-dealt
+        from ``rng`` (and the game's own generator reseeded, so the bot cannot see the future).
+
+        Must not read the values it replaces, so states that differ only in another seat's
+        secrets give the same result.  The default suits games without hidden information.
+        """
+        world = self.clone(state)
+        if "rng" in world:
+            world["rng"] = rng.next64()
+        return world
+
+    def bot_value(self, state: State, seat: str) -> float:
+        """How good ``state`` is for ``seat``, from 0 (lost) to 1 (won): the bot's leaf value.
+
+        The default reads the outcome only; engines add a heuristic for unfinished games.
+        """
+        result = self.outcome(state)
+        if result is None:
+            return 0.5
+        return outcome_value(result, seat)
 
     def illegal_examples(self, state: State, seat: str) -> list[str]:
         """Engine-specific orders that look plausible but are illegal now (for tests)."""

@@ -74,6 +74,7 @@ def _attach_commands() -> None:
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
         ("pbem.commands.check", ("check",)),
+        ("pbem.commands.arena", ("arena",)),
     ):
         try:
             module = importlib.import_module(module_name)
@@ -93,6 +94,18 @@ def engine_argument(name: str):
         raise click.BadParameter(str(error), param_hint="--engine") from None
 
 
+def engine_table(name: str, variant: str | None, players: int | None):
+    """The engine and canonical variant of ``--engine``/``--variant``/``--players``, or a usage error."""
+    engine = engine_argument(name)
+    try:
+        variant = engine.normalise_variant(variant)
+        if players is not None:
+            engine.check_players(players)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    return engine, variant
+
+
 @main.command()
 @click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None, help="Variant (default: the engine's default).")
@@ -102,13 +115,7 @@ def engine_argument(name: str):
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
 def selfplay(engine_name: str, variant: str | None, games: int, seed: int, players: int | None, as_json: bool):
     """Play random legal games to the end (for testing and benchmarks)."""
-    engine = engine_argument(engine_name)
-    try:
-        variant = engine.normalise_variant(variant)
-        if players is not None:
-            engine.check_players(players)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    engine, variant = engine_table(engine_name, variant, players)
     counts = range(engine.min_players, engine.max_players + 1)
     started = time.perf_counter()
     orders = timeouts = draws = 0

@@ -116,6 +116,19 @@ def public_name(name: str | None, position: int, email: str | None = None) -> st
     return (name or "").strip() or local or f"Player {position + 1}"
 
 
+#: Seats played by the server's bot belong to accounts in this domain, which can never receive
+#: mail (RFC 2606 reserves ``.invalid``), so no email is ever sent to them.
+BOT_DOMAIN = "bot.invalid"
+
+
+def bot_address(number: int) -> str:
+    return f"bot-{number}@{BOT_DOMAIN}"
+
+
+def is_bot_address(email: str) -> bool:
+    return email.lower().endswith("@" + BOT_DOMAIN)
+
+
 class Seat(Base):
     __tablename__ = "seats"
     __table_args__ = (
@@ -141,6 +154,11 @@ class Seat(Base):
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
+
+    @property
+    def is_bot(self) -> bool:
+        """Played by the server's bot (``--bot N``): its account's address is in the reserved bot domain."""
+        return is_bot_address(self.account.email)
 
     @property
     def public_player(self) -> str:

@@ -34,6 +34,7 @@ TASKS = {
     "flush_outbox": "worker.tasks.flush_outbox",
     "send_digests": "worker.tasks.send_digests",
     "send_overdue_digests": "worker.tasks.send_overdue_digests",
+    "play_bots": "worker.tasks.play_bots",
 }
 #: When the daily digest goes out (UTC).
 DIGEST_HOUR = 6

@@ -14,7 +14,7 @@ from pbem.runtime import get_runtime
 from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
-from pbem.services.play import deadline_timer, deadlines
+from pbem.services.play import bot_turns, deadline_timer, deadlines
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,12 @@ def fire_due_deadlines() -> int:
 @quiet()
 def send_reminders(game_id: int) -> int:
     return deadlines.send_due_reminders(get_runtime(), game_id)
+
+
+@shared_task(name="worker.tasks.play_bots", acks_late=True)
+def play_bots(game_id: int) -> int:
+    """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
+    return bot_turns.play(get_runtime(), game_id)
 
 
 @shared_task(name="worker.tasks.sweep", acks_late=True)

@@ -5,15 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.kidsprout import orders, render, render_html, rules, views
+from engines.kidsprout import bot, orders, render, render_html, rules, views
 from engines.kidsprout.model import Choose, Excuse, Gone, Order, Pass, Play, coin_name, format_order
-from engines.rng import StateRng
+from engines.rng import Rng, StateRng
 
 
 class KidSproutEngine(Engine):
     """Responsibility-shirking for the piecepack, 3 days of 6 Activities, for 3 or 4 SproutMeisters."""
 
     name = "kidsprout"
+    bot_iterations = 120
+    bot_horizon = 40
     order_words = frozenset(orders.VERBS)
     title = "KidSprout Jumboree"
     min_players = 3
@@ -167,6 +169,11 @@ class KidSproutEngine(Engine):
 
     def render_html(self, view: dict[str, Any]) -> str | None:
         return render_html.render(view)
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         """A seat's sealed coin and how often it replaced it are its own until the reveal."""

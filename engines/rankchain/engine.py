@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engines.base import Engine, NotYourTurn, Option, Outcome, Path, State, Step, Variant
-from engines.rankchain import orders, render, render_html, rules, views
+from engines.rankchain import bot, orders, render, render_html, rules, views
 from engines.rankchain.model import COLOURS, DOWN, Order, current_seat, setup
+from engines.rng import Rng
 
 HELP = """\
 Rank Chain orders (one per line, any case):
@@ -45,6 +46,8 @@ Missed deadline: you stay and draw (or pass if you cannot draw).
 
 class RankChainEngine(Engine):
     name: ClassVar[str] = "rankchain"
+    bot_iterations = 200
+    bot_horizon = 0
     title: ClassVar[str] = "Rank Chain"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = len(COLOURS)
@@ -164,6 +167,12 @@ class RankChainEngine(Engine):
 
     def help_text(self) -> str:
         return HELP
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {

@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.sneak import orders, render, render_html, rules, views
+from engines.rng import Rng
+from engines.sneak import bot, orders, render, render_html, rules, views
 from engines.sneak.deck import deck_for
 from engines.sneak.model import (
     SEAT_NAMES,
@@ -46,6 +47,8 @@ start of one. Missed turn: a challenge is drawn. Missed answer:
 
 class SneakEngine(Engine):
     name = "sneak"
+    bot_iterations = 200
+    bot_horizon = 30
     order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4
@@ -182,6 +185,12 @@ class SneakEngine(Engine):
 
     def help_text(self) -> str:
         return HELP
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {seat: [] for seat in state["seats"]}

@@ -103,9 +103,11 @@ def _branch(pos: Position, seat: str, order: Branch) -> tuple[str, str | None]:
         )
     if order.point == OPPOSITE[order.step]:
         return "A branch may not point back at the piece it grows from.", DIR_NAMES[order.point]
-    if not pos.flags.loose and order.point != order.step:
+    on_point = cell["kind"] == "branch" and order.step == cell["dir"]
+    if not pos.flags.loose and not on_point and order.point != order.step:
         return (
-            f"A branch must point straight away from its source ({DIR_NAMES[order.step]}).",
+            f"A branch must point straight away from its source ({DIR_NAMES[order.step]}); "
+            "only a branch on the square its parent branch points at may turn.",
             DIR_NAMES[order.point],
         )
     return "That branch is not legal now.", None

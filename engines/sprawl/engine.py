@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, NotYourTurn, OrderError, Outcome, Path, State, Step, Variant
-from engines.sprawl import coup, flow, render_html, svg, text, views
+from engines.rng import Rng
+from engines.sprawl import bot, coup, flow, render_html, svg, text, views
 from engines.sprawl.diagnose import reason
 from engines.sprawl.model import (
     COUNTING_COUP,
@@ -42,8 +43,9 @@ Sprawl orders (one per line, any case):
   branch 2 from c4 north   lay a 2 flat next to c4 (north of it), pointing
                            north; short form: branch 2 c4 n
   branch 2 from c4 north pointing east
-                           loose-branching only: point another way (never
-                           back at the source)
+                           point another way (never back at the source):
+                           on the square a branch of yours points at, or
+                           anywhere with loose-branching
   spore 1 at e4            stand a 1 on a vacant square targeted by one of
                            your branch points
   spore 3 2 at e4          overload only: spore and build at once, one
@@ -60,6 +62,8 @@ take-back answer keeps the tower.
 
 class SprawlEngine(Engine):
     name = "sprawl"
+    bot_iterations = 100
+    bot_horizon = 3
     title = "Sprawl"
     min_players = 3
     max_players = 8
@@ -70,7 +74,7 @@ class SprawlEngine(Engine):
         | {*REPLIES, *REPLY_SYNONYMS, "take", "takeback", "take-back", "retract", "are", "no"}
     )
     variants = (
-        Variant(STANDARD, "Standard", "Branches point straight away from their source."),
+        Variant(STANDARD, "Standard", "Branches point away from their source; on a branch's point, any way but back."),
         Variant(COUNTING_COUP, "Counting coup", "Warn a risky spore; a take-back earns the warner a card."),
         Variant(SPRAWLGAMI, "Sprawlgami", "Build on an opponent's tower your branch point targets."),
         Variant(OVERLOAD, "Overload", "Spore and build once more per extra branch point on the square."),
@@ -258,6 +262,12 @@ class SprawlEngine(Engine):
 
     def help_text(self) -> str:
         return HELP
+
+    def determinize(self, state: State, seat: str, rng: Rng) -> State:
+        return bot.determinize(state, seat, rng)
+
+    def bot_value(self, state: State, seat: str) -> float:
+        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {seat: [] for seat in state["seats"]}

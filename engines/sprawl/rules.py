@@ -159,7 +159,9 @@ def branch_moves(pos: Position, seat: str, source: str | None = None) -> Iterato
             target = geo.step(square, step)
             if target is None or target in board or geo.distance(target, root) > reach:
                 continue
-            points = [d for d in DIRECTIONS if d != OPPOSITE[step]] if loose else [step]
+            # The text frees the direction only on the square the parent branch points at.
+            free = loose or (cell["kind"] == "branch" and step == cell["dir"])
+            points = [d for d in DIRECTIONS if d != OPPOSITE[step]] if free else [step]
             for size in sizes:
                 for point in points:
                     yield Branch(size, square, step, point)

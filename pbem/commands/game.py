@@ -58,6 +58,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
                 "email": seat.account.email,
                 "play_url": f"{settings.base_url}/play/{seat.web_token}",
                 "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.reply_template),
+                "bot": seat.is_bot,
             }
             for seat in game.seats
         ]
@@ -73,6 +74,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
     default=0,
     help="Seats left for players to take (join on the web or by mail); the game starts when all are taken.",
 )
+@click.option("--bot", "bots", type=click.IntRange(min=0), default=0, help="Seats played by the server's bot.")
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
 @click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
@@ -95,6 +97,7 @@ def game_create(
     engine_name,
     variant,
     players,
+    bots,
     name,
     deadline,
     no_deadline,
@@ -142,6 +145,7 @@ def game_create(
         reminders=reminder_list,
         seed=seed,
         open_seats=open_seats,
+        bots=bots,
     )
     try:
         rules = house_rules.parse_rules(

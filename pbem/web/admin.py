@@ -148,7 +148,7 @@ RULE_FIELDS = {
     "vacation_per_game": "vacation_days_per_game",
     "vacation_per_year": "vacation_days_per_year",
 }
-RULE_DEFAULTS = {"press": "full", "press_identity": "signed", "late": "defaults", "late_n": "1"}
+RULE_DEFAULTS = {"press": "full", "press_identity": "signed", "late": "defaults", "late_n": "1", "bots": "0"}
 
 
 @dataclass
@@ -159,7 +159,7 @@ class GameForm:
     errors: dict[str, list[str]] = field(default_factory=dict)
 
     FIELDS = (
-        "name", "engine", "variant", "options", "players", "deadline", "phase_deadlines", "reminders",
+        "name", "engine", "variant", "options", "players", "bots", "deadline", "phase_deadlines", "reminders",
         "press", "press_identity", "late", "late_n", "vacation_per_game", "vacation_per_year", "open_seats",
     )  # fmt: skip
 
@@ -235,6 +235,13 @@ class GameForm:
         open_seats = self.open_seats()
         if not players and not open_seats:
             self.error("players", "list the players, one per line (or leave seats open)")
+        bots = v["bots"].strip() or "0"
+        if not (bots.isascii() and bots.isdigit()) or int(bots) > 12:
+            self.error("bots", f"{bots[:20]!r} is not a number of bot seats from 0 to 12")
+            bots = "0"
+        if not players and not open_seats and int(bots):
+            self.errors.pop("players", None)
+            self.error("players", "list at least one player besides the bot seats, one per line")
         options = dict(self.pairs("options", "NAME=VALUE"))
         per_phase: dict[str, int] = {}
         for kind, text in self.pairs("phase_deadlines", "KIND=DURATION"):
@@ -258,6 +265,7 @@ class GameForm:
             per_phase=per_phase or None,
             reminders=reminders,
             open_seats=open_seats,
+            bots=int(bots),
         )
         return request_, rules
 

@@ -84,7 +84,7 @@ def bot_scenario(runtime, seed: int) -> tuple[int, list[str]]:
     return game_id, [e.text for e in bot]
 
 
-def test_bot_policy_plays_random_legal_orders_through_the_log(runtime):
+def test_bot_policy_plays_the_bot_through_the_log(runtime):
     game_id, bot_orders = bot_scenario(runtime, seed=7)
     assert bot_orders and all(
         e.seat == "Crowns" and e.kind == "order" for e in log(runtime, game_id) if e.source == "bot"

@@ -1,5 +1,5 @@
 """A mail-only harness: the SMTP listener in-process, the sink for outbound mail,
-and a pump standing in for the worker (process inbound, deliver outbox)."""
+and a pump standing in for the worker (process inbound, deliver outbox, play bot seats)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from email.utils import make_msgid
 from pbem.mail import smtpd
 from pbem.mail.inbound import process
 from pbem.services.mailout import outbox
+from pbem.services.play import bot_turns
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -39,6 +40,8 @@ class Pump:
             elif task == "deliver_outbox":
                 status = outbox.deliver(self.runtime, *args)
                 assert status == "sent", status
+            elif task == "play_bots":
+                bot_turns.play(self.runtime, *args)
 
 
 @contextmanager

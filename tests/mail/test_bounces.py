@@ -141,7 +141,8 @@ def test_a_forged_sender_gets_nothing_and_the_player_is_told_once(sqlite_runtime
     for n in range(3):
         assert deliver(runtime, mail(address, f"victim{n}@elsewhere.example", "play 3"))[0] == "rejected"
     with runtime.db.read() as session:
-        rows = session.scalars(select(OutboxMessage).where(OutboxMessage.kind.in_(("error", "notice", "foreign_sender")))).all()
+        answers = select(OutboxMessage).where(OutboxMessage.kind.in_(("error", "notice", "foreign_sender")))
+        rows = session.scalars(answers).all()
     assert [r.recipient for r in rows] == [seat.account.email]  # no backscatter; the player, once
     assert "victim0@elsewhere.example" in rows[0].body_text
 

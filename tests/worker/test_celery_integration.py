@@ -268,3 +268,26 @@ def test_the_listener_logs_one_line_per_message_and_never_a_reply_address(deploy
     worked = worker.log.read_text(errors="replace")
     assert "ready." in worked, worked
     assert "succeeded in" not in worked and "] received" not in worked, worked
+
+
+@pytest.mark.parametrize("deployment", ["embedded"], indirect=True)
+def test_a_bot_seat_moves_through_the_worker(deployment):
+    """The bot's task runs in a real worker: each time its seat must act, it moves by itself."""
+    from pbem.services.play import games
+
+    deployment.start("worker")
+    runtime = deployment.runtime
+    request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], bots=1, seed=5)
+    game_id = games.create_game(runtime, request)
+    engine = get_engine("rankchain")
+    [human] = [seat.seat for seat in game_row(runtime, game_id).seats if not seat.is_bot]
+    seats = seat_ids(runtime, game_id)
+    rng = Rng(9)
+    for serial in range(4):
+        wait_until(lambda: engine.to_act(game_row(runtime, game_id).state) == {human}, 60, "the bot to move")
+        orders.submit(runtime, game_id, seats[human], [legal_move(runtime, game_id, human, rng, serial)], source="web")
+    wait_until(lambda: engine.to_act(game_row(runtime, game_id).state) == {human}, 60, "the bot to move")
+    with runtime.db.read() as session:
+        by_bot = session.scalars(select(LogEntry).where(LogEntry.game_id == game_id, LogEntry.source == "bot")).all()
+    assert len(by_bot) >= 4 and all(entry.seat != human for entry in by_bot), deployment.logs()
+    assert verify(runtime, game_id).ok

@@ -1,6 +1,6 @@
 """The sweep: find every piece of pending work in the database and nudge it
 (due deadlines and reminders, unprocessed mail, unsent email, digests a missed
-daily run left waiting).
+daily run left waiting, bot seats left to act).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.  Mail and
@@ -21,7 +21,7 @@ from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.mailout import digest, folds, outbox
-from pbem.services.play import deadline_timer, deadlines
+from pbem.services.play import bot_seats, deadline_timer, deadlines
 
 #: Work younger than this is left to the task nudged when it was stored.
 INBOUND_GRACE = dt.timedelta(seconds=5)
@@ -36,6 +36,7 @@ class SweepResult:
     outbox: list[int] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
     scheduled: list[int] = field(default_factory=list)
+    bots: list[int] = field(default_factory=list)
 
 
 def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
@@ -61,6 +62,7 @@ def sweep(runtime: Runtime) -> SweepResult:
     result.scheduled = deadline_timer.schedule_due_soon(runtime)
     if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)
         runtime.nudge("fire_due_deadlines")
+    result.bots = bot_seats.waiting_game_ids(runtime)
     for game_id in result.reminders:
         runtime.nudge("send_reminders", game_id)
     if result.inbound:  # one task for them all: each message's own task may still be queued
@@ -69,4 +71,6 @@ def sweep(runtime: Runtime) -> SweepResult:
         runtime.nudge("flush_outbox")
     if result.digests:
         runtime.nudge("send_overdue_digests")
+    for game_id in result.bots:
+        runtime.nudge("play_bots", game_id)
     return result

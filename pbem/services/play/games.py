@@ -15,12 +15,12 @@ from engines import get_engine
 from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
-from pbem.models import Game, Seat, public_name
+from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
-from pbem.services.play import vacations
+from pbem.services.play import bot_seats, vacations
 from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
@@ -47,6 +47,8 @@ class NewGame:
     seed: int | None = None
     #: Seats left for players to take (``--open-seats``): the game starts when they are all taken.
     open_seats: int = 0
+    #: Seats played by the server's bot (they get no email; see pbem.services.play.bot_seats).
+    bots: int = 0
 
 
 def check_request(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tuple[str, str]]]:
@@ -74,10 +76,15 @@ def check_request(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tupl
     duplicates = sorted({e for e in emails if emails.count(e) > 1})
     if duplicates:
         problems.append(f"each player needs a different address; repeated: {', '.join(duplicates)}")
+    if request.bots < 0:
+        problems.append("the number of bot seats cannot be negative")
+    if any(is_bot_address(email) for email in emails):
+        problems.append(f"addresses in {BOT_DOMAIN} are reserved for the bot; use --bot N for bot seats")
     try:
-        engine.check_players(len(request.players) + request.open_seats)
+        engine.check_players(len(request.players) + request.open_seats + max(0, request.bots))
     except ValueError as error:
         problems.append(str(error))
+    players += [(f"Bot {n}", bot_address(n)) for n in range(1, max(0, request.bots) + 1)]
     problems += _name_problems(request.name) + _seed_problems(request.seed) + _deadline_problems(engine, request)
     if problems:
         raise ServiceError("; ".join(problems))
@@ -207,6 +214,7 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
         events=[*step.events, rules_line(game)],
         first=True,
     )
+    bot_seats.nudge_if_due(runtime, session, game, engine)
 
 
 def rules_line(game: Game) -> str:

@@ -7,7 +7,7 @@ They are chosen when the game is created and kept in ``Game.house_rules``:
 * ``late``: what a missed deadline does — ``defaults`` (the engine's defaults,
   at once), ``grace:N`` (extend the deadline up to N more periods while a seat
   is late, telling everyone, then apply the defaults) or ``bot:N`` (once a seat
-  has missed N deadlines in a row, a bot plays random legal orders for it at
+  has missed N deadlines in a row, the server's bot plays for it at
   each deadline, until the player sends orders again).
 * ``vacation_days_per_game`` and ``vacation_days_per_year``: the caps on
   declared vacations (the yearly one counts an account's days away across all

@@ -7,9 +7,10 @@
    more deadline period while grace periods are left this turn.  Either way
    everyone is told and the game log gets an ``admin`` entry.
 2. :func:`play_bots` — policy ``bot:N``: each missing seat that had already
-   missed N deadlines in a row is played by a bot choosing random legal orders
-   (:func:`engines.playout.choose_order`) with an RNG seeded from the game seed
-   and the log length, so the same game gives the same bot orders.  They are
+   missed N deadlines in a row is played by the server's bot
+   (:mod:`pbem.services.play.bot_turns`: a determinised search that sees only
+   what the seat may see), seeded from the game seed and the log length, so
+   the same game gives the same bot orders.  They are
    logged as ordinary ``order`` entries with source ``bot``: replay and
    ``pbem game verify`` treat them like any order.  The bot plays one decision
    per deadline and stops as soon as the player sends orders (that resets the
@@ -32,13 +33,11 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
-from engines.playout import choose_order
-from engines.rng import Rng
 from pbem.models import Game
 from pbem.runtime import Runtime
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import games, vacations
+from pbem.services.play import bot_turns, games, vacations
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.progress import append_log, turn_seconds
 
@@ -46,7 +45,6 @@ from pbem.services.play.progress import append_log, turn_seconds
 DEFAULT_PERIOD = 24 * 3600
 #: At most this many bot orders for one seat at one deadline (a guard against an engine loop).
 MAX_BOT_STEPS = 200
-_BOT_SALT = 0xB07_5EED_0000
 
 
 def _label(game: Game, seat_name: str) -> str:
@@ -130,15 +128,8 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
                 break
             if seat not in engine.to_act(state):
                 break
-            serial = game.log_seq  # entries so far: each bot decision draws from its own stream
-            rng = Rng(game.seed ^ _BOT_SALT ^ (serial * 0x9E3779B97F4A7C15))
-            text = choose_order(engine, state, seat, rng, serial)
-            order = engine.parse_order(state, seat, text)
-            step = engine.apply_order(state, seat, order)
-            state = step.state
-            game.state = state
-            text = engine.format_order(order)
-            append_log(session, game, kind="order", source="bot", seat=seat, text=text, events=step.events)
+            text, step = bot_turns.play_one(session, game, engine, seat)
+            state = game.state
             played.setdefault(seat, []).append(text)
             events.extend(step.events)
     return played, events

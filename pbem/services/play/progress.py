@@ -14,6 +14,7 @@ from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, observers
 from pbem.services.people import ratings
+from pbem.services.play import bot_seats
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -103,8 +104,10 @@ def after_change(
     announce: bool,
     missed: list[str] | None = None,
 ) -> None:
-    """Finish the game, start a new turn, or announce, and queue the emails for it."""
+    """Finish the game, start a new turn, or announce, and queue the emails for it;
+    nudge the bot if one of its seats must act now."""
     sync_summary(engine, game)
+    bot_seats.nudge_if_due(runtime, session, game, engine)
     outcome = engine.outcome(game.state)
     if outcome is not None:
         game.status = "finished"

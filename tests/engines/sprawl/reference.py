@@ -81,13 +81,15 @@ def builds(state: State, seat: str) -> set[str]:
 
 
 def branch_texts(state: State, source: str, sizes: list[int], steps: str, root: str) -> set[str]:
-    loose = "loose-branching" in state["variant"]
+    cell = state["board"][source]
+    parent_point = cell["dir"] if cell["kind"] == "branch" else None
     reach = len(state["board"][root]["pieces"])
     out = set()
     for step in steps:
         placed = walk(state, source, step)
         if placed is None or placed in state["board"] or apart(placed, root) > reach:
             continue
+        loose = "loose-branching" in state["variant"] or step == parent_point
         for point in [p for p in "nesw" if p != BACK[step]] if loose else [step]:
             tail = "" if point == step else f" pointing {WORDS[point]}"
             out |= {f"branch {size} from {source} {WORDS[step]}{tail}" for size in sizes}

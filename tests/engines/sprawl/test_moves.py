@@ -87,14 +87,21 @@ def test_branch_off_a_tower_points_straight_away_any_size():
 
 
 def test_branch_off_a_branch_side_and_point_standard():
+    """Off a side: straight away. On the square the parent points at: any way but back (as written)."""
     state = game()
     tower(state, "c3", "Red", 3, 2, 1)
     branch(state, "c4", "Red", 3, "n", "c3")
     orders = {o for o in legal(state, "Red") if "from c4" in o}
-    assert orders == {"branch 2 from c4 west", "branch 2 from c4 east", "branch 2 from c4 north"}
+    assert orders == {
+        "branch 2 from c4 west", "branch 2 from c4 east",
+        "branch 2 from c4 north", "branch 2 from c4 north pointing east", "branch 2 from c4 north pointing west",
+    }  # fmt: skip
     assert "must be a 2" in refusal(state, "Red", "branch 1 from c4 east")
     assert "not from behind" in refusal(state, "Red", "branch 2 from c4 south")
     assert "point back" in refusal(state, "Red", "branch 2 from c4 north pointing south")
+    assert "straight away" in refusal(state, "Red", "branch 2 from c4 east pointing north")
+    state = play(state, "Red", "branch 2 from c4 north pointing west")
+    assert state["board"]["c5"]["dir"] == "w"
 
 
 def test_nothing_branches_from_a_one_and_twos_only_from_threes():
@@ -103,7 +110,8 @@ def test_nothing_branches_from_a_one_and_twos_only_from_threes():
     branch(state, "c4", "Red", 2, "n", "c3")
     branch(state, "d3", "Red", 1, "e", "c3")
     assert {o for o in legal(state, "Red") if "from c4" in o} == {
-        "branch 1 from c4 west", "branch 1 from c4 east", "branch 1 from c4 north"
+        "branch 1 from c4 west", "branch 1 from c4 east",
+        "branch 1 from c4 north", "branch 1 from c4 north pointing east", "branch 1 from c4 north pointing west",
     }  # fmt: skip
     assert not [o for o in legal(state, "Red") if "from d3" in o]
     assert "Nothing can branch from a 1" in refusal(state, "Red", "branch 1 from d3 east")
@@ -133,6 +141,16 @@ def test_loose_branching_grows_from_sides_and_point_not_from_behind():
     assert "not from behind" in refusal(state, "Red", "branch 2 from c4 west")
     assert accepts(state, "Red", "branch 2 from c4 east pointing south")
     assert not accepts(state, "Red", "branch 2 from c4 east pointing west")
+    assert accepts(state, "Red", "branch 2 from c4 north pointing east")  # a side turns only when loose
+
+
+def test_side_branch_turns_only_when_loose():
+    for variant, turns in (("standard", False), ("loose-branching", True)):
+        state = game(variant=variant)
+        tower(state, "c3", "Red", 3, 2)
+        branch(state, "c4", "Red", 3, "n", "c3")
+        assert accepts(state, "Red", "branch 2 from c4 north pointing east")  # on the point: both readings
+        assert accepts(state, "Red", "branch 2 from c4 east pointing north") is turns
 
 
 # -- reach ---------------------------------------------------------------------------

@@ -1,0 +1,136 @@
+"""A determinised Monte Carlo search that plays any engine through its own contract.
+
+Each iteration samples a world ``seat`` cannot tell from the real one
+(:meth:`engines.base.Engine.determinize` re-deals only what the seat cannot
+see), picks one of the seat's legal orders by UCB1, applies it with the
+engine's own ``apply_order``, plays random legal orders for everyone up to a
+short horizon, and scores the result with :meth:`engines.base.Engine.bot_value`.
+This is single-level information-set MCTS: one statistics table over the
+seat's own orders, shared by every sampled world, so no decision ever depends
+on a value the seat cannot see.
+
+Pure and deterministic: the only randomness is an :class:`~engines.rng.Rng`
+seeded by the caller.  The optional ``clock`` (seconds, any origin) is the
+caller's, so the engine package stays clock-free; the search stops at the
+iteration budget or the time cap, whichever comes first, and is reproducible
+whenever the iteration budget is what stops it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engines.base import TEXT, Engine, OrderError, State
+from engines.bots.texts import fill
+from engines.playout import fill_text
+from engines.rng import Rng
+
+#: UCB1 exploration constant for values in [0, 1].
+EXPLORE = 0.7
+
+
+@dataclass(frozen=True)
+class Budget:
+    """At most ``iterations`` sampled worlds and ``seconds`` per decision; rollouts of ``horizon``
+    orders.  None takes the engine's own :attr:`~engines.base.Engine.bot_iterations` and
+    :attr:`~engines.base.Engine.bot_horizon`."""
+
+    iterations: int | None = None
+    seconds: float = 1.0
+    horizon: int | None = None
+
+
+def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng) -> list[tuple[str, Any]]:
+    """Each legal order as (text, parsed order); free text filled from the bot's bank."""
+    found: list[tuple[str, Any]] = []
+    for text in texts:
+        if TEXT in text:
+
+            def accepts(candidate: str) -> bool:
+                try:
+                    engine.parse_order(state, seat, candidate)
+                except OrderError:
+                    return False
+                return True
+
+            filled = fill(text, rng, accepts)
+            if filled is None:
+                continue
+            text = filled
+        try:
+            found.append((text, engine.parse_order(state, seat, text)))
+        except OrderError:
+            continue
+    return found
+
+
+def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> float:
+    """Random legal orders for every seat for up to ``horizon`` orders, then the leaf value."""
+    for serial in range(horizon):
+        if engine.outcome(world) is not None:
+            break
+        acting = sorted(engine.to_act(world))
+        if not acting:
+            break
+        actor = acting[rng.below(len(acting))]
+        legal = engine.legal_orders(world, actor)
+        if not legal:
+            break
+        text = fill_text(rng.choice(legal), rng, serial)
+        try:
+            world = engine.apply_order(world, actor, engine.parse_order(world, actor, text)).state
+        except OrderError:
+            break
+    return engine.bot_value(world, seat)
+
+
+def choose(
+    engine: Engine,
+    state: State,
+    seat: str,
+    seed: int,
+    budget: Budget = Budget(),
+    clock: Callable[[], float] | None = None,
+) -> str:
+    """The bot's order for ``seat`` now (canonical text), decided only from what ``seat`` may see."""
+    rng = Rng(seed)
+    arms = _parsed(engine, state, seat, engine.legal_orders(state, seat), rng)
+    if not arms:
+        raise RuntimeError(f"{engine.name}: seat {seat} has no legal order")
+    if len(arms) == 1:
+        return engine.format_order(arms[0][1])
+    horizon = engine.bot_horizon if budget.horizon is None else budget.horizon
+    iterations = engine.bot_iterations if budget.iterations is None else budget.iterations
+    visits = [0] * len(arms)
+    totals = [0.0] * len(arms)
+    started = clock() if clock else 0.0
+    for done in range(iterations):
+        if clock and clock() - started > budget.seconds:
+            break
+        if done < len(arms):
+            arm = done
+        else:
+            log_n = math.log(done)
+            arm = max(
+                range(len(arms)),
+                key=lambda i: totals[i] / visits[i] + EXPLORE * math.sqrt(log_n / visits[i]),
+            )
+        # Common random numbers: an arm's k-th sample sees the k-th world and random stream,
+        # so arms are compared on the same hidden cards and the same luck.
+        stream = Rng(seed ^ ((visits[arm] + 1) * 0x9E3779B97F4A7C15))
+        world = engine.determinize(state, seat, stream)
+        try:
+            world = engine.apply_order(world, seat, arms[arm][1]).state
+        except OrderError:
+            value = 0.0
+        else:
+            value = rollout(engine, world, seat, stream, horizon)
+        visits[arm] += 1
+        totals[arm] += value
+    # The most visited order (UCB1 spends its samples on the best ones): a sturdier choice than the
+    # best mean, which a lucky order with few samples can top.
+    best = max(range(len(arms)), key=lambda i: (visits[i], totals[i] / visits[i] if visits[i] else -1.0, -i))
+    return engine.format_order(arms[best][1])

@@ -1,0 +1,56 @@
+"""Which seats the server's bot plays, and nudging it when one of them must act.
+
+A seat created with ``--bot N`` belongs to an account in :data:`pbem.models.BOT_DOMAIN`
+(no email ever goes there).  Whenever a game changes and a bot seat is among
+those to act, a ``play_bots`` task is nudged after the commit; the sweep finds
+any such game whose nudge was lost (see :func:`waiting_game_ids`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engines.base import Engine
+from pbem.clock import utcnow
+from pbem.models import BOT_DOMAIN, Account, Game, Seat
+from pbem.runtime import Runtime
+
+#: A game changed this recently is left to the task nudged when it changed.
+GRACE = dt.timedelta(seconds=5)
+
+
+def due_seats(engine: Engine, game: Game) -> list[str]:
+    """Bot seats the engine asks to act now, in seat order."""
+    if game.status != "active" or engine.outcome(game.state) is not None:
+        return []
+    waiting = engine.to_act(game.state)
+    return [seat.seat for seat in game.seats if seat.seat in waiting and seat.is_bot]
+
+
+def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
+    """Ask the worker to play the bot's seats once this transaction commits, if one must act."""
+    if due_seats(engine, game):
+        runtime.nudge_after_commit(session, "play_bots", game.id)
+
+
+def waiting_game_ids(runtime: Runtime, limit: int = 200) -> list[int]:
+    """Active games, unchanged for a few seconds, where a bot seat must act (the sweep's re-drive)."""
+    from engines import get_engine
+
+    cutoff = utcnow() - GRACE
+    with runtime.db.read() as session:
+        with_bots = (
+            select(Seat.game_id)
+            .join(Account, Account.id == Seat.account_id)
+            .where(Account.email.like(f"%@{BOT_DOMAIN}"))
+        )
+        query = (
+            select(Game)
+            .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
+            .order_by(Game.id)
+            .limit(limit)
+        )
+        return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]

@@ -1,0 +1,64 @@
+"""The bot's decisions inside a running game: for ``--bot`` seats and for late seats (policy ``bot:N``).
+
+Every decision is the search of :mod:`engines.bots`, seeded from the game's
+seed and its log length, so the same game gives the same bot orders; its
+orders are logged like any other with source ``bot``, so replay and
+``pbem game verify`` need nothing special.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy.orm import Session
+
+from engines.base import Engine, Step
+from engines.bots import Budget, choose
+from pbem.models import Game
+from pbem.runtime import Runtime
+from pbem.services.play.bot_seats import due_seats
+from pbem.services.play.locking import lock_game
+from pbem.services.play.progress import after_change, append_log, engine_for
+
+_BOT_SALT = 0xB07_5EED_0000
+
+
+def decide(engine: Engine, game: Game, seat: str) -> str:
+    """The bot's next order for ``seat``: reproducible from the game's seed and log length.
+
+    The time cap counts this process's CPU time, not the wall clock: on a busy
+    machine other processes' time would otherwise cut the search short and make
+    the same game give different bot orders.
+    """
+    seed = game.seed ^ _BOT_SALT ^ (game.log_seq * 0x9E3779B97F4A7C15)
+    return choose(engine, game.state, seat, seed, Budget(), time.process_time)
+
+
+def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[str, Step]:
+    """Decide and apply one order for ``seat``, logged with source ``bot``; returns it and what it did."""
+    text = decide(engine, game, seat)
+    order = engine.parse_order(game.state, seat, text)
+    step = engine.apply_order(game.state, seat, order)
+    game.state = step.state
+    text = engine.format_order(order)
+    append_log(session, game, kind="order", source="bot", seat=seat, text=text, events=step.events)
+    return text, step
+
+
+def play(runtime: Runtime, game_id: int) -> int:
+    """Play one order for the first bot seat that must act (the ``play_bots`` task); returns 1 or 0.
+
+    One decision per transaction and task, so players get each turn's email as
+    it happens; the change nudges the next task if a bot seat must act again.
+    Idempotent: nothing happens once no bot seat must act.
+    """
+    with runtime.db.write() as session:
+        game = lock_game(session, game_id)
+        engine = engine_for(game)
+        seats = due_seats(engine, game)
+        if not seats:
+            return 0
+        old_turn = game.turn
+        _, step = play_one(session, game, engine, seats[0])
+        after_change(runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
+        return 1

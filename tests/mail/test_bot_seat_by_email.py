@@ -1,0 +1,62 @@
+"""A Rank Chain game against a bot seat, played to the end by email: the player's replies go
+over SMTP to the listener, the bot moves through its task, and every email comes back
+through the SMTP sink; the bot's seat never gets one."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines import get_engine
+from engines.playout import fill_text
+from engines.rng import Rng
+from pbem.services.play import games
+from pbem.services.play.verify import verify
+from tests.mail.support import Mailboxes, echoed, mail_world, reply_to, send, text_of
+from tests.support.play import game_row
+
+pytestmark = pytest.mark.slow
+HUMAN = "Ann <ann@example.org>"
+
+
+def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
+    runtime = sqlite_runtime
+    rng = Rng(5)
+    engine = get_engine("rankchain")
+    with mail_world(runtime) as (sink, port, pump):
+        game_id = games.create_game(runtime, games.NewGame(engine="rankchain", players=[HUMAN], bots=1, seed=21))
+        pump.drain()
+        box = Mailboxes(sink)
+        seats = {seat.seat: seat for seat in game_row(runtime, game_id).seats}
+        [bot] = [name for name, seat in seats.items() if seat.is_bot]
+        [human] = [name for name, seat in seats.items() if not seat.is_bot]
+        address = seats[human].account.email
+        welcome = box(address)[0]  # then a turn email if the bot moved first
+        assert "has started" in text_of(welcome) and f"You play {human}" in text_of(welcome)
+        replies = 0
+        for serial in range(200):
+            game = game_row(runtime, game_id)
+            if game.status == "finished":
+                break
+            assert engine.to_act(game.state) == {human}, "the bot has moved before the player is asked"
+            order = fill_text(rng.choice(engine.legal_orders(game.state, human)), rng, serial)
+            latest = box(address)[-1]  # the player answers their newest email
+            reply = reply_to(latest, HUMAN, order, bottom=bool(serial % 2))
+            before = len(sink.messages)
+            send(port, reply, address, [latest["Reply-To"].addresses[0].addr_spec])
+            pump.drain()
+            replies += 1
+            fresh = sink.messages[before:]
+            [receipt] = [m.message for m in fresh if m.message["Subject"].startswith("Re: ")]
+            assert order in echoed(text_of(receipt)) and "ACCEPTED" in text_of(receipt)
+            game = game_row(runtime, game_id)
+            if game.status == "active":  # the bot answered at once: the player's next turn email says so
+                turn_mail = [m.message for m in fresh if not m.message["Subject"].startswith("Re: ")]
+                assert turn_mail and f"{bot} (" in text_of(turn_mail[-1])
+        game = game_row(runtime, game_id)
+        assert game.status == "finished", f"not finished after {replies} replies"
+        assert replies > 5
+        [final] = [m for m in box(address) if "game over" in m["Subject"]]
+        assert "Game over" in text_of(final)
+        assert all(not r.endswith("@bot.invalid") for m in sink.messages for r in m.recipients)
+        assert {tuple(m.recipients) for m in sink.messages} == {(address,)}
+        assert verify(runtime, game_id).ok
