@@ -13,7 +13,7 @@ def test_create_a_game_with_bot_seats(admin_client, sqlite_runtime):
     csrf = page_csrf(admin_client, "/admin/games/new")
     data = {"csrf_token": csrf, "engine": "rankchain", "players": "Ann <ann@x.org>\n", "bots": "1"}
     response = admin_client.post("/admin/games/new", data=data)
-    assert response.status_code == 302, response.get_data(as_text=True)
+    assert response.status_code == 303, response.get_data(as_text=True)
     game = game_row(sqlite_runtime, int(response.location.rsplit("/", 1)[1]))
     assert len(game.seats) == 2 and [seat.is_bot for seat in game.seats].count(True) == 1
     with sqlite_runtime.db.read() as session:
