@@ -13,21 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from werkzeug.security import generate_password_hash
-from werkzeug.serving import make_server
 
-from pbem.app import create_app
-from pbem.config import load_settings
-from pbem.db import dispose_all
-from pbem.migrations import upgrade
-from pbem.models import AdminUser
-from pbem.runtime import make_runtime, set_runtime
-from tests.support.services import free_port, required
+from tests.support.live import live_site
+from tests.support.services import required
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -53,32 +44,8 @@ def _need_chromium():
 def live(tmp_path):
     """The real app served by werkzeug in a thread on a free loopback port, on a temp SQLite database:
     ``url`` and the server's ``runtime`` (to set games up through the services)."""
-    port = free_port()
-    settings = load_settings(
-        instance=tmp_path / "instance",
-        database_url=f"sqlite:///{tmp_path / 'pbem.sqlite3'}",
-        smtp_url=None,
-        broker_url="filesystem://",
-        mail_domain="pbem.test",
-        base_url=f"http://127.0.0.1:{port}",
-        secret_key="browser-test-secret",
-        server_address="pbem@pbem.test",
-    )
-    upgrade(settings.database_url)
-    runtime = make_runtime(settings)
-    set_runtime(runtime)
-    with runtime.db.write() as session:
-        session.add(AdminUser(username="admin", password_hash=generate_password_hash("browser-pass-1")))
-    server = make_server("127.0.0.1", port, create_app(runtime=runtime), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", runtime=runtime)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        set_runtime(None)
-        dispose_all()
+    with live_site(tmp_path, "browser-test-secret", "browser-pass-1") as site:
+        yield site
 
 
 @pytest.fixture

@@ -15,24 +15,17 @@ accessibility violations.  Phone-width screenshots go to tests/artifacts/views/
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import select
-from werkzeug.security import generate_password_hash
-from werkzeug.serving import make_server
 
 from engines import get_engine
-from pbem.app import create_app
-from pbem.config import load_settings
-from pbem.db import dispose_all
-from pbem.migrations import upgrade
-from pbem.models import AdminUser, OutboxMessage, Seat
-from pbem.runtime import make_runtime, set_runtime
+from pbem.models import OutboxMessage, Seat
+from tests.support.live import live_site
 from tests.support.play import game_row, play_some, start
-from tests.support.services import free_port, required
+from tests.support.services import required
 from tests.web.test_browser import CHROMIUM, _need_chromium
 
 pytestmark = pytest.mark.browser
@@ -76,37 +69,18 @@ def axe_script() -> Path | None:
 def site(tmp_path_factory):
     """The app on a free port with one started game per engine, an admin, and each game's watched seat."""
     tmp = tmp_path_factory.mktemp("views")
-    port = free_port()
-    settings = load_settings(
-        instance=tmp / "instance",
-        database_url=f"sqlite:///{tmp / 'pbem.sqlite3'}",
-        smtp_url=None,
-        broker_url="filesystem://",
-        mail_domain="pbem.test",
-        base_url=f"http://127.0.0.1:{port}",
-        secret_key="views-test-secret",
-        server_address="pbem@pbem.test",
-    )
-    upgrade(settings.database_url)
-    runtime = make_runtime(settings)
-    set_runtime(runtime)
-    with runtime.db.write() as session:
-        session.add(AdminUser(username="admin", password_hash=generate_password_hash(ADMIN_PASSWORD)))
-    games = {}
-    for engine_name, (players, moves, seed) in GAMES.items():
-        game_id = start(runtime, engine_name, PLAYERS[:players], name=f"{engine_name} camp", deadline_seconds=172800)
-        play_some(runtime, game_id, seed, moves)
-        games[engine_name] = watched_seat(runtime, game_id)
-    server = make_server("127.0.0.1", port, create_app(runtime=runtime), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", runtime=runtime, games=games)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        set_runtime(None)
-        dispose_all()
+
+    def prepare(runtime) -> dict:
+        games = {}
+        for engine_name, (players, moves, seed) in GAMES.items():
+            name, two_days = f"{engine_name} camp", 172800
+            game_id = start(runtime, engine_name, PLAYERS[:players], name=name, deadline_seconds=two_days)
+            play_some(runtime, game_id, seed, moves)
+            games[engine_name] = watched_seat(runtime, game_id)
+        return {"games": games}
+
+    with live_site(tmp, "views-test-secret", ADMIN_PASSWORD, prepare) as served:
+        yield served
 
 
 def watched_seat(runtime, game_id: int) -> SimpleNamespace:

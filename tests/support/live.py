@@ -1,0 +1,55 @@
+"""The real app served by werkzeug in a thread on a free loopback port, on a temp SQLite database,
+with an admin: what every browser test drives."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+from werkzeug.security import generate_password_hash
+from werkzeug.serving import make_server
+
+from pbem.app import create_app
+from pbem.config import load_settings
+from pbem.db import dispose_all
+from pbem.migrations import upgrade
+from pbem.models import AdminUser
+from pbem.runtime import Runtime, make_runtime, set_runtime
+from tests.support.services import free_port
+
+
+@contextmanager
+def live_site(
+    folder: Path, secret: str, admin_password: str, prepare: Callable[[Runtime], dict] | None = None
+) -> Iterator[SimpleNamespace]:
+    """Yields ``url``, ``runtime`` and whatever ``prepare(runtime)`` returned (set up before serving)."""
+    port = free_port()
+    settings = load_settings(
+        instance=folder / "instance",
+        database_url=f"sqlite:///{folder / 'pbem.sqlite3'}",
+        smtp_url=None,
+        broker_url="filesystem://",
+        mail_domain="pbem.test",
+        base_url=f"http://127.0.0.1:{port}",
+        secret_key=secret,
+        server_address="pbem@pbem.test",
+    )
+    upgrade(settings.database_url)
+    runtime = make_runtime(settings)
+    set_runtime(runtime)
+    with runtime.db.write() as session:
+        session.add(AdminUser(username="admin", password_hash=generate_password_hash(admin_password)))
+    extra = prepare(runtime) if prepare else {}
+    server = make_server("127.0.0.1", port, create_app(runtime=runtime), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", runtime=runtime, **extra)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        set_runtime(None)
+        dispose_all()
