@@ -22,7 +22,7 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_runtime
-from pbem.config import MailLimits
+from pbem.config import MailLimits, Settings
 from pbem.models import OutboxMessage
 from tests.mail.support import mail_world
 from tests.support.mailgame import play_by_email
@@ -46,6 +46,7 @@ def play(seed: int, limit: int) -> tuple[dict[str, int], dict[str, int], Counter
         f"sqlite:///{folder / 'bench.sqlite3'}",
         broker_url="filesystem://",
         mail_limits=MailLimits(per_seat=10**6, per_sender=10**6),
+        receipt_wait_seconds=Settings.receipt_wait_seconds,  # what players get: the server's default
     )
     with mail_world(runtime) as (sink, port, pump):
         game = play_by_email(runtime, sink, port, pump, seed=seed, players=PLAYERS, limit=limit)

@@ -51,7 +51,7 @@ def admin_cookie(port: int) -> str:
     connection.request("POST", "/admin/login", body=body, headers=headers)
     response = connection.getresponse()
     response.read()
-    if response.status != 302:
+    if response.status not in (302, 303):
         raise SystemExit(f"admin log-in failed: {response.status}")
     return response.getheader("Set-Cookie", cookie).split(";")[0]
 
