@@ -148,7 +148,7 @@ def test_every_kind_of_email_fits_72_columns(sqlite_runtime):
     with runtime.db.read() as session:
         rows = list(session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)))
     kinds = {row.kind for row in rows}
-    expected = {"welcome", "turn", "receipt", "error", "notice", "reminder", "game_over", "commands", "press",
+    expected = {"welcome", "turn", "receipt", "error", "foreign_sender", "reminder", "game_over", "commands", "press",
                 "observer_confirm", "observer_update"}  # fmt: skip
     assert expected <= kinds, expected - kinds
     assert any("Missed the deadline" in row.body_text for row in rows if row.kind == "turn")

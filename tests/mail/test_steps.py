@@ -206,7 +206,7 @@ def test_check_sender_trusts_the_owner_and_tells_them_of_anyone_else(table):
         with pytest.raises(Reject, match="writes from another address"):
             pipeline.check_sender(ctx)
         assert not ctx.trusted
-        [notice] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "notice")).all()
+        [notice] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "foreign_sender")).all()
         assert notice.recipient == seat.account.email and "mallory@evil.example" in notice.body_text
     with context(runtime) as ctx:
         ctx.sender = "anyone@example.net"
