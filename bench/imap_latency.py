@@ -190,6 +190,15 @@ def straight(runtime: Runtime) -> Callable[[bytes], None]:
     return lambda raw: receive(runtime, raw, transport="pipe")
 
 
+def await_exists(client, timeout: float) -> None:
+    """Wait, idling, for the server's EXISTS (new mail); a server that never sends it fails the run."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if any(len(r) > 1 and r[1] == b"EXISTS" for r in client.idle_check(timeout=left)):
+            return
+    raise TimeoutError(f"no EXISTS from the idling mailbox within {timeout:.0f} s")
+
+
 def idle_notice(count: int) -> list[float]:
     """Dovecot alone: seconds from the start of an APPEND to the EXISTS an idling client is sent."""
     from tests.support.dovecot import Dovecot
@@ -201,8 +210,7 @@ def idle_notice(count: int) -> list[float]:
             client.idle()
             started = time.time()
             server.append(b"Subject: x\r\nMessage-ID: <notice-%d@bench>\r\n\r\nx\r\n" % index)
-            while not any(len(r) > 1 and r[1] == b"EXISTS" for r in client.idle_check(timeout=10)):
-                pass
+            await_exists(client, 10.0)
             delays.append(time.time() - started)
             client.idle_done()
         client.logout()

@@ -33,12 +33,10 @@ def tree_of(pid: int) -> list[int]:
 def _kb_field(path: str, key: str) -> float:
     """A ``key: N kB`` line of a /proc file, in MB (0 if the process is gone)."""
     try:
-        for line in Path(path).read_text().splitlines():
-            if line.startswith(key):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+        lines = Path(path).read_text().splitlines()
+    except OSError:  # the process has gone
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in lines if line.startswith(key)), 0.0)
 
 
 def rss_mb(pid: int) -> float:

@@ -21,6 +21,7 @@ from pathlib import Path
 import redis
 from aiosmtpd.controller import Controller
 from sqlalchemy import func, select
+from sqlalchemy.exc import DBAPIError
 
 from engines.rng import Rng
 from pbem.clock import utcnow
@@ -219,10 +220,11 @@ def settle(runtime, timeout: float) -> float:
     deadline = began + timeout
     while time.monotonic() < deadline:
         try:
-            if settled(runtime):
-                return time.monotonic() - began
-        except Exception:  # the database may still be coming back
-            pass
+            done = settled(runtime)
+        except DBAPIError:  # the database may still be coming back
+            done = False
+        if done:
+            return time.monotonic() - began
         time.sleep(0.5)
     raise AssertionError(f"the stack did not settle within {timeout:.0f} s")
 

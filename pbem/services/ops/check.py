@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import imaplib
 import ipaddress
+import os
 import smtplib
 import ssl
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,8 +135,9 @@ def check_broker(settings: Settings) -> Finding:
         folder = Path(settings.instance) / "broker"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=folder, prefix=".check-"):
-                pass
+            probe = folder / f".check-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
         except OSError as error:
             return problem(
                 "broker",
