@@ -31,7 +31,6 @@ def span(seconds: int) -> str:
 
 
 #: The subject of the notice a seat's player gets about refused messages (once per rate window).
-FOREIGN_SENDER = "a message for your seat was refused"
 #: The kind of that notice: a seat's emails all carry the game's name as subject, so the kind is what finds it.
 FOREIGN_KIND = "foreign_sender"
 FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
@@ -66,7 +65,6 @@ def tell_owner(ctx: Context, owner: Account) -> None:
         seat=ctx.seat,
         recipient=owner.email,
         template="notice",
-        subject=notify.subject_for(game, FOREIGN_SENDER),
         kind=FOREIGN_KIND,
         auto_reply=True,
         headline=FOREIGN_HEADLINE,

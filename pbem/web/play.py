@@ -24,7 +24,7 @@ from pbem.services.mailout import preferences
 from pbem.services.play import press
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
-from pbem.services.play.queries import seat_by_web_token
+from pbem.services.play.queries import game_fields, seat_by_web_token
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.webviews import SeatAnswer, answer_seat, reread
 from pbem.web import common, prg
@@ -110,14 +110,8 @@ def load_seat(token: str) -> SeatPage | None:
             seat=seat.seat,
             player=public_name(seat.account.name, seat.position, seat.account.email),
             game={
-                "id": game.id,
-                "name": game.name,
-                "engine": game.engine,
+                **game_fields(game),
                 "title": engine.title,
-                "variant": game.variant,
-                "status": game.status,
-                "turn": game.turn,
-                "phase": game.phase,
                 "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
                 "status_url": url_for("public.game_page", game_id=game.id, _external=False),
             },

@@ -84,14 +84,8 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
     acted = _acted_of(game) if acted is None else acted
     flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
     return {
-        "id": game.id,
-        "name": game.name,
-        "engine": game.engine,
+        **game_fields(game),
         "title": engine.title,
-        "variant": game.variant,
-        "status": game.status,
-        "turn": game.turn,
-        "phase": game.phase,
         "to_act": to_act,
         "deadline": iso(game.deadline),
         "seats": [

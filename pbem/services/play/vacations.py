@@ -91,6 +91,15 @@ def current_end(session: Session, game: Game, seat: Seat, now: dt.datetime) -> d
     )
 
 
+def _locked_seat(session: Session, game_id: int, seat_id: int) -> tuple[Game, Seat]:
+    """The game, locked for this transaction, and one of its seats."""
+    game = lock_game(session, game_id)
+    seat = next((s for s in game.seats if s.id == seat_id), None)
+    if seat is None:
+        raise NotFound("that seat does not play in this game")
+    return game, seat
+
+
 def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) -> VacationResult:
     """Declare ``days`` of vacation from now (or from the end of the one in force).
 
@@ -99,10 +108,7 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
     if not isinstance(days, int) or days < 1:
         return VacationResult(False, "a vacation is a whole number of days, at least 1 (e.g. vacation 3)")
     with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
+        game, seat = _locked_seat(session, game_id, seat_id)
         if game.status not in ("active", "paused"):
             return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
         cap = rules_of(game).vacation_days_per_game
@@ -156,10 +162,7 @@ def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult
     stretch a game beyond the caps nor leave it waiting for a player who is back.
     """
     with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
+        game, seat = _locked_seat(session, game_id, seat_id)
         if game.status not in ("active", "paused"):
             return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
         now = utcnow()
