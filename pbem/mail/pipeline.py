@@ -30,7 +30,7 @@ from pbem.mail.refusals import reply_refusal, span, tell_owner
 from pbem.mail.text import body_text
 from pbem.models import InboundMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services.mailout import press_mail
+from pbem.services.mailout import folds, press_mail
 from pbem.services.play import bounces, seat_commands
 from pbem.services.play import orders as order_service
 from pbem.services.play.locking import lock_game, lock_game_of_seat
@@ -285,6 +285,7 @@ def answer(ctx: Context) -> None:
     answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
     if answering_press:  # a reply to a press email is press itself
         lines = ["press reply:", *lines]
+    folds.hold(ctx.session)  # press this message sends waits for each reader's next email of the transaction
     split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
     if answering_press:
         split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
@@ -297,6 +298,7 @@ def answer(ctx: Context) -> None:
         warning=late_reply_warning(ctx.session, game, answered) if split.orders else None,
     )
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
+    folds.send_alone(ctx.session)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
 

@@ -231,9 +231,13 @@ def _to_act(t: Table) -> set[str]:
 
 def test_a_vacation_by_email_holds_a_deadline_and_its_cap_refuses_more(world):
     t = table(world, {"vacation_days_per_game": 5})
+    before = {seat: len(t.inbox(seat)) for seat in t.emails}
     receipt = t.write("Arms", "vacation 4")
-    assert "vacation declared until" in receipt
-    assert all(any("on vacation until" in text for text in t.new_mail(seat, 0)) for seat in t.emails)
+    assert "vacation declared until" in receipt and "every other player has been told" in receipt
+    assert len(t.inbox("Arms")) == before["Arms"] + 1, "one email for one event: the answer says it all"
+    for seat in ("Suns", "Moons", "Crowns"):
+        [told] = t.new_mail(seat, before[seat])
+        assert "on vacation until" in told and "deadlines that wait for Arms" in told
     for seat in ("Suns", "Moons", "Crowns"):
         t.write(seat, "play 2")
     assert t.deadline_passes()
@@ -241,6 +245,44 @@ def test_a_vacation_by_email_holds_a_deadline_and_its_cap_refuses_more(world):
     assert held > dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=3), "waits for Arms"
     refused = t.write("Arms", "vacation 2")
     assert "refused" in refused and "1 left" in refused
+
+
+def test_press_sent_with_the_order_that_ends_the_phase_comes_in_the_new_turns_email(world):
+    t = table(world)
+    for seat in ("Suns", "Moons", "Arms"):
+        t.write(seat, "play 3")
+    turn = game_row(t.runtime, t.game_id).turn
+    before = {seat: len(t.inbox(seat)) for seat in t.emails}
+    t.write("Crowns", "press all: well played, campers\npress Suns: the lake at noon\nplay 3")
+    assert game_row(t.runtime, t.game_id).turn > turn, "Crowns's order ended the phase"
+    for seat in t.emails:
+        [one] = t.inbox(seat)[before[seat] :]  # one email for one message: no press or receipt alone
+        assert not is_press(one)
+    new = {seat: text_of(t.inbox(seat)[-1]) for seat in t.emails}
+    for seat in ("Suns", "Moons", "Arms"):
+        assert "Press to all seats from Crowns" in new[seat] and "well played, campers" in new[seat]
+        assert new[seat].index("well played") < new[seat].index("What happened")
+    assert "the lake at noon" in new["Suns"] and 'write a line "press Crowns: your message"' in " ".join(
+        new["Suns"].split()
+    )
+    assert not any("the lake at noon" in new[seat] for seat in ("Moons", "Arms"))
+    assert "press sent to Suns" in new["Crowns"] and "Press to all seats" not in new["Crowns"]
+
+    answer = t.write("Suns", "press Crowns: noon it is")
+    assert "press sent to Crowns" in answer
+    assert any("noon it is" in text_of(m) for m in t.inbox("Crowns") if is_press(m))
+
+
+def test_anonymous_private_press_keeps_its_own_email_to_be_answered_by_reply(world):
+    t = table(world, {"press_identity": "anonymous"})
+    for seat in ("Suns", "Moons", "Arms"):
+        t.write(seat, "play 3")
+    before = len(t.inbox("Suns"))
+    t.write("Crowns", "press Suns: guess who\nplay 3")
+    [press, turn] = t.inbox("Suns")[before:]
+    assert is_press(press) and "guess who" in text_of(press) and "guess who" not in text_of(turn)
+    answer = t.write("Suns", "who are you?", answering=press)
+    assert "answered a press email" in answer
 
 
 def test_a_paused_game_does_not_fire_its_deadline(world):

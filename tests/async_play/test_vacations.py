@@ -20,7 +20,9 @@ def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime)
     assert result.ok and "until" in result.message
     assert abs((result.ends_at - utcnow()).total_seconds() - 3 * 86400) < 60
     announced = [m for m in outbox(runtime, kind="admin") if "on vacation until" in m.body_text]
-    assert len(announced) == 4 and all("Suns" in m.body_text for m in announced)
+    assert len(announced) == 3 and all("Suns" in m.body_text for m in announced)
+    # Suns hears of it in the answer to its command, not in a second email.
+    assert seats["Suns"] not in {m.seat_id for m in announced}
     entry = log(runtime, game_id)[-1]
     assert entry.kind == "admin" and entry.text == "vacation: 3d" and entry.seat == "Suns"
     # Declaring changes no deadline by itself.

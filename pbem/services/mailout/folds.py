@@ -15,6 +15,7 @@ email; the sweep sends it alone if none comes within ``PBEM_RECEIPT_WAIT`` (a da
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ FOLDED = "folded"
 #: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
 FOLD_HEADER = "_fold"
 _FOLDS = "pbem_folds"
+_HOLDING = "pbem_holding"
 
 
 @dataclass
@@ -42,6 +44,8 @@ class Fold:
     data: dict[str, Any] = field(default_factory=dict)
     #: The player's Message-ID this block answers: the email then replies to it.
     answers: str | None = None
+    #: Queues the block as an email of its own when no email of the transaction took it.
+    alone: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"block": self.block, "data": self.data, "answers": self.answers}
@@ -60,6 +64,31 @@ def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
     """Every block waiting for ``seat``'s email to ``recipient``: this transaction's, then deferred receipts."""
     folds = session.info.get(_FOLDS, {}).pop(seat.id, [])
     return [*_deferred(session, seat, recipient), *folds]
+
+
+def hold(session: Session) -> None:
+    """From now on in this transaction, news that can wait for a seat's next email does.
+
+    One player's message may send press and then end the phase: the press then
+    shows at the top of each reader's new turn instead of coming alone just before it.
+    """
+    session.info[_HOLDING] = True
+
+
+def holding(session: Session) -> bool:
+    return bool(session.info.get(_HOLDING))
+
+
+def send_alone(session: Session) -> int:
+    """Queue on its own every held block no email took (the end of the message's transaction)."""
+    sent = 0
+    for blocks in session.info.get(_FOLDS, {}).values():
+        for fold in [b for b in blocks if b.alone is not None]:
+            blocks.remove(fold)
+            fold.alone()
+            sent += 1
+    session.info.pop(_HOLDING, None)
+    return sent
 
 
 def leftovers(session: Session, seat: Seat) -> list[Fold]:
@@ -101,3 +130,4 @@ def release_overdue(runtime: Runtime, now: dt.datetime | None = None) -> int:
 @event.listens_for(Session, "after_rollback")
 def _forget(session: Session) -> None:
     session.info.pop(_FOLDS, None)
+    session.info.pop(_HOLDING, None)

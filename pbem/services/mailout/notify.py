@@ -175,8 +175,13 @@ def send_views(
     events: Iterable[str] = (),
     missed: Iterable[str] = (),
     first: bool = False,
+    told: Seat | None = None,
 ) -> list[OutboxMessage]:
-    """Every seat gets its own private view (design: "their own private view")."""
+    """Every seat gets its own private view (design: "their own private view").
+
+    ``told`` is a seat whose player caused the news and hears of it in the answer
+    they get anyway (a receipt, the page they posted from): it gets no second email.
+    """
     return [
         queue_for_seat(
             runtime,
@@ -191,4 +196,5 @@ def send_views(
             missed=list(missed),
         )
         for seat in game.seats
+        if told is None or seat.id != told.id
     ]

@@ -30,7 +30,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
-from pbem.services.mailout import notify, threads
+from pbem.services.mailout import folds, notify, threads
 from pbem.services.mailout.press_mail import sender_label
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game
@@ -155,21 +155,36 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 
 
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
+    """The press in ``seat``'s mail: its own email, or a block at the top of the seat's next
+    email when the sender's message holds news for everyone (:func:`folds.hold`).
+
+    Anonymous private press always comes alone: its only answer is a reply to its own email.
+    """
     label = sender_label(game, press, seat.seat)
     private = press.to_seat is not None
-    notify.queue(
-        runtime,
-        session,
-        game=game,
-        seat=seat,
-        recipient=seat.account.email,
-        template="async_press",
-        kind="press",
-        message_id=threads.message_id(runtime, game, "press", press.id),
-        headline=("Private press" if private else "Press to all seats") + f" from {label}:",
-        press_text=press.text,
-        private=private,
-    )
+    headline = ("Private press" if private else "Press to all seats") + f" from {label}:"
+
+    def alone() -> None:
+        notify.queue(
+            runtime,
+            session,
+            game=game,
+            seat=seat,
+            recipient=seat.account.email,
+            template="async_press",
+            kind="press",
+            message_id=threads.message_id(runtime, game, "press", press.id),
+            headline=headline,
+            press_text=press.text,
+            private=private,
+        )
+
+    if folds.holding(session) and (press.signed or not private):
+        answer = f"press {press.from_seat}: " if private else "press all: "
+        data = {"headline": headline, "text": press.text, "private": private, "answer": answer}
+        folds.add(session, seat, folds.Fold("press", data, alone=alone))
+    else:
+        alone()
 
 
 def reply_to_press(runtime: Runtime, game_id: int, from_seat_id: int, press_id: int, text: str) -> PressResult:

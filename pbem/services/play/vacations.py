@@ -5,7 +5,8 @@ Declaring a vacation changes no deadline by itself: when a deadline falls due
 deadline moves to the end of that vacation, and everyone is told.  So a seat
 that has already sent its orders, or a turn that does not need it, is never
 delayed.  Every vacation is announced to all players and written to the game
-log (an ``admin`` entry, which replay skips), so nobody can stall a game unseen.
+log (an ``admin`` entry, which replay skips), so nobody can stall a game unseen;
+the player who declared it hears it in the answer to their command, not twice.
 
 Caps come from the game's house rules: days per game (per seat) and days per
 year per account, counting days away across all of the account's games once
@@ -149,8 +150,13 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
             session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
         )
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="admin")
-        return VacationResult(True, f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s))", ends)
+        notify.send_views(runtime, session, game, headline=line, kind="admin", told=seat)
+        return VacationResult(
+            True,
+            f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
+            "move to then, and every other player has been told",
+            ends,
+        )
 
 
 def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult:
@@ -174,8 +180,11 @@ def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult
             line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
         append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="admin")
-        return VacationResult(True, "welcome back: your vacation has ended", now)
+        notify.send_views(runtime, session, game, headline=line, kind="admin", told=seat)
+        back = "welcome back: your vacation has ended, and every other player has been told"
+        if held:
+            back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
+        return VacationResult(True, back, now)
 
 
 def end_now(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool | None:
