@@ -5,9 +5,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+from sqlalchemy import select
+
 import mail_templates
 from engines import registry
+from engines.render_kit import email_problems
 from pbem.mail.compose import render
+from pbem.models import OutboxMessage
+from tests.support.play import PLAYERS, play_some, start
 
 ROOT = Path(mail_templates.__file__).parent
 SOURCES = Path(__file__).resolve().parents[2] / "pbem"
@@ -50,3 +56,18 @@ def test_commands_footer_is_about_command_mode():
     text, html = render("commands", subject="Re: hi", game=None, seat=None, kind="commands", verdicts=[])
     assert "with your orders" not in text and "with your orders" not in html
     assert '"status GAME"' in text and "<code>status GAME</code>" in html
+
+
+@pytest.mark.parametrize(("name", "players"), [("kidsprout", 3), ("rankchain", 2), ("sneak", 4), ("sprawl", 3)])
+def test_every_email_of_a_game_is_email_safe_html(sqlite_runtime, name, players):
+    """Whole emails, not only the drawings: what Gmail, Outlook and Apple Mail strip or block
+    (script, SVG, style sheets, remote images, forms) appears in no email a game sends."""
+    game_id = start(sqlite_runtime, name, players=PLAYERS[:players])
+    play_some(sqlite_runtime, game_id, seed=5, count=30)
+    with sqlite_runtime.db.read() as session:
+        rows = list(session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game_id)))
+    assert {row.kind for row in rows} >= {"turn"}
+    for row in rows:
+        body = re.search(r"<body[^>]*>(.*)</body>", row.body_html, re.DOTALL).group(1)  # the head holds meta only
+        assert email_problems(body) == [], (row.kind, email_problems(body))
+        assert 'style="' in body and "<table" in body, "inline styles and a drawn table, nothing linked"
