@@ -108,3 +108,25 @@ def test_the_sweep_redrives_a_lost_bot_nudge(runtime):
     assert ("play_bots", (game_id,)) in nudged
     assert bot_turns.play(runtime, game_id) == 1
     assert bot_turns.play(runtime, game_id) == 0  # idempotent: the bot has played
+
+
+def test_the_sweep_finds_bot_seats_through_their_index_not_a_scan_of_every_account(tmp_path):
+    """With 100,000 games the sweep cannot read every account to find the bot's few: its query
+    holds the partial index's own predicate, which PostgreSQL's planner matches to the index."""
+    from sqlalchemy import text
+
+    from pbem.models import BOT_ACCOUNTS
+    from pbem.services.play import bot_seats
+    from tests.conftest import build_runtime
+    from tests.support.services import postgres_schema
+
+    sql = str(bot_seats.waiting_games_query(dt.datetime(2100, 1, 1), 200))
+    assert f"accounts.{BOT_ACCOUNTS}" in sql
+    with postgres_schema() as url:
+        runtime = build_runtime(tmp_path, url)
+        with runtime.db.read() as session:
+            session.execute(text("SET LOCAL enable_seqscan = off"))  # tiny tables: make the index's use visible
+            explain = text(f"EXPLAIN SELECT seats.game_id FROM seats JOIN accounts ON accounts.id = seats.account_id "
+                           f"WHERE accounts.{BOT_ACCOUNTS}")  # fmt: skip
+            plan = " ".join(row[0] for row in session.execute(explain))
+    assert "ix_accounts_bot" in plan, plan

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import select
+from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
 from pbem.clock import utcnow
-from pbem.models import BOT_DOMAIN, Account, Game, Seat
+from pbem.models import BOT_ACCOUNTS, Account, Game, Seat
 from pbem.runtime import Runtime
 
 #: A game changed this recently is left to the task nudged when it changed.
@@ -36,21 +36,25 @@ def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine)
         runtime.nudge_after_commit(session, "play_bots", game.id)
 
 
+def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
+    """Active games unchanged since ``cutoff`` with a bot seat, found from the bot's few accounts."""
+    with_bots = (
+        select(Seat.game_id)
+        .join(Account, Account.id == Seat.account_id)
+        .where(text(f"accounts.{BOT_ACCOUNTS}"))  # literal: the partial index ix_accounts_bot serves it
+    )
+    return (
+        select(Game)
+        .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
+        .order_by(Game.id)
+        .limit(limit)
+    )
+
+
 def waiting_game_ids(runtime: Runtime, limit: int = 200) -> list[int]:
     """Active games, unchanged for a few seconds, where a bot seat must act (the sweep's re-drive)."""
     from engines import get_engine
 
-    cutoff = utcnow() - GRACE
     with runtime.db.read() as session:
-        with_bots = (
-            select(Seat.game_id)
-            .join(Account, Account.id == Seat.account_id)
-            .where(Account.email.like(f"%@{BOT_DOMAIN}"))
-        )
-        query = (
-            select(Game)
-            .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
-            .order_by(Game.id)
-            .limit(limit)
-        )
+        query = waiting_games_query(utcnow() - GRACE, limit)
         return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]
