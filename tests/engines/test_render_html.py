@@ -11,10 +11,12 @@ import copy
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engines import get_engine
 from engines.playout import fill_text
-from engines.render_kit import chip, email_problems, grid, ink_on
+from engines.render_kit import chip, email_problems, grid, ink_on, plainly_safe
 from engines.rng import Rng
 
 EVIL = '<script>alert("x")</script>&'
@@ -54,6 +56,50 @@ def test_kit_escapes_and_reads():
 )
 def test_email_problems_finds_what_clients_block(markup):
     assert email_problems(markup)
+    assert not plainly_safe(markup)
+
+
+#: What random tags are made of: names, and attribute text harmless and harmful.
+NAMES = ["div", "p", "a", "td", "span", "svg", "SCRIPT", "img", "style", "meta", "x-on"]
+ATTRS = [
+    " ", "/", '"', "'", "=", "on", "click", "onload=", "ON", "href", "src", "srcset", "background", "background:",
+    ":", "style=", "title=", "javascript:", "java script:", "url(", "expression(", "&#39;", "&#106;", "&amp;",
+    "&colon;", "http://e.org", "https:", "-", "x", "\n", "\t", ">",
+]  # fmt: skip
+TEXT = ["x", " ", "<!--", "-->", "<!x>", "<?x>", "&#39;", ">", "<", "Segoe UI"]
+tags = st.builds(
+    lambda end, name, attrs: f"<{end}{name}{''.join(attrs)}>",
+    st.sampled_from(["", "/"]),
+    st.sampled_from(NAMES),
+    st.lists(st.sampled_from(ATTRS), max_size=8),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.one_of(tags, st.sampled_from(TEXT)), max_size=12))
+def test_the_quick_pass_never_calls_unsafe_markup_safe(parts):
+    """:func:`plainly_safe` may send safe markup on to the full parse, but never lets a problem through."""
+    markup = "".join(parts)
+    if plainly_safe(markup):
+        assert full_scan(markup) == [], markup
+
+
+def full_scan(markup: str) -> list[str]:
+    from engines.render_kit import _Scan
+
+    scan = _Scan()
+    scan.feed(markup)
+    scan.close()
+    return scan.problems
+
+
+def test_the_renderers_markup_takes_the_quick_pass():
+    """Every engine's own drawings are judged by the quick pass alone (the full parse is the exception)."""
+    for name, players in [("kidsprout", 3), ("rankchain", 2), ("sneak", 5), ("sprawl", 3)]:
+        engine, state = started(name, players, moves=12)
+        seats = engine.public_view(state)["seats"]
+        views = [engine.public_view(state), *(engine.private_view(state, seat) for seat in seats)]
+        assert all(plainly_safe(engine.render_html(view)) for view in views), name
 
 
 @pytest.mark.parametrize(("name", "players"), [("kidsprout", 3), ("rankchain", 3), ("sneak", 4), ("sprawl", 3)])

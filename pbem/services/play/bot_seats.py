@@ -31,9 +31,26 @@ def due_seats(engine: Engine, game: Game) -> list[str]:
 
 
 def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
-    """Ask the worker to play the bot's seats once this transaction commits, if one must act."""
-    if due_seats(engine, game):
+    """Ask the worker to play the bot's seats once this transaction commits, if one must act.
+
+    Called on every order: one indexed query for the game's bot seats, never a load
+    of every seat and account (an order's transaction holds only the seat that wrote).
+    """
+    if game.status != "active" or engine.outcome(game.state) is not None:
+        return
+    waiting = engine.to_act(game.state)
+    if waiting and not waiting.isdisjoint(bot_seat_names(session, game.id)):
         runtime.nudge_after_commit(session, "play_bots", game.id)
+
+
+def bot_seat_names(session: Session, game_id: int) -> set[str]:
+    """The game's seats the bot plays, through the partial index of the bot's accounts."""
+    query = (
+        select(Seat.seat)
+        .join(Account, Account.id == Seat.account_id)
+        .where(Seat.game_id == game_id, text(f"accounts.{BOT_ACCOUNTS}"))
+    )
+    return set(session.scalars(query))
 
 
 def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
