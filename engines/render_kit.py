@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from html.parser import HTMLParser
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif"
 INK = "#1b1b1b"
@@ -48,6 +49,12 @@ FORBIDDEN_TAGS = frozenset(
 )
 
 
+def html(template: str, /, *args: object) -> Markup:
+    """``template`` (trusted markup) with each argument escaped, as ``Markup(template).format``
+    does, several times faster: a drawing calls it a hundred times, and every email holds one."""
+    return Markup(template.format(*map(escape, args)))
+
+
 def luminance(fill: str) -> float:
     """Relative luminance of ``#rrggbb`` (WCAG 2)."""
     channels = []
@@ -58,6 +65,7 @@ def luminance(fill: str) -> float:
     return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
+@cache
 def ink_on(fill: str) -> str:
     """Black or white text, whichever has the higher contrast on ``fill`` (``#rrggbb``)."""
     light = luminance(fill)
@@ -74,71 +82,79 @@ def chip(label: object, fill: str = "#ffffff", *, title: str = "", round_: bool 
         "text-align:center;line-height:1.4;white-space:nowrap"
     )
     if title:
-        return Markup('<span style="{}" title="{}">{}</span>').format(style, title, label)
-    return Markup('<span style="{}">{}</span>').format(style, label)
+        return html('<span style="{}" title="{}">{}</span>', style, title, label)
+    return html('<span style="{}">{}</span>', style, label)
 
 
 def chips(items: Iterable[Markup], empty: str = "none") -> Markup:
     joined = Markup("").join(items)
-    return joined if joined else Markup('<span style="color:{}">{}</span>').format(MUTED, empty)
+    return joined if joined else html('<span style="color:{}">{}</span>', MUTED, empty)
 
 
 def line(label: str, body: object) -> Markup:
     """``Label: body`` on its own line, the label in bold."""
-    return Markup('<div style="margin:3px 0"><strong>{}:</strong> {}</div>').format(label, body)
+    return html('<div style="margin:3px 0"><strong>{}:</strong> {}</div>', label, body)
 
 
 def para(text: object, *, muted: bool = False, bold: bool = False) -> Markup:
     colour = MUTED if muted else INK
     weight = "bold" if bold else "normal"
-    return Markup('<p style="margin:6px 0;color:{};font-weight:{}">{}</p>').format(colour, weight, text)
+    return html('<p style="margin:6px 0;color:{};font-weight:{}">{}</p>', colour, weight, text)
 
 
 def heading(text: object) -> Markup:
     """A block title (a bold paragraph, so a page keeps its own heading levels)."""
-    return Markup('<p style="margin:14px 0 4px;font-weight:bold;font-size:1.05em;color:{}">{}</p>').format(INK, text)
+    return html('<p style="margin:14px 0 4px;font-weight:bold;font-size:1.05em;color:{}">{}</p>', INK, text)
 
 
 def bullets(items: Iterable[object]) -> Markup:
-    rows = Markup("").join(Markup('<li style="margin:2px 0">{}</li>').format(item) for item in items)
-    return Markup('<ul style="margin:4px 0;padding-left:20px">{}</ul>').format(rows) if rows else Markup("")
+    rows = Markup("").join(html('<li style="margin:2px 0">{}</li>', item) for item in items)
+    return html('<ul style="margin:4px 0;padding-left:20px">{}</ul>', rows) if rows else Markup("")
 
 
 def panel(body: object, *, accent: str = LINE, background: str = SOFT) -> Markup:
     """A tinted box with a coloured left edge (one table cell, so every client draws it)."""
-    return Markup(
+    return html(
         '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" '
         'style="width:100%;border-collapse:collapse;margin:8px 0">'
         '<tr><td style="padding:8px 10px;background:{};border-left:4px solid {};color:{};overflow-wrap:anywhere">'
-        "{}</td></tr></table>"
-    ).format(background, accent, INK, body)
+        "{}</td></tr></table>",
+        background,
+        accent,
+        INK,
+        body,
+    )
 
 
 def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption: str = "", size: str = "1em") -> Markup:
     """A data table, 100 % wide; cells wrap, so it never widens the page."""
     cell = f"padding:4px 5px;border-bottom:1px solid {LINE};text-align:left;vertical-align:top;font-size:{size}"
-    head = Markup("").join(
-        Markup('<th scope="col" style="{};overflow-wrap:normal">{}</th>').format(cell, h) for h in header
-    )
+    head = Markup("").join(html('<th scope="col" style="{};overflow-wrap:normal">{}</th>', cell, h) for h in header)
     body = Markup("").join(
-        Markup("<tr>{}</tr>").format(Markup("").join(Markup('<td style="{}">{}</td>').format(cell, c) for c in row))
-        for row in rows
+        html("<tr>{}</tr>", Markup("").join(html('<td style="{}">{}</td>', cell, c) for c in row)) for row in rows
     )
-    cap = Markup('<caption style="text-align:left;font-weight:bold;padding:4px 0">{}</caption>').format(caption)
-    return Markup(
+    cap = html('<caption style="text-align:left;font-weight:bold;padding:4px 0">{}</caption>', caption)
+    return html(
         '<table width="100%" cellpadding="0" cellspacing="0" style="width:100%;border-collapse:collapse;margin:6px 0">'
-        "{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table>"
-    ).format(cap if caption else Markup(""), head, body)
+        "{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
+        cap if caption else Markup(""),
+        head,
+        body,
+    )
 
 
 def document(*blocks: object, label: str) -> str:
     """The board's outer box: fluid up to 600 px, with the renderer's blocks inside."""
-    inner = Markup("").join(Markup("{}").format(b) for b in blocks)
+    inner = Markup("").join(html("{}", b) for b in blocks)
     return str(
-        Markup(
+        html(
             '<div role="group" data-board aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'
-            'line-height:1.4;overflow-wrap:anywhere">{}</div>'
-        ).format(label, FONT, INK, inner)
+            'line-height:1.4;overflow-wrap:anywhere">{}</div>',
+            label,
+            FONT,
+            INK,
+            inner,
+        )
     )
 
 

@@ -26,12 +26,12 @@ def sprout(view: dict[str, Any], seat: str) -> Markup:
     if played is not None:
         base = {"null": 0, "ace": 1}.get(played["coin"])
         value = base if base is not None else int(played["coin"])
-        age = "" if value == played["age"] else Markup(" <span>age {}</span>").format(played["age"])
-        return Markup("{}{}").format(coin(seat, played["coin"]), age)
+        age = "" if value == played["age"] else kit.html(" <span>age {}</span>", played["age"])
+        return kit.html("{}{}", coin(seat, played["coin"]), age)
     if view["phase"] == "coins" and view["submitted"].get(seat):
         return kit.chip("sealed", SEALED_FILL, title="a sealed coin", round_=True)
     if view["phase"] == "coins":
-        return Markup('<span style="color:{}">not played yet</span>').format(kit.MUTED)
+        return kit.html('<span style="color:{}">not played yet</span>', kit.MUTED)
     return Markup("")
 
 
@@ -42,7 +42,7 @@ def schedule(view: dict[str, Any], seat: str) -> Markup:
         + f" = {entry['points']}"
         for entry in view["schedules"][seat]["led"]
     ]
-    return Markup("{}").format("; ".join(stacks) or "nothing led yet today")
+    return kit.html("{}", "; ".join(stacks) or "nothing led yet today")
 
 
 def seat_block(view: dict[str, Any], seat: str) -> Markup:
@@ -56,7 +56,8 @@ def seat_block(view: dict[str, Any], seat: str) -> Markup:
         marks.append(kit.chip("you", "#dbeaff"))
     today = view["schedules"][seat]["today"]
     points = f"{view['scores'][seat]}" + (f" (+{today} today)" if today and view["phase"] != "over" else "")
-    head = Markup("{} <strong>{}</strong> · {} {}").format(
+    head = kit.html(
+        "{} <strong>{}</strong> · {} {}",
         kit.chip(seat, SUIT_FILL.get(seat, "#777777")),
         view["troops"].get(seat, ""),
         view["players"][seat],
@@ -82,12 +83,12 @@ def you_block(view: dict[str, Any]) -> Markup:
         return Markup("")
     seat = view["seat"]
     rows = [
-        kit.para(Markup("You are <strong>{}</strong> ({}), {}.").format(seat, you["troop"], you["player"])),
+        kit.para(kit.html("You are <strong>{}</strong> ({}), {}.", seat, you["troop"], you["player"])),
         kit.line("Your coins", kit.chips((coin(seat, name) for name in you["hand"]), "none left")),
     ]
     if you["sealed"]:
         again = f" (replaced {you['replaced']} time(s))" if you["replaced"] else ""
-        rows.append(kit.line("Your sealed Sprout", Markup("{}{}").format(coin(seat, you["sealed"]), again)))
+        rows.append(kit.line("Your sealed Sprout", kit.html("{}{}", coin(seat, you["sealed"]), again)))
     return kit.panel(Markup("").join(rows), accent="#0b5cad", background="#eef5ff")
 
 
@@ -98,14 +99,18 @@ def table_block(view: dict[str, Any]) -> Markup:
         hours = "hour" if activity["hours"] == 1 else "hours"
         out.append(
             kit.para(
-                Markup("<strong>Activity:</strong> {} (roll {}, {} {})").format(
-                    activity["name"], activity["roll"], activity["hours"], hours
+                kit.html(
+                    "<strong>Activity:</strong> {} (roll {}, {} {})",
+                    activity["name"],
+                    activity["roll"],
+                    activity["hours"],
+                    hours,
                 )
             )
         )
     if view["table"]["excuses"]:
         said = [
-            Markup("{} {}{} on {}: “{}”").format(item["by"], item["sign"], item["value"], item["target"], item["text"])
+            kit.html("{} {}{} on {}: “{}”", item["by"], item["sign"], item["value"], item["target"], item["text"])
             for item in view["table"]["excuses"]
         ]
         out += [kit.heading("Excuses on the table"), kit.bullets(said)]
@@ -127,9 +132,7 @@ def last_block(view: dict[str, Any]) -> Markup:
         sprouts = kit.chips(coin(seat, item["coin"]) for seat, item in last["sprouts"].items())
         night = ", Overnight" if last["overnight"] else ""
         out.append(kit.heading(f"Last Activity (day {last['day']}, {last['round']}: {last['activity']})"))
-        out.append(
-            kit.para(Markup("{} led with {} — {} points{}.").format(last["leader"], sprouts, last["points"], night))
-        )
+        out.append(kit.para(kit.html("{} led with {} — {} points{}.", last["leader"], sprouts, last["points"], night)))
     if view["day_scores"]:
         rows = [
             [f"Day {i + 1}", *(day.get(seat, "") for seat in view["seats"])] for i, day in enumerate(view["day_scores"])

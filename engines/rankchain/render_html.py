@@ -41,32 +41,41 @@ def cell_html(cell: dict[str, Any], chained: bool) -> Markup:
         fill, label, title = card_fill(card), ("" if card == "blank" else card), f"{cell['cell']}: {card_name(card)}"
     colour = "#b00000" if card == X else kit.ink_on(fill)
     under = pawn(cell["pawn"]) if cell["pawn"] else Markup("&nbsp;")
-    return Markup(
+    return kit.html(
         '<td title="{}" style="padding:2px;text-align:center;vertical-align:top">'
         '<div style="border:{};border-radius:4px;background:{};color:{};font-weight:bold;font-size:18px;'
-        'line-height:30px;min-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>'
-    ).format(title, border, fill, colour, label, under)
+        'line-height:30px;min-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>',
+        title,
+        border,
+        fill,
+        colour,
+        label,
+        under,
+    )
 
 
 def grid_html(view: dict[str, Any]) -> Markup:
     chains = {cell for chain in (view["result"] or {}).get("chains", []) for cell in chain}
     head = Markup("").join(
-        Markup('<th scope="col" style="font-size:12px;color:{};font-weight:normal">{}</th>').format(kit.MUTED, c + 1)
+        kit.html('<th scope="col" style="font-size:12px;color:{};font-weight:normal">{}</th>', kit.MUTED, c + 1)
         for c in range(COLUMNS)
     )
     rows = []
     for row in view["board"]:
         cells = Markup("").join(cell_html(cell, cell["cell"] in chains) for cell in row)
         rows.append(
-            Markup('<tr><th scope="row" style="font-size:12px;padding-right:2px">{}</th>{}</tr>').format(
-                row[0]["cell"][0], cells
+            kit.html(
+                '<tr><th scope="row" style="font-size:12px;padding-right:2px">{}</th>{}</tr>', row[0]["cell"][0], cells
             )
         )
-    return Markup(
+    return kit.html(
         '<table aria-label="The grid" width="100%" cellpadding="0" cellspacing="0" '
         'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
-        '<colgroup><col style="width:18px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>'
-    ).format(Markup("").join(Markup("<col>") for _ in range(COLUMNS)), head, Markup("").join(rows))
+        '<colgroup><col style="width:18px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>',
+        Markup("").join(Markup("<col>") for _ in range(COLUMNS)),
+        head,
+        Markup("").join(rows),
+    )
 
 
 def seats_html(view: dict[str, Any]) -> Markup:
@@ -75,7 +84,7 @@ def seats_html(view: dict[str, Any]) -> Markup:
         mark = " (to play)" if seat in view["to_act"] else ""
         rows.append(
             [
-                Markup("{} {}{}").format(pawn(seat), seat, mark),
+                kit.html("{} {}{}", pawn(seat), seat, mark),
                 view["players"].get(seat, ""),
                 view["hand_sizes"][seat],
                 view["pawns"][seat] or "–",
@@ -114,8 +123,6 @@ def render(view: dict[str, Any]) -> str:
     if result is not None:
         chains = [" – ".join(chain) for chain in result["chains"]]
         blocks.append(
-            kit.panel(
-                Markup("{}{}").format(kit.para(result["summary"], bold=True), kit.bullets(chains)), accent="#1d6b2a"
-            )
+            kit.panel(kit.html("{}{}", kit.para(result["summary"], bold=True), kit.bullets(chains)), accent="#1d6b2a")
         )
     return kit.document(*blocks, label="Rank Chain board")

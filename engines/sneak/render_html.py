@@ -23,17 +23,17 @@ def camp_chip(camp: str) -> Markup:
 
 def counters(count: int) -> Markup:
     dots = "●" * min(count, 12) + ("+" if count > 12 else "")
-    return Markup('{} <span aria-hidden="true" style="color:#8a5300;letter-spacing:1px">{}</span>').format(count, dots)
+    return kit.html('{} <span aria-hidden="true" style="color:#8a5300;letter-spacing:1px">{}</span>', count, dots)
 
 
 def role_html(view: dict[str, Any]) -> Markup:
     if "seat" not in view:
         return Markup("")
-    rows = [kit.para(Markup("You are <strong>{}</strong> ({}).").format(view["seat"], view["player"]))]
+    rows = [kit.para(kit.html("You are <strong>{}</strong> ({}).", view["seat"], view["player"]))]
     if view["camp"] is not None:
         history = view["camp_history"]
         was = f" (this match: {' → '.join(history)})" if len(history) > 1 else ""
-        rows.append(kit.line("Your secret camp", Markup("{}{}").format(camp_chip(view["camp"]), was)))
+        rows.append(kit.line("Your secret camp", kit.html("{}{}", camp_chip(view["camp"]), was)))
     if view.get("instruction"):
         rows.append(kit.line("Your instruction", view["instruction"]))
     if view.get("sealed"):
@@ -50,7 +50,7 @@ def seats_html(view: dict[str, Any]) -> Markup:
         you = " (you)" if seat == view.get("seat") else ""
         rows.append(
             [
-                Markup("<strong>{}</strong>{}{}").format(seat, you, mark),
+                kit.html("<strong>{}</strong>{}{}", seat, you, mark),
                 view["players"][seat],
                 counters(view["counters"][seat]),
                 view["scores"][seat],
@@ -65,8 +65,12 @@ def challenge_html(view: dict[str, Any]) -> Markup:
         return Markup("")
     rows = [
         kit.para(
-            Markup("<strong>Challenge “{}”</strong> ({}: {}), drawn by {}").format(
-                current["id"], current["kind"].capitalize(), current["title"], current["by"]
+            kit.html(
+                "<strong>Challenge “{}”</strong> ({}: {}), drawn by {}",
+                current["id"],
+                current["kind"].capitalize(),
+                current["title"],
+                current["by"],
             )
         ),
         kit.line("Sporks", current["spork"]),
@@ -95,7 +99,8 @@ def performed_html(view: dict[str, Any]) -> Markup:
                 said = answer["text"] + TAGS.get(answer["status"], "")
             answers.append(f"{answer['seat']}: {said}")
         items.append(
-            Markup("Round {}: {} drew “{}” ({}: {}){}").format(
+            kit.html(
+                "Round {}: {} drew “{}” ({}: {}){}",
                 record["round"],
                 record["by"],
                 record["id"],
@@ -104,7 +109,7 @@ def performed_html(view: dict[str, Any]) -> Markup:
                 kit.bullets(answers),
             )
         )
-    return Markup("{}{}").format(kit.heading(f"Challenges of match {view['match']}"), kit.bullets(items))
+    return kit.html("{}{}", kit.heading(f"Challenges of match {view['match']}"), kit.bullets(items))
 
 
 def results_html(view: dict[str, Any]) -> Markup:

@@ -26,14 +26,19 @@ def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Marku
     style = "padding:0;text-align:center;vertical-align:middle;border:1px solid #999999;height:38px;font-size:12px;"
     if cell is None:
         mark = Markup('<span title="you can spore here" style="color:#333333">•</span>') if target else Markup("")
-        return Markup('<td title="{}" style="{}background:#f3f0e6">{}</td>').format(square, style, mark)
+        return kit.html('<td title="{}" style="{}background:#f3f0e6">{}</td>', square, style, mark)
     if cell["kind"] == "branch":
         fill = FILL.get(cell["owner"], "#777777")
-        label = Markup("{}<br>{}{}").format(ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
+        label = kit.html("{}<br>{}{}", ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
         title = f"{square}: {cell['owner']} branch, size {cell['size']}, pointing {cell['points']}"
-        return Markup(
-            '<td title="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>'
-        ).format(title, style, fill, kit.ink_on(fill), label)
+        return kit.html(
+            '<td title="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>',
+            title,
+            style,
+            fill,
+            kit.ink_on(fill),
+            label,
+        )
     top = FILL.get(cell["controller"], "#777777")
     owners = "".join(_letter(owner) for owner, _ in cell["pieces"])
     sizes = "".join(str(size) for _, size in cell["pieces"])
@@ -44,13 +49,21 @@ def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Marku
         + ", ".join(f"{owner} {size}" for owner, size in cell["pieces"])
         + (" (neutralised)" if cell["neutralised"] else "")
     )
-    label = Markup(
+    label = kit.html(
         '<span style="display:inline-block;padding:1px 2px;background:#ffffff;color:#111111;'
-        'border:1px solid #111111;border-radius:3px">{}<br>{}{}</span>'
-    ).format(owners, sizes, dead)
-    return Markup(
-        '<td title="{}" style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>'
-    ).format(title, style, top, ring, label)
+        'border:1px solid #111111;border-radius:3px">{}<br>{}{}</span>',
+        owners,
+        sizes,
+        dead,
+    )
+    return kit.html(
+        '<td title="{}" style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>',
+        title,
+        style,
+        top,
+        ring,
+        label,
+    )
 
 
 def board_html(view: dict[str, Any]) -> Markup:
@@ -58,9 +71,7 @@ def board_html(view: dict[str, Any]) -> Markup:
     width, height = board["width"], board["height"]
     mine = set(view.get("spore_targets", {}).get(view.get("seat", ""), []))
     small = "font-size:11px;color:#555555;font-weight:normal;text-align:center"
-    head = Markup("").join(
-        Markup('<th scope="col" style="{}">{}</th>').format(small, chr(97 + x)) for x in range(width)
-    )
+    head = Markup("").join(kit.html('<th scope="col" style="{}">{}</th>', small, chr(97 + x)) for x in range(width))
     rows = []
     for y in range(height - 1, -1, -1):
         cells = Markup("").join(
@@ -69,12 +80,15 @@ def board_html(view: dict[str, Any]) -> Markup:
             )
             for x in range(width)
         )
-        rows.append(Markup('<tr><th scope="row" style="{}">{}</th>{}</tr>').format(small, y + 1, cells))
-    return Markup(
+        rows.append(kit.html('<tr><th scope="row" style="{}">{}</th>{}</tr>', small, y + 1, cells))
+    return kit.html(
         '<table aria-label="The board" width="100%" cellpadding="0" cellspacing="0" '
         'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
-        '<colgroup><col style="width:16px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>'
-    ).format(Markup("").join(Markup("<col>") for _ in range(width)), head, Markup("").join(rows))
+        '<colgroup><col style="width:16px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>',
+        Markup("").join(Markup("<col>") for _ in range(width)),
+        head,
+        Markup("").join(rows),
+    )
 
 
 def seats_html(view: dict[str, Any]) -> Markup:
@@ -87,7 +101,7 @@ def seats_html(view: dict[str, Any]) -> Markup:
         mark = " (to act)" if seat in view["to_act"] else ""
         you = " (you)" if seat == view.get("seat") else ""
         row = [
-            Markup("{} {}{}{}").format(kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat, you, mark),
+            kit.html("{} {}{}{}", kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat, you, mark),
             view["players"][seat],
             f"{stash['1']}·{stash['2']}·{stash['3']} ({stash['pips']} pips)",
             towers,
@@ -103,7 +117,7 @@ def private_html(view: dict[str, Any]) -> Markup:
     seat = view.get("seat")
     if not seat:
         return Markup("")
-    rows = [kit.para(Markup("You are {} {}.").format(kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat))]
+    rows = [kit.para(kit.html("You are {} {}.", kit.chip(_letter(seat), FILL.get(seat, "#777777")), seat))]
     if view.get("cards"):
         rows.append(kit.line("Your cards", " ".join(view["cards"])))
     if view.get("your_reply"):
