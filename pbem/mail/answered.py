@@ -26,7 +26,8 @@ def answered_id(message: Message) -> str | None:
 
 def late_reply_warning(session: Session, game: Game, answered: str | None) -> str | None:
     """A sentence if the player answered an email of an earlier turn (their orders apply to this one)."""
-    turn = threads.turn_of(session, answered)
+    with session.no_autoflush:  # reads only what was written before this message: flushed once, at commit
+        turn = threads.turn_of(session, answered)
     if turn is None or turn >= game.turn or game.status != "active":
         return None
     return (

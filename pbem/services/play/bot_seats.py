@@ -50,7 +50,8 @@ def bot_seat_names(session: Session, game_id: int) -> set[str]:
         .join(Account, Account.id == Seat.account_id)
         .where(Seat.game_id == game_id, text(f"accounts.{BOT_ACCOUNTS}"))
     )
-    return set(session.scalars(query))
+    with session.no_autoflush:  # the order's pending rows change no seat's account: flushed once, at commit
+        return set(session.scalars(query))
 
 
 def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
