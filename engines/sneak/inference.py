@@ -22,7 +22,7 @@ from engines.sneak.rules import apply_move
 
 #: Above this many (deal, copied camps) worlds the counters are not replayed and every deal
 #: that fits the head-counts counts the same (only large tables with many counter moves get here).
-MAX_WORLDS = 4096
+MAX_WORLDS = 1024
 
 SWAP = {SPORK: FOON, FOON: SPORK, SNEAK: SNEAK}
 
