@@ -1,4 +1,14 @@
-"""What the bot needs from Sneak: a re-deal of the other seats' camps and secrets, and a leaf value."""
+"""What the bot needs from Sneak: a re-deal of the other seats' camps and secrets, and a leaf value.
+
+A match's points come from its vote, and a ballot from a seat that cannot tell
+who the Sneak is names the Sneak one time in ``n - 1``, so random playouts to
+the end of a match mostly measure the luck of the ballots.  The leaf value is
+instead the expected result of the coming vote: the seat names the seat it
+thinks likeliest to be the Sneak (from :mod:`engines.sneak.inference`), the
+others are taken to name a seat at random, and a caller's bonus or penalty
+follows.  So the bot calls a vote only when its guess is good enough to earn
+the caller's bonus, and otherwise leaves the calling (and its risk) to others.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +16,44 @@ import math
 
 from engines.base import State
 from engines.rng import Rng
+from engines.sneak.inference import SWAP, sneak_odds, weighted_deals
 from engines.sneak.model import FOON, SNEAK, SNEAK_BALLOT, SPORK, current_challenge, match_writes
 
 #: What the bot imagines another seat wrote where it cannot read it.
 UNSEEN = "(unseen)"
 
+#: The chance that another seat calls the vote before it is forced, for a match still under way.
+LATER_CALL = 0.5
+
+
+def _deal(state: State, seat: str, rng: Rng) -> dict[str, list[str]]:
+    """Camp histories for every seat, the others' drawn from the deals the public record allows."""
+    deals = weighted_deals(state, seat)
+    pick = rng.random() * sum(weight for _, weight in deals)
+    camps = deals[-1][0]
+    for option, weight in deals:
+        pick -= weight
+        if pick < 0:
+            camps = option
+            break
+    switches = len(state["camps"][seat]) - 1
+    histories = {}
+    for s, camp in camps.items():
+        history = [camp]
+        for _ in range(switches):
+            history.insert(0, SWAP[history[0]])
+        histories[s] = history
+    histories[seat] = list(state["camps"][seat])
+    return histories
+
 
 def determinize(state: State, seat: str, rng: Rng) -> State:
-    """Shuffle the other seats' camp histories among them; blank the texts and ballots it cannot read.
-
-    The histories are pooled in sorted order, so who really holds which never matters.
-    """
+    """Re-deal the other seats' camps as the public record allows; blank what the seat cannot read."""
     world = dict(state)
     world["rng"] = rng.next64()
     if state["phase"] == "over":
         return world
-    others = [s for s in state["seats"] if s != seat]
-    pool = sorted(list(state["camps"][s]) for s in others)
-    rng.shuffle(pool)
-    camps = {seat: list(state["camps"][seat]), **dict(zip(others, pool, strict=True))}
+    camps = _deal(state, seat, rng)
     world["camps"] = camps
     world["known"] = {
         s: [dict(k) if s == seat else {**k, "text": UNSEEN} for k in state["known"][s]] for s in state["seats"]
@@ -48,7 +77,7 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
             if s == seat:
                 answers[s] = dict(answer)
                 continue
-            follow = rng.choice([SPORK, FOON]) if chooses and camps[s][-1] == SNEAK else None
+            follow = rng.choice([SPORK, FOON]).lower() if chooses and camps[s][-1] == SNEAK else None
             text = UNSEEN
             if challenge is not None and challenge.show:  # a sealed choice of which own Write card to show
                 cards = [r["id"] for r in match_writes(state) if s in r["answers"]]
@@ -69,10 +98,68 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
     return world
 
 
+def vote_points(
+    seats: list[str], sneak: str, seat: str, ballot: str | None, caller: str | None, later_call: float = 0.0
+) -> dict[str, float]:
+    """Each seat's expected points from a vote with ``sneak`` the Sneak: ``seat`` casts ``ballot``
+    (None: abstains), every other voter names another seat at random.  ``later_call`` is the chance
+    that, no vote being called yet, another seat calls it and gets the caller's bonus or penalty."""
+    points = {s: 0.0 for s in seats}
+    guess = 1 / (len(seats) - 1)
+    for voter in seats:
+        if voter == sneak:
+            continue
+        if voter == seat:
+            named = {} if ballot in (None, SNEAK_BALLOT) else {ballot: 1.0}
+        else:
+            named = {t: guess for t in seats if t != voter}
+        for target, chance in named.items():
+            right = target == sneak
+            points[voter] += chance * (5 if right else -1)
+            points[sneak] += chance * (-1 if right else 3)
+            if not right:
+                points[target] += chance
+    blind_caller = 3 * guess - 2 * (1 - guess)
+    if caller == seat and caller != sneak and ballot not in (None, SNEAK_BALLOT):
+        points[seat] += 3 if ballot == sneak else -2
+    elif caller is not None and caller not in (seat, sneak):
+        points[caller] += blind_caller
+    elif caller is None and later_call:
+        callers = [s for s in seats if s != seat]
+        for other in callers:
+            if other != sneak:
+                points[other] += later_call * blind_caller / len(callers)
+    return points
+
+
+def coming_vote(state: State, seat: str) -> float:
+    """The expected margin (``seat``'s points against the others' mean) of this match's vote."""
+    seats = state["seats"]
+    odds = sneak_odds(state, seat)
+    vote = state["vote"]
+    if vote is not None and seat in vote["ballots"]:
+        ballot = vote["ballots"][seat]
+    elif state["camps"][seat][-1] == SNEAK:
+        ballot = SNEAK_BALLOT
+    else:
+        ballot = max((s for s in seats if s != seat), key=lambda s: odds[s])
+    caller = vote["caller"] if vote is not None else None
+    later = LATER_CALL if vote is None else 0.0
+    margin = 0.0
+    for sneak, chance in odds.items():
+        if chance:
+            points = vote_points(seats, sneak, seat, ballot, caller, later)
+            others = sum(points[s] for s in seats if s != seat) / (len(seats) - 1)
+            margin += chance * (points[seat] - others)
+    return margin
+
+
 def evaluate(state: State, seat: str) -> float:
-    """Points so far against the others' mean: the highest total wins, and the margin is what
-    a seat can do something about (a finished game is scored the same way)."""
+    """Points so far against the others' mean, plus the expected margin of the coming vote: the
+    highest total wins, and the margin is what a seat can do something about."""
     scores = state["scores"]
     seats = state["seats"]
     margin = scores[seat] - sum(scores[s] for s in seats if s != seat) / (len(seats) - 1)
+    if state["phase"] != "over":
+        margin += coming_vote(state, seat)
     return 1 / (1 + math.exp(-margin / 3))
