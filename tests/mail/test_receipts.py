@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 
@@ -49,3 +50,21 @@ def test_the_server_status_command_words_the_deadline_as_every_email(table):
     [reply] = outbox(runtime, kind="commands")
     deadline = game_row(runtime, game_id).deadline.strftime("%Y-%m-%d %H:%M")
     assert f"Deadline: {deadline} UTC" in reply.body_text
+
+
+def test_a_player_with_a_time_zone_reads_the_deadline_in_it_too(table):
+    """UTC first (every player of the game shares it), then the player's own time from their page."""
+    from pbem.services.people import accounts
+
+    runtime, game_id, seat, address = table
+    accounts.set_time_zone(runtime, seat.account_id, "Asia/Kolkata")  # UTC+5:30 all year
+    assert deliver(runtime, mail(address, seat.account.email, "status"))[0] == "done"
+    receipt = outbox(runtime, kind="receipt")[-1]
+    deadline = game_row(runtime, game_id).deadline
+    local = (deadline + dt.timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")
+    assert f"Deadline: {deadline:%Y-%m-%d %H:%M} UTC" in receipt.body_text
+    assert f"Your time: {local} Asia/Kolkata" in receipt.body_text
+    assert f"({local} Asia/Kolkata)" in receipt.body_html
+    other = seat_of(runtime, game_id, "Moons")  # no zone chosen: UTC only
+    assert deliver(runtime, mail(seat_address(runtime, other), other.account.email, "status"))[0] == "done"
+    assert "Your time:" not in outbox(runtime, kind="receipt")[-1].body_text

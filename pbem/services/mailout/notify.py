@@ -16,6 +16,7 @@ from pbem.models import Game, OutboxMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services.mailout import folds, preferences, threads
 from pbem.services.mailout.folds import Fold
+from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
 
 
@@ -38,6 +39,17 @@ def links(runtime: Runtime, game: Game, seat: Seat | None = None) -> dict[str, s
 
 def format_deadline(game: Game) -> str | None:
     return game.deadline.strftime("%Y-%m-%d %H:%M") if game.deadline else None
+
+
+def local_deadline(game: Game, seat: Seat) -> str:
+    """The deadline in the player's own time zone (``2026-11-24 18:00 Europe/Paris``), "" for UTC or none.
+
+    The zone is the one the player chose on their page; the UTC time stays first,
+    the one every player of the game shares."""
+    tz = seat.account.tz if seat.account is not None else None
+    if game.deadline is None or not tz or tz == "UTC":
+        return ""
+    return local_time(game.deadline, tz)
 
 
 def subject_for(game: Game, what: str) -> str:
@@ -138,6 +150,7 @@ def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
         "example": example_order(game.engine, game.state, seat.seat) if game.status == "active" else "",
         "prompt": prompt,
         "deadline": format_deadline(game) if game.status == "active" else None,
+        "deadline_local": local_deadline(game, seat) if game.status == "active" else "",
         "phase": engine.phase(game.state),
     }
 
