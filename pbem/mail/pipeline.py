@@ -285,7 +285,7 @@ def answer(ctx: Context) -> None:
     answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
     if answering_press:  # a reply to a press email is press itself
         lines = ["press reply:", *lines]
-    folds.hold(ctx.session)  # press this message sends waits for each reader's next email of the transaction
+    folds.hold(ctx.session)  # press waits for each reader's next email; the order service sends what none took
     split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
     if answering_press:
         split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
@@ -298,7 +298,6 @@ def answer(ctx: Context) -> None:
         warning=late_reply_warning(ctx.session, game, answered) if split.orders else None,
     )
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
-    folds.send_alone(ctx.session)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
 

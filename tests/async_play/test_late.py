@@ -26,6 +26,22 @@ def late_notices(runtime, game_id):
     return [m for m in outbox(runtime, game_id=game_id) if "You missed the deadline" in m.body_text]
 
 
+def test_a_late_seat_that_gets_no_turn_email_gets_its_late_notice_alone(runtime):
+    """A digest reader's turn email is held for the digest: the notice cannot fold into it."""
+    from pbem.services.mailout import subscriptions
+
+    game_id = start_with(runtime, deadline_seconds=3600)
+    suns = game_row(runtime, game_id).seats[0]
+    assert suns.seat == "Suns"
+    subscriptions.set_preference(runtime, suns.account.email, "digest")
+    leave_only(runtime, game_id, "Suns")
+    force_due(runtime, game_id)
+    assert deadlines.apply_deadline(runtime, game_id) is True
+    [alone] = outbox(runtime, kind="late")
+    assert alone.seat_id == suns.id and alone.status == "pending"
+    assert "defaults were applied for Suns" in alone.body_text
+
+
 def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     leave_only(runtime, game_id, "Suns")

@@ -2,10 +2,11 @@
 at the top of the one the seat gets anyway.
 
 A service that knows a seat is about to hear of a change (its own orders
-ended the phase, its deadline passed) registers a :class:`Fold` for the seat
-in the transaction; the next email queued for that seat in the same
-transaction (its turn, news or game-over email) shows the block first, and
-whatever no email took is sent on its own afterwards (:func:`leftovers`).
+ended the phase, its deadline passed, press came with them) registers a
+:class:`Fold` for the seat in the transaction, saying how it would go alone;
+the next email queued for that seat in the same transaction (its turn, news or
+game-over email) shows the block first, and whatever no email took is sent on
+its own at the end (:func:`send_alone`).
 
 A receipt that only says "accepted" while the seat has nothing left to do in
 the phase waits, as an outbox row in status ``deferred``, for the seat's next
@@ -44,7 +45,8 @@ class Fold:
     data: dict[str, Any] = field(default_factory=dict)
     #: The player's Message-ID this block answers: the email then replies to it.
     answers: str | None = None
-    #: Queues the block as an email of its own when no email of the transaction took it.
+    #: Queues the block as an email of its own when no email of the transaction took it
+    #: (None only for a deferred receipt read back from its row: it is never left over).
     alone: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
 
 
 def hold(session: Session) -> None:
-    """From now on in this transaction, news that can wait for a seat's next email does.
+    """Until :func:`send_alone`, news that can wait for a seat's next email does.
 
     One player's message may send press and then end the phase: the press then
     shows at the top of each reader's new turn instead of coming alone just before it.
@@ -80,20 +82,13 @@ def holding(session: Session) -> bool:
 
 
 def send_alone(session: Session) -> int:
-    """Queue on its own every held block no email took (the end of the message's transaction)."""
-    sent = 0
-    for blocks in session.info.get(_FOLDS, {}).values():
-        for fold in [b for b in blocks if b.alone is not None]:
-            blocks.remove(fold)
-            fold.alone()
-            sent += 1
+    """Queue on its own every block no email of the transaction took, and stop holding; how many."""
+    pending = [fold for blocks in session.info.pop(_FOLDS, {}).values() for fold in blocks]
     session.info.pop(_HOLDING, None)
-    return sent
-
-
-def leftovers(session: Session, seat: Seat) -> list[Fold]:
-    """The blocks no email of this transaction took: the caller sends them alone."""
-    return session.info.get(_FOLDS, {}).pop(seat.id, [])
+    for fold in pending:
+        if fold.alone is not None:
+            fold.alone()
+    return len(pending)
 
 
 def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:

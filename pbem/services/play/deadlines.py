@@ -12,7 +12,7 @@ from pbem import faults
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.runtime import Runtime
-from pbem.services.mailout import notify
+from pbem.services.mailout import folds, notify
 from pbem.services.play import late
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import after_change, append_log, next_reminder, reminder_offsets
@@ -51,7 +51,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             if seat.seat in missing:
                 seat.missed_deadlines += 1
         missed_names = [seat_label(game, name) for name in missing]
-        late.tell_late_seats(session, game, missing, bot_played, default_events)
+        late.tell_late_seats(runtime, session, game, missing, bot_played, default_events)
         faults.point("deadline")
         events = [
             "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
@@ -69,7 +69,7 @@ def apply_deadline(runtime: Runtime, game_id: int) -> bool:
             announce=True,
             missed=missed_names or ["nobody"],
         )
-        late.send_late_notices(runtime, session, game)
+        folds.send_alone(session)  # a late notice no email of the deadline took
         return True
 
 

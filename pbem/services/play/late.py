@@ -33,7 +33,7 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
-from pbem.models import Game
+from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
@@ -136,6 +136,7 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
 
 
 def tell_late_seats(
+    runtime: Runtime,
     session: Session,
     game: Game,
     missing: list[str],
@@ -163,11 +164,13 @@ def tell_late_seats(
                     + (f"{left} more deadline(s)" if left else "the next deadline")
                     + " in a row, a bot plays for you until you send orders again."
                 )
-        folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
+        fold = Fold("late", {"headline": headline, "played": played, "notes": notes})
+        # no email of the deadline takes it when the seat chose fewer emails: then it goes on its own
+        fold.alone = _late_notice(runtime, session, game, seat, fold)
+        folds.add(session, seat, fold)
 
 
-def send_late_notices(runtime: Runtime, session: Session, game: Game) -> None:
-    """The late notices no email of the deadline took (the seat chose fewer emails): each on its own."""
-    for seat in game.seats:
-        for fold in folds.leftovers(session, seat):
-            notify.queue_for_seat(runtime, session, game, seat, template="async_late", kind="late", blocks=[fold])
+def _late_notice(runtime: Runtime, session: Session, game: Game, seat: Seat, fold: Fold):
+    return lambda: notify.queue_for_seat(
+        runtime, session, game, seat, template="async_late", kind="late", blocks=[fold]
+    )

@@ -111,13 +111,14 @@ def submit(
             events, announce = [], False
         else:
             verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
-        if reply is not None:  # the seat's next email of this transaction shows it first
-            folds.add(session, seat, receipt_fold(reply, verdicts, "your view follows in this email"))
+        if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
+            fold = receipt_fold(reply, verdicts, "your view follows in this email")
+            fold.alone = lambda: queue_receipt(runtime, session, game, seat, reply, verdicts)
+            folds.add(session, seat, fold)
         if active and any(v.ok for v in verdicts):
             seat.missed_deadlines = 0
             after_change(runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
-        if reply is not None and folds.leftovers(session, seat):  # no email took it: it goes on its own
-            queue_receipt(runtime, session, game, seat, reply, verdicts)
+        folds.send_alone(session)  # the receipt, and press held for this message, that no email took
         return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
 
 
