@@ -22,6 +22,8 @@ State = dict[str, Any]
 Path = tuple[str | int, ...]
 #: Placeholder for a free-text part in an enumerated legal order.
 TEXT = "<text>"
+#: The turn every game starts at (see :meth:`Engine.turn`).
+FIRST_TURN = 1
 
 
 class OrderError(ValueError):
@@ -265,10 +267,11 @@ class Engine(ABC):
 
     @abstractmethod
     def turn(self, state: State) -> int:
-        """A counter that increases whenever a new decision starts for the table.
+        """A counter that starts at :data:`FIRST_TURN` and increases whenever a new
+        decision starts for the table.
 
         The server resets the deadline and sends every seat its new view when it
-        changes.
+        changes; a reply in the first turn cannot answer an earlier one.
         """
 
     def phase_key(self, state: State) -> str:

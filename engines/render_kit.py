@@ -192,6 +192,18 @@ _RISKY = re.compile(
 )
 
 
+#: Tags the quick pass has cleared: a drawing repeats a few dozen tags hundreds of times, and
+#: every drawing of an engine repeats the same ones, so each is judged once per process.
+_CLEARED: set[tuple[str, str, str]] = set()
+_CLEARED_MAX = 4096  # tags carrying a player's text may be new each time; past this, judge them afresh
+
+
+def _plain_tag(tag: tuple[str, str, str]) -> bool:
+    """One tag (end mark, name, attributes) that nothing could object to."""
+    _, name, attrs = tag
+    return not (name.lower() in FORBIDDEN_TAGS or attrs.count('"') % 2 or attrs.count("'") % 2 or _RISKY.search(attrs))
+
+
 def plainly_safe(markup: str) -> bool:
     """A quick pass that can only answer "surely safe": no declaration, comment or processing
     instruction, no forbidden tag, no attribute that could load or run anything.
@@ -201,10 +213,11 @@ def plainly_safe(markup: str) -> bool:
     """
     if "<!" in markup or "<?" in markup:
         return False
-    for tag in _TAG.finditer(markup):
-        name, attrs = tag.group(2).lower(), tag.group(3)
-        if name in FORBIDDEN_TAGS or attrs.count('"') % 2 or attrs.count("'") % 2 or _RISKY.search(attrs):
-            return False
+    tags = set(_TAG.findall(markup)) - _CLEARED
+    if not all(map(_plain_tag, tags)):
+        return False
+    if len(_CLEARED) < _CLEARED_MAX:
+        _CLEARED.update(tags)
     return True
 
 

@@ -7,10 +7,11 @@ locks (``SELECT ... FOR UPDATE``) on the game being resolved.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[str, Engine] = {}
@@ -48,10 +49,41 @@ def get_engine(url: str) -> Engine:
             engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
             _sqlite_setup(engine)
         else:
-            # pre_ping: a connection the server dropped (a restart) is replaced before use, not failed on.
-            engine = create_engine(url, pool_pre_ping=True, pool_recycle=1800, pool_size=10, max_overflow=20)
+            engine = create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=20)
+            _ping_after_idle(engine)
         _engines[url] = engine
     return _engines[url]
+
+
+#: A pooled connection idle this long is pinged before it is used again.
+IDLE_PING_SECONDS = 1.0
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    """SQLAlchemy's pre-ping, for connections that sat idle only.
+
+    A connection the server dropped while it sat in the pool (a restart) is
+    replaced before use, not failed on, and the rest of the pool with it.  A
+    busy worker takes the same connection back within milliseconds, where a
+    ping on every checkout would cost a round trip each time: four or five per
+    order.  A server lost mid-burst fails the statement in flight either way.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _idle_from(_dbapi_connection, record) -> None:  # pragma: no cover - pool callback
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping(dbapi_connection, record, _proxy) -> None:  # pragma: no cover - pool callback
+        since = record.info.pop("idle_since", None)
+        if since is None or time.monotonic() - since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):
+                raise exc.InvalidatePoolError() from error  # the pool retries with a new connection
+            raise
 
 
 def dispose_all() -> None:

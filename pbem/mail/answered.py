@@ -6,6 +6,7 @@ from email.message import Message
 
 from sqlalchemy.orm import Session
 
+from engines.base import FIRST_TURN
 from pbem.mail.message import header
 from pbem.models import Game
 from pbem.services.mailout import threads
@@ -26,6 +27,8 @@ def answered_id(message: Message) -> str | None:
 
 def late_reply_warning(session: Session, game: Game, answered: str | None) -> str | None:
     """A sentence if the player answered an email of an earlier turn (their orders apply to this one)."""
+    if game.status != "active" or game.turn <= FIRST_TURN:  # no earlier turn to have answered
+        return None
     with session.no_autoflush:  # reads only what was written before this message: flushed once, at commit
         turn = threads.turn_of(session, answered)
     if turn is None or turn >= game.turn or game.status != "active":

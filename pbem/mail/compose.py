@@ -75,9 +75,17 @@ def environment(kind: str) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # the templates ship with the code: no stat of every file on every email
     )
     env.filters["wrap"] = _wrap
     return env
+
+
+@cache
+def _template(kind: str, names: tuple[str, ...]) -> jinja2.Template:
+    """The first of ``names`` that exists, looked up once (a miss is not cached by Jinja)."""
+    suffix = "txt" if kind == "text" else "html"
+    return environment(kind).select_template([f"{name}.{suffix}" for name in names])
 
 
 def template_names(template: str, kind: str | None) -> list[str]:
@@ -94,7 +102,7 @@ def render(template: str, **context: Any) -> tuple[str, str]:
     With a ``kind`` in the context, a template ``kinds/<kind>`` is used if there is one,
     so every kind of email can have its own wording while callers keep one template name.
     """
-    names = template_names(template, context.get("kind"))
-    text = environment("text").select_template([f"{n}.txt" for n in names]).render(**context)
-    html = environment("html").select_template([f"{n}.html" for n in names]).render(**context)
+    names = tuple(template_names(template, context.get("kind")))
+    text = _template("text", names).render(**context)
+    html = _template("html", names).render(**context)
     return text.rstrip() + "\n", html

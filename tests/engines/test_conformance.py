@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engines import registry
-from engines.base import OrderError
+from engines.base import FIRST_TURN, OrderError
 from engines.playout import apply_entry, canonical_json, choose_order, random_playout, replay
 from engines.rng import Rng
 from tests.engines.conformance import (
@@ -67,6 +67,7 @@ def test_every_step_obeys_the_contract(name, variant, players):
             [f"P{i}" for i in range(players)], seed, variant, engine.resolve_options(None)
         ).state
         state = setup_state
+        assert engine.turn(state) == FIRST_TURN, "every game starts at turn 1 (late replies are told from it)"
         for serial in range(20_000):
             assert json.loads(json.dumps(state)) == state
             check_views(engine, state)

@@ -1,5 +1,5 @@
 """A database restart or outage, against a real PostgreSQL: old connections are
-pre-pinged, and an outage logs one warning when it starts and one line when it
+pinged when they sat idle, and an outage logs one warning when it starts and one line when it
 ends, with no tracebacks, however many sweeps run meanwhile."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import logging
 import pytest
 import sqlalchemy as sa
 
+from pbem import db
 from pbem.runtime import set_runtime
 from tests.conftest import build_runtime
 from tests.support.services import POSTGRES_URL, free_port, postgres_schema
@@ -27,14 +28,31 @@ def backend_pid(runtime) -> int:
         return session.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
 
 
-def test_a_connection_the_server_dropped_is_replaced_before_use(postgres_runtime):
-    """As after a database restart: every pooled connection was closed by the server."""
-    pid = backend_pid(postgres_runtime)
+def drop_connection(pid: int) -> None:
+    """Close one server connection from the server's side, as a restart closes them all."""
     admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         assert connection.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar_one()
     admin.dispose()
+
+
+def test_a_connection_the_server_dropped_while_idle_is_replaced_before_use(postgres_runtime, monkeypatch):
+    """As after a database restart: a pooled connection that sat idle is pinged, and replaced."""
+    monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)  # every checkout counts as after a pause
+    pid = backend_pid(postgres_runtime)
+    drop_connection(pid)
     assert backend_pid(postgres_runtime) != pid  # no error: the pool noticed and reconnected
+
+
+def test_a_connection_taken_back_at_once_is_not_pinged_and_a_drop_costs_one_statement(postgres_runtime, monkeypatch):
+    """A busy worker pays no ping per checkout; a server lost mid-burst fails the statement in flight,
+    and the pool is renewed by that failure, so the next statement runs."""
+    monkeypatch.setattr(db, "IDLE_PING_SECONDS", 3600.0)
+    pid = backend_pid(postgres_runtime)
+    drop_connection(pid)
+    with pytest.raises(sa.exc.OperationalError):
+        backend_pid(postgres_runtime)
+    assert backend_pid(postgres_runtime) != pid
 
 
 def test_an_outage_logs_one_warning_and_one_line_at_its_end(postgres_runtime, caplog):

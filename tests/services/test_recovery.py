@@ -86,6 +86,15 @@ def test_relay_accepted_but_the_mark_was_lost_is_not_sent_twice(runtime, sink, m
     assert row.status == "sent" and row.sent_at is not None
 
 
+def test_a_first_attempt_sends_without_reading_the_journal(runtime, sink, monkeypatch):
+    """Only a row claimed before can be in the journal: the first send of each email skips the look-up."""
+    looked, real_holds = [], journal.holds
+    monkeypatch.setattr(journal, "holds", lambda settings, key: looked.append(key) or real_holds(settings, key))
+    first = rows(runtime)[0]
+    assert outbox.deliver(runtime, first.id) == "sent"
+    assert looked == [] and len(sink.messages) == 1
+
+
 def test_the_journal_is_shared_through_redis_when_the_broker_is_redis(runtime):
     from tests.support.services import redis_url
 

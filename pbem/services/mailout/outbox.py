@@ -155,7 +155,9 @@ def deliver(runtime: Runtime, outbox_id: int) -> str:
     row = claim(runtime, outbox_id)
     if row is None:
         return "skipped"
-    if journal.holds(runtime.settings, row.message_id):  # accepted before, but the mark was lost
+    # Accepted by the relay before, but the mark was lost: only a row claimed before can be in
+    # the journal, so a first attempt (nearly every email) costs no look-up.
+    if row.attempts > 1 and journal.holds(runtime.settings, row.message_id):
         status, error, retry_at = "sent", None, None
     else:
         with renewing(runtime, row):

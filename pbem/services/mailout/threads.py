@@ -3,9 +3,9 @@
 Gmail threads by normalised subject plus ``References``; Apple Mail,
 Thunderbird and Outlook by ``References``/``In-Reply-To`` (Outlook also by
 ``Thread-Topic``).  So every email to a seat carries the game's name as its
-subject (``Re: <name>`` on an answer to the player's own message) and extends
-one ``References`` chain: the previous email's chain, the previous email, and
-the player's message it answers.  Each of our Message-IDs names the turn it
+subject (``Re: <name>`` on an answer to the player's own message) and names in
+its ``References`` the seat's first email, the previous one, and the player's
+message it answers.  Each of our Message-IDs names the turn it
 was written in, so a reply tells which turn's email it answered.
 """
 
@@ -17,10 +17,10 @@ import secrets
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
-from pbem.models import Game, LogEntry, OutboxMessage, Seat
+from pbem.models import Game, LogEntry, Seat
 from pbem.runtime import Runtime
 
-#: References kept: the thread's first email and the newest ones (RFC 5322 lets a long chain be trimmed).
+#: References kept within one transaction's emails: the thread's first email and the newest ones.
 MAX_REFERENCES = 20
 #: ``<game-3-t12-…@domain>`` and ``<press-9-t12-…@domain>``: an email written in turn 12.
 _TURN_IN_ID = re.compile(r"<(?:game|press)-\d+-t(\d+)-[0-9a-f]+@")
@@ -61,18 +61,19 @@ def turn_of(session: Session, reference: str | None) -> int | None:
 
 
 def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[str]:
-    """The References of the seat's next email: everything up to its newest email."""
+    """The References of the seat's next email: the seat's first email and its newest.
+
+    Naming both is enough for every client to hang the email under the one
+    before, in the one conversation, and it costs no look-up of the previous
+    email's own chain (RFC 5322 lets a chain be trimmed to its ends).  Emails
+    written in one transaction extend the chain in hand (see :func:`advance`).
+    """
     chains = session.info.setdefault(_CHAINS, {})
     if seat.id in chains:
         return list(chains[seat.id])
     first = root(runtime, game, seat)
     last = seat.last_message_id
-    if not last or last == first:
-        return [first]
-    with session.no_autoflush:
-        headers = session.scalar(select(OutboxMessage.headers).where(OutboxMessage.message_id == last))
-    earlier = (headers or {}).get("References", first).split()
-    return [*earlier, last]
+    return [first] if not last or last == first else [first, last]
 
 
 def headers(
