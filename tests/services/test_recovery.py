@@ -63,6 +63,34 @@ def test_a_slow_send_renews_its_claim_so_no_one_else_takes_it(runtime, sink, mon
     assert taken == [None] and len(sink.messages) == 1
 
 
+def test_every_send_of_a_process_is_renewed_by_one_thread(runtime, sink, monkeypatch):
+    """Two slow sends at once: both claims are renewed, by the one renewing thread."""
+    import threading
+
+    monkeypatch.setattr(outbox, "LEASE_SECONDS", 1)
+    monkeypatch.setattr(outbox, "RENEW_SECONDS", 0.2)
+    first, second = rows(runtime)[:2]
+    real_send = outbox.relay.send
+    taken = []
+
+    def slow_send(*args):
+        time.sleep(2.5)  # more than two leases
+        taken.extend(outbox.claim(runtime, row.id) for row in (first, second))
+        real_send(*args)
+
+    monkeypatch.setattr(outbox.relay, "send", slow_send)
+    senders = [threading.Thread(target=outbox.deliver, args=(runtime, row.id)) for row in (first, second)]
+    for thread in senders:
+        thread.start()
+    time.sleep(0.5)
+    renewers = [t for t in threading.enumerate() if t.name == "lease-renewer"]
+    for thread in senders:
+        thread.join()
+    assert len(renewers) == 1
+    assert taken == [None] * 4 and len(sink.messages) == 2
+    assert {row.status for row in rows(runtime)[:2]} == {"sent"}
+
+
 def test_relay_accepted_but_the_mark_was_lost_is_not_sent_twice(runtime, sink, monkeypatch):
     """The database goes away between the relay's 250 and the ``sent`` mark.
 

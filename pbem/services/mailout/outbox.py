@@ -20,7 +20,10 @@ cannot be built at all, are kept as ``failed`` for the admin.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.utils import format_datetime
@@ -119,26 +122,71 @@ def renew(runtime: Runtime, row: Row) -> bool:
         return connection.execute(_RENEW, params).rowcount == 1
 
 
+class _Renewer:
+    """One thread per process renews the claims of every send in progress.
+
+    A thread of its own for each send would cost more than the rest of the
+    delivery's bookkeeping; sends are short, so the shared thread mostly sleeps.
+    """
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)  # a forked worker starts its own thread
+
+    def _reset(self) -> None:
+        self._wake = threading.Condition()
+        self._held: dict[int, list] = {}  # key -> [runtime, row, last renewed (monotonic)]
+        self._keys = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def hold(self, runtime: Runtime, row: Row) -> int:
+        with self._wake:
+            key = next(self._keys)
+            self._held[key] = [runtime, row, time.monotonic()]
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="lease-renewer", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+        return key
+
+    def release(self, key: int) -> None:
+        with self._wake:
+            self._held.pop(key, None)
+
+    def _due(self) -> list[tuple[int, Runtime, Row]]:
+        """Wait until some claim is due for renewal; those claims, marked renewed now."""
+        with self._wake:
+            while True:
+                now = time.monotonic()
+                due = [(key, held) for key, held in self._held.items() if now - held[2] >= RENEW_SECONDS]
+                if due:
+                    for _, held in due:
+                        held[2] = now
+                    return [(key, runtime, row) for key, (runtime, row, _) in due]
+                waits = [held[2] + RENEW_SECONDS - now for held in self._held.values()]
+                self._wake.wait(min(waits) if waits else None)
+
+    def _run(self) -> None:
+        while True:
+            for key, runtime, row in self._due():
+                try:
+                    if not renew(runtime, row):
+                        self.release(key)  # no longer ours: another worker took the lapsed claim
+                except Exception:  # the database is away: the lease may lapse, the journal covers it
+                    continue
+
+
+_renewer = _Renewer()
+
+
 @contextmanager
 def renewing(runtime: Runtime, row: Row) -> Iterator[None]:
-    """Keep the claim on ``row`` alive while the block runs (a thread renews it every RENEW_SECONDS)."""
-    done = threading.Event()
-
-    def keep() -> None:
-        while not done.wait(RENEW_SECONDS):
-            try:
-                if not renew(runtime, row):
-                    return
-            except Exception:  # the database is away: the lease may lapse, the journal covers it
-                continue
-
-    keeper = threading.Thread(target=keep, name=f"lease-{row.id}", daemon=True)
-    keeper.start()
+    """Keep the claim on ``row`` alive while the block runs (renewed every RENEW_SECONDS)."""
+    key = _renewer.hold(runtime, row)
     try:
         yield
     finally:
-        done.set()
-        keeper.join()
+        _renewer.release(key)
 
 
 def envelope_sender(runtime: Runtime, outbox_id: int) -> str:
