@@ -108,11 +108,7 @@ _OURS = (
     _OUTBOX.c.status == "sending",
     _OUTBOX.c.attempts == bindparam("claimed"),
 )
-_RENEW = (
-    update(_OUTBOX)
-    .where(*_OURS)
-    .values(next_try_at=bindparam("lease_until"))
-)
+_RENEW = update(_OUTBOX).where(*_OURS).values(next_try_at=bindparam("lease_until"))
 
 
 def renew(runtime: Runtime, row: Row) -> bool:
