@@ -237,8 +237,9 @@ def _recent_counts(ctx: Context, checks: list[tuple[str, str, int]], since: dt.d
         "row_id": ctx.row.id,
         "since": since,
     }
-    with ctx.session.no_autoflush:
-        row = ctx.session.execute(query, params).one()
+    # On the session's connection: the same transaction, without the ORM's per-statement work
+    # (and no autoflush: the message's pending rows are flushed once, at commit).
+    row = ctx.session.connection().execute(query, params).one()
     return [(row[i], row[i + 1]) for i in range(0, len(row), 2)]
 
 
