@@ -174,14 +174,8 @@ class Engine(ABC):
             return self.default_variant
         known = {v.name for v in self.variants}
         parts = [p.strip().lower() for p in variant.split("+") if p.strip()]
-        if (
-            not parts
-            or any(p not in known for p in parts)
-            or (len(parts) > 1 and not self.combinable_variants)
-        ):
-            raise ValueError(
-                f"unknown variant {variant!r} for {self.name}; choose one of: " + ", ".join(sorted(known))
-            )
+        if not parts or any(p not in known for p in parts) or (len(parts) > 1 and not self.combinable_variants):
+            raise ValueError(f"unknown variant {variant!r} for {self.name}; choose one of: " + ", ".join(sorted(known)))
         ordered = [v.name for v in self.variants if v.name in parts]
         return "+".join(ordered)
 
@@ -190,9 +184,7 @@ class Engine(ABC):
         given = dict(given or {})
         result = {}
         for option in self.options:
-            result[option.name] = (
-                option.coerce(given.pop(option.name)) if option.name in given else option.default
-            )
+            result[option.name] = option.coerce(given.pop(option.name)) if option.name in given else option.default
         if given:
             names = ", ".join(sorted(given))
             known = ", ".join(o.name for o in self.options) or "none"
@@ -201,9 +193,7 @@ class Engine(ABC):
 
     def check_players(self, count: int) -> None:
         if not self.min_players <= count <= self.max_players:
-            raise ValueError(
-                f"{self.title} takes {self.min_players} to {self.max_players} players, not {count}"
-            )
+            raise ValueError(f"{self.title} takes {self.min_players} to {self.max_players} players, not {count}")
 
     @abstractmethod
     def seat_names(self, players: int, variant: str) -> list[str]:

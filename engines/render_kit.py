@@ -145,7 +145,7 @@ def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption:
 
 def document(*blocks: object, label: str) -> str:
     """The board's outer box: fluid up to 600 px, with the renderer's blocks inside."""
-    inner = Markup("").join(html("{}", b) for b in blocks)
+    inner = Markup("").join(blocks)  # escapes any block that is not markup already
     return str(
         html(
             '<div role="group" data-board aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'

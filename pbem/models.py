@@ -128,8 +128,6 @@ def public_name(name: str | None, position: int, email: str | None = None) -> st
     return (name or "").strip() or local or f"Player {position + 1}"
 
 
-
-
 def bot_address(number: int) -> str:
     return f"bot-{number}@{BOT_DOMAIN}"
 

@@ -16,8 +16,8 @@ import math
 
 from engines.base import State
 from engines.rng import Rng
-from engines.sneak.inference import SWAP, sneak_odds, weighted_deals
-from engines.sneak.model import FOON, SNEAK, SNEAK_BALLOT, SPORK, current_challenge, match_writes
+from engines.sneak.inference import sneak_odds, weighted_deals
+from engines.sneak.model import FOON, SNEAK, SNEAK_BALLOT, SPORK, SWITCHED, current_challenge, match_writes
 
 #: What the bot imagines another seat wrote where it cannot read it.
 UNSEEN = "(unseen)"
@@ -41,7 +41,7 @@ def _deal(state: State, seat: str, rng: Rng) -> dict[str, list[str]]:
     for s, camp in camps.items():
         history = [camp]
         for _ in range(switches):
-            history.insert(0, SWAP[history[0]])
+            history.insert(0, SWITCHED[history[0]])
         histories[s] = history
     histories[seat] = list(state["camps"][seat])
     return histories

@@ -17,14 +17,12 @@ from typing import Any
 
 from engines.base import State
 from engines.sneak.deck import Challenge, deck_for
-from engines.sneak.model import FOON, PRICE, SNEAK, SPORK, START_COUNTERS
+from engines.sneak.model import FOON, PRICE, SNEAK, SPORK, START_COUNTERS, SWITCHED
 from engines.sneak.rules import apply_move
 
 #: Above this many (deal, copied camps) worlds the counters are not replayed and every deal
 #: that fits the head-counts counts the same (only large tables with many counter moves get here).
 MAX_WORLDS = 1024
-
-SWAP = {SPORK: FOON, FOON: SPORK, SNEAK: SNEAK}
 
 #: A finished turn of this match: ("draw", challenge id, drawer) or ("buy", buyer, owner, price).
 Turn = tuple[Any, ...]
@@ -93,7 +91,7 @@ def _replay(
                 if move is not None:
                     apply_move(table, s, move, turn[2])
         if challenge.switch:
-            camps = {s: SWAP[c] for s, c in camps.items()}
+            camps = {s: SWITCHED[c] for s, c in camps.items()}
     return table["counters"]
 
 
@@ -119,7 +117,7 @@ def _weighted_deals(
     for deal in deals:
         weight = 1.0
         if moves and len(deals) * 2**choices <= MAX_WORLDS:
-            start = {s: c if switches % 2 == 0 else SWAP[c] for s, c in deal.items()}
+            start = {s: c if switches % 2 == 0 else SWITCHED[c] for s, c in deal.items()}
             copies = product(("spork", "foon"), repeat=choices)
             fits = sum(_replay(seats, log, challenges, start, f) == seen for f in copies)
             weight = fits / 2**choices

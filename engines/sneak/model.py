@@ -45,6 +45,8 @@ MATCHES = 3
 ROUNDS = 3
 START_COUNTERS = 4
 SPORK, FOON, SNEAK = "Spork", "Foon", "Sneak"
+#: Each camp after a camp switch: Sporks and Foons trade places, the Sneak stays.
+SWITCHED = {SPORK: FOON, FOON: SPORK, SNEAK: SNEAK}
 SNEAK_BALLOT = "sneak"
 PRICE = {True: 1, False: 2}  # public look, private look
 

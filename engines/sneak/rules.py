@@ -21,6 +21,7 @@ from engines.sneak.model import (
     SNEAK_BALLOT,
     SPORK,
     START_COUNTERS,
+    SWITCHED,
     active_seat,
     camp_of,
     current_challenge,
@@ -239,13 +240,12 @@ def apply_move(state: State, seat: str, move: CounterMove, drawer: str) -> str:
 
 def switch_camps(state: State, events: list[str]) -> None:
     """Sporks become Foons and Foons Sporks; the Sneak stays the Sneak."""
-    swap = {SPORK: FOON, FOON: SPORK, SNEAK: SNEAK}
     for history in state["camps"].values():
-        history.append(swap[history[-1]])
+        history.append(SWITCHED[history[-1]])
     counts = state["counts"]
     state["counts"] = {SPORK: counts[FOON], FOON: counts[SPORK]}
     if state["extra"]:
-        state["extra"] = swap[state["extra"]]
+        state["extra"] = SWITCHED[state["extra"]]
     events.append("Camps switch: every Spork is now a Foon and every Foon a Spork. The Sneak stays.")
 
 

@@ -30,7 +30,6 @@ def span(seconds: int) -> str:
     return f"{seconds} seconds"
 
 
-#: The subject of the notice a seat's player gets about refused messages (once per rate window).
 #: The kind of that notice: a seat's emails all carry the game's name as subject, so the kind is what finds it.
 FOREIGN_KIND = "foreign_sender"
 FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
@@ -104,5 +103,3 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
         template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
         reasons=stop.reasons,
     )  # fmt: skip
-
-

@@ -262,9 +262,7 @@ def test_press_sent_with_the_order_that_ends_the_phase_comes_in_the_new_turns_em
     for seat in ("Suns", "Moons", "Arms"):
         assert "Press to all seats from Crowns" in new[seat] and "well played, campers" in new[seat]
         assert new[seat].index("well played") < new[seat].index("What happened")
-    assert "the lake at noon" in new["Suns"] and "press Crowns: your message" in " ".join(
-        new["Suns"].split()
-    )
+    assert "the lake at noon" in new["Suns"] and "press Crowns: your message" in " ".join(new["Suns"].split())
     assert not any("the lake at noon" in new[seat] for seat in ("Moons", "Arms"))
     assert "press sent to Suns" in new["Crowns"] and "Press to all seats" not in new["Crowns"]
 

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from email.utils import format_datetime
 
 from sqlalchemy import Row, bindparam, func, or_, select, update
@@ -118,6 +119,15 @@ def renew(runtime: Runtime, row: Row) -> bool:
         return connection.execute(_RENEW, params).rowcount == 1
 
 
+@dataclass
+class _Claim:
+    """A send in progress: whose claim it is, and when it was last renewed (monotonic)."""
+
+    runtime: Runtime
+    row: Row
+    renewed: float
+
+
 class _Renewer:
     """One thread per process renews the claims of every send in progress.
 
@@ -131,42 +141,42 @@ class _Renewer:
 
     def _reset(self) -> None:
         self._wake = threading.Condition()
-        self._held: dict[int, list] = {}  # key -> [runtime, row, last renewed (monotonic)]
+        self._held: dict[int, _Claim] = {}
         self._keys = itertools.count()
         self._thread: threading.Thread | None = None
 
     def hold(self, runtime: Runtime, row: Row) -> int:
         with self._wake:
             key = next(self._keys)
-            self._held[key] = [runtime, row, time.monotonic()]
+            self._held[key] = _Claim(runtime, row, time.monotonic())
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="lease-renewer", daemon=True)
                 self._thread.start()
-            self._wake.notify()
+            self._wake.notify()  # RENEW_SECONDS may have changed since the thread began to wait
         return key
 
     def release(self, key: int) -> None:
         with self._wake:
             self._held.pop(key, None)
 
-    def _due(self) -> list[tuple[int, Runtime, Row]]:
-        """Wait until some claim is due for renewal; those claims, marked renewed now."""
+    def _due(self) -> dict[int, _Claim]:
+        """Wait until some claims are due for renewal; those claims, marked renewed now."""
         with self._wake:
             while True:
                 now = time.monotonic()
-                due = [(key, held) for key, held in self._held.items() if now - held[2] >= RENEW_SECONDS]
+                due = {key: claim for key, claim in self._held.items() if now - claim.renewed >= RENEW_SECONDS}
                 if due:
-                    for _, held in due:
-                        held[2] = now
-                    return [(key, runtime, row) for key, (runtime, row, _) in due]
-                waits = [held[2] + RENEW_SECONDS - now for held in self._held.values()]
+                    for claim in due.values():
+                        claim.renewed = now
+                    return due
+                waits = [claim.renewed + RENEW_SECONDS - now for claim in self._held.values()]
                 self._wake.wait(min(waits) if waits else None)
 
     def _run(self) -> None:
         while True:
-            for key, runtime, row in self._due():
+            for key, claim in self._due().items():
                 try:
-                    if not renew(runtime, row):
+                    if not renew(claim.runtime, claim.row):
                         self.release(key)  # no longer ours: another worker took the lapsed claim
                 except Exception:  # the database is away: the lease may lapse, the journal covers it
                     continue

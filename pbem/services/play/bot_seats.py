@@ -44,12 +44,14 @@ def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine)
 
 
 _SEATS, _ACCOUNTS = Seat.__table__, Account.__table__
-#: A game's bot seats, through the partial index of the bot's accounts (its predicate written literally).
+#: The seats the bot plays, through the partial index of the bot's accounts (its predicate
+#: written literally, so the planner matches the index).
 _BOT_SEATS = (
-    select(_SEATS.c.seat)
+    select(_SEATS.c.game_id, _SEATS.c.seat)
     .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
-    .where(_SEATS.c.game_id == bindparam("game_id"), text(f"accounts.{BOT_ACCOUNTS}"))
+    .where(text(f"accounts.{BOT_ACCOUNTS}"))
 )
+_BOT_SEATS_OF_GAME = _BOT_SEATS.with_only_columns(_SEATS.c.seat).where(_SEATS.c.game_id == bindparam("game_id"))
 
 
 def bot_seat_names(session: Session, game_id: int) -> set[str]:
@@ -58,16 +60,12 @@ def bot_seat_names(session: Session, game_id: int) -> set[str]:
     Not through the ORM, which would cost twice as much on every order, and with
     no autoflush: the order's pending rows change no seat's account.
     """
-    return set(session.connection().execute(_BOT_SEATS, {"game_id": game_id}).scalars())
+    return set(session.connection().execute(_BOT_SEATS_OF_GAME, {"game_id": game_id}).scalars())
 
 
 def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
     """Active games unchanged since ``cutoff`` with a bot seat, found from the bot's few accounts."""
-    with_bots = (
-        select(Seat.game_id)
-        .join(Account, Account.id == Seat.account_id)
-        .where(text(f"accounts.{BOT_ACCOUNTS}"))  # literal: the partial index ix_accounts_bot serves it
-    )
+    with_bots = _BOT_SEATS.with_only_columns(_SEATS.c.game_id)
     return (
         select(Game)
         .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
