@@ -210,6 +210,9 @@ class Engine(ABC):
     #: Every value :meth:`phase_key` returns while someone must act: the kinds a
     #: deadline policy may give a duration of its own.
     phase_kinds: ClassVar[tuple[str, ...]] = ("turn",)
+    #: Option choices that change what players see or may do (e.g. hidden hands): the conformance
+    #: suite plays each beside the defaults.
+    option_sets: ClassVar[tuple[dict[str, Any], ...]] = ()
     #: The bot's sampled worlds per decision, and how many orders its random playouts look
     #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
     bot_iterations: ClassVar[int] = 100

@@ -71,9 +71,14 @@ def sizes(engine: Engine) -> list[tuple[str, int]]:
     return found + extra
 
 
-def new_state(engine: Engine, variant: str, players: int, seed: int) -> State:
+def option_cases(engine: Engine) -> list[tuple[str, int, dict[str, Any]]]:
+    """(variant, players, options) for each of the engine's ``option_sets``, at its smallest table."""
+    return [(engine.default_variant, engine.min_players, dict(options)) for options in engine.option_sets]
+
+
+def new_state(engine: Engine, variant: str, players: int, seed: int, options: dict[str, Any] | None = None) -> State:
     names = [f"P{i}" for i in range(players)]
-    return engine.new_game(names, seed, variant, engine.resolve_options(None)).state
+    return engine.new_game(names, seed, variant, engine.resolve_options(options)).state
 
 
 # -- the definition -------------------------------------------------------------------------
@@ -110,6 +115,8 @@ def check_definition(engine: Engine) -> None:
         except ValueError:
             continue
         raise Failed(f"{count} players are accepted")
+    for options in engine.option_sets:
+        engine.resolve_options(options)  # raises if an option set names an unknown option or value
     for variant, players in sizes(engine):
         names = engine.seat_names(players, variant)
         require(len(names) == players and len(set(names)) == players, f"seat_names({players}) gives {names}")
@@ -401,8 +408,17 @@ class Problem:
         return f"[{self.check}] {self.where}: {self.message}"
 
 
-def where(engine: Engine, variant: str, players: int, seed: int | None = None, state: State | None = None) -> str:
+def where(
+    engine: Engine,
+    variant: str,
+    players: int,
+    seed: int | None = None,
+    state: State | None = None,
+    options: dict[str, Any] | None = None,
+) -> str:
     text = f"{engine.name} {variant}, {players} players"
+    if options:
+        text += " (" + ", ".join(f"{name}={value}" for name, value in options.items()) + ")"
     if seed is not None:
         text += f", seed {seed}"
     if state is not None:
@@ -412,20 +428,27 @@ def where(engine: Engine, variant: str, players: int, seed: int | None = None, s
 
 
 def walk(
-    engine: Engine, variant: str, players: int, seed: int, *, drawings_every: int = 25, only: set[str] | None = None
+    engine: Engine,
+    variant: str,
+    players: int,
+    seed: int,
+    *,
+    drawings_every: int = 25,
+    only: set[str] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Iterator[Problem]:
     """Play one seeded game with random legal orders, checking every state on the way; stop at the first problem.
 
     ``only`` limits the checks to those named (see :data:`STEP_CHECKS`).
     """
     rng = Rng(seed + 7)
-    state = new_state(engine, variant, players, seed)
+    state = new_state(engine, variant, players, seed, options)
     turn = engine.turn(state)
     if turn != FIRST_TURN:
-        yield Problem("shapes", where(engine, variant, players, seed), f"the game starts at turn {turn}, not 1")
+        yield Problem("shapes", where(engine, variant, players, seed, None, options), f"the game starts at turn {turn}")
         return
     for serial in range(MAX_STEPS):
-        place = where(engine, variant, players, seed, state) + f" (step {serial})"
+        place = where(engine, variant, players, seed, state, options) + f" (step {serial})"
         over = engine.outcome(state) is not None
         for name, check in STEP_CHECKS:
             if (over and name in ("orders", "deadlines", "determinize")) or (only and name not in only):
@@ -453,7 +476,7 @@ def walk(
             yield problem
             return
         turn = engine.turn(state)
-    yield Problem("playouts", where(engine, variant, players, seed), f"the game did not end in {MAX_STEPS} steps")
+    yield Problem("playouts", where(engine, variant, players, seed, None, options), f"no end in {MAX_STEPS} steps")
 
 
 def _run(name: str, place: str, check: Callable[..., None], *args: Any) -> Problem | None:
@@ -466,14 +489,16 @@ def _run(name: str, place: str, check: Callable[..., None], *args: Any) -> Probl
     return None
 
 
-def check_playouts(engine: Engine, variant: str, players: int, games: int) -> Iterator[Problem]:
+def check_playouts(
+    engine: Engine, variant: str, players: int, games: int, options: dict[str, Any] | None = None
+) -> Iterator[Problem]:
     """Random legal games (a few timeouts among the orders) all reach an outcome that ranks every seat."""
     low, high = engine.min_players, engine.max_players
     for seed in range(games):
         count = low + (seed + players) % (high - low + 1)
-        place = where(engine, variant, count, seed)
+        place = where(engine, variant, count, seed, None, options)
         try:
-            playout = random_playout(engine, count, seed, variant, max_steps=MAX_STEPS)
+            playout = random_playout(engine, count, seed, variant, options, max_steps=MAX_STEPS)
             outcome = engine.outcome(playout.state)
             require(outcome is not None, "the playout stopped without an outcome")
             check_outcome(outcome, state_seats(engine, playout.state))
@@ -484,14 +509,18 @@ def check_playouts(engine: Engine, variant: str, players: int, games: int) -> It
 
 
 def check_determinism(
-    engine: Engine, variant: str, players: int, seeds: tuple[int, ...] = (1, 2, 3)
+    engine: Engine,
+    variant: str,
+    players: int,
+    seeds: tuple[int, ...] = (1, 2, 3),
+    options: dict[str, Any] | None = None,
 ) -> Iterator[Problem]:
     """Same seed and orders give byte-identical states; replaying the log reproduces every state."""
     for seed in seeds:
-        place = where(engine, variant, players, seed)
+        place = where(engine, variant, players, seed, None, options)
         try:
-            first = random_playout(engine, players, seed, variant, timeout_rate=0.1, optional_rate=0.2)
-            second = random_playout(engine, players, seed, variant, timeout_rate=0.1, optional_rate=0.2)
+            first = random_playout(engine, players, seed, variant, options, timeout_rate=0.1, optional_rate=0.2)
+            second = random_playout(engine, players, seed, variant, options, timeout_rate=0.1, optional_rate=0.2)
             require(canonical_json(first.state) == canonical_json(second.state),
                     "the same seed and orders gave different states")  # fmt: skip
             states = list(replay(engine, first.setup, first.log))
@@ -505,11 +534,13 @@ def check_determinism(
             return
 
 
-def check_deadlines(engine: Engine, variant: str, players: int) -> Iterator[Problem]:
+def check_deadlines(
+    engine: Engine, variant: str, players: int, options: dict[str, Any] | None = None
+) -> Iterator[Problem]:
     """Deadlines alone (nobody ever sends an order) finish the game."""
-    place = where(engine, variant, players, 5)
+    place = where(engine, variant, players, 5, None, options)
     try:
-        state = new_state(engine, variant, players, 5)
+        state = new_state(engine, variant, players, 5, options)
         for _ in range(MAX_STEPS):
             if engine.outcome(state) is not None:
                 return
@@ -595,6 +626,15 @@ def check_engine(engine: Engine, *, playouts: int = 20, deep: int = 2, only: set
             report.problems += check_deadlines(engine, variant, players)
         if "determinism" in wanted:
             report.problems += check_determinism(engine, variant, players, seeds=tuple(range(1, 1 + max(1, deep))))
+    for variant, players, options in option_cases(engine):
+        if "playouts" in wanted:
+            report.problems += check_playouts(engine, variant, players, playouts, options)
+        for seed in range(deep if stepwise else 0):
+            report.problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"}, options=options)
+        if "deadlines" in wanted:
+            report.problems += check_deadlines(engine, variant, players, options)
+        if "determinism" in wanted:
+            report.problems += check_determinism(engine, variant, players, tuple(range(1, 1 + deep)), options)
     if "golden" in wanted:
         report.problems += golden.check_all(engine)
     return report

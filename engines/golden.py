@@ -62,14 +62,23 @@ def record(engine: Engine, setup: Setup, log: list[LogEntry]) -> dict[str, Any]:
     }
 
 
-def write_all(engine: Engine, folder: Path | None = None) -> list[Path]:
-    """Write one golden file per conformance case; returns the files written."""
+def write_all(engine: Engine, folder: Path | None = None, *, fresh: bool = False) -> list[Path]:
+    """Write one golden file per conformance case; returns the files written.
+
+    A file already there keeps its set-up and order log (only what they give is recorded
+    again), so the diff shows exactly what changed for players; ``fresh`` plays new games.
+    """
     folder = folder or golden_dir(engine)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for variant, players in cases(engine):
         path = folder / golden_path(engine, variant, players).name
-        path.write_text(json.dumps(build(engine, variant, players), indent=1, ensure_ascii=False) + "\n")
+        if path.exists() and not fresh:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            recorded = record(engine, kept["setup"], kept["log"])
+        else:
+            recorded = build(engine, variant, players)
+        path.write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
         written.append(path)
     return written
 

@@ -30,6 +30,12 @@ class KidSproutEngine(Engine):
     )
     options = (
         Option(
+            "open_hands",
+            True,
+            "Show every player's remaining coins; with no, each player sees only their own and must "
+            "remember what the others have played.",
+        ),
+        Option(
             "last_call_seconds",
             7200,
             "How long the last call for excuses lasts after the Leaping Buck says gone.",
@@ -150,8 +156,17 @@ class KidSproutEngine(Engine):
     determinize = staticmethod(bot.determinize)
     bot_value = staticmethod(bot.evaluate)
 
+    #: Hidden hands change what everyone sees: the conformance suite plays them too.
+    option_sets = ({"open_hands": False},)
+
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
-        """A seat's sealed coin and how often it replaced it are its own until the reveal."""
-        return {seat: [("sealed", seat), ("replaced", seat)] for seat in state["seats"]}
+        """A seat's sealed coin and how often it replaced it are its own until the reveal; without
+        open hands, so are the coins it holds."""
+        hidden = not views.open_hands(state)
+        return {
+            seat: [("sealed", seat), ("replaced", seat)]
+            + ([("hands", seat, index) for index in range(len(state["hands"][seat]))] if hidden else [])
+            for seat in state["seats"]
+        }
 
     clone = staticmethod(rules.clone)

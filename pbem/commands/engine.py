@@ -67,7 +67,8 @@ def new(name: str, folder: Path | None, title: str | None) -> None:
 
 @engine_group.command("golden")
 @click.argument("name")
-def golden(name: str) -> None:
+@click.option("--fresh", is_flag=True, help="Play new games instead of replaying the order logs kept.")
+def golden(name: str, fresh: bool) -> None:
     """Record the engine's golden playthroughs again (after a deliberate rules change: review the diff)."""
-    for path in write_all(installed(name)):
+    for path in write_all(installed(name), fresh=fresh):
         click.echo(f"wrote {path}")

@@ -15,6 +15,7 @@ from engines.conformance import (
     check_definition,
     check_determinism,
     check_playouts,
+    option_cases,
     sizes,
     walk,
 )
@@ -32,6 +33,12 @@ SIZES = [
     pytest.param(name, variant, players, id=f"{name}-{variant}-{players}p")
     for name, engine in registry().items()
     for variant, players in sizes(engine)
+]
+#: The option choices each engine says change what players see or may do (e.g. hidden hands).
+OPTIONS = [
+    pytest.param(name, variant, players, options, id=f"{name}-{'-'.join(map(str, options.items()))}")
+    for name, engine in registry().items()
+    for variant, players, options in option_cases(engine)
 ]
 
 
@@ -71,4 +78,15 @@ def test_replay_reproduces_every_state(name, variant, players):
 @pytest.mark.parametrize(("name", "variant", "players"), CASES)
 def test_timeouts_alone_finish_the_game(name, variant, players):
     problems = list(check_deadlines(registry()[name], variant, players))
+    assert not problems, said(problems)
+
+
+@pytest.mark.parametrize(("name", "variant", "players", "options"), OPTIONS)
+def test_option_sets_obey_the_contract_and_keep_their_secrets(name, variant, players, options):
+    """Each option set the engine declares: playouts end, every step checked (leaks included), replay, deadlines."""
+    engine = registry()[name]
+    problems = list(check_playouts(engine, variant, players, 40, options))
+    problems += [p for seed in range(DEEP_PLAYOUTS) for p in walk(engine, variant, players, seed, options=options)]
+    problems += check_determinism(engine, variant, players, options=options)
+    problems += check_deadlines(engine, variant, players, options)
     assert not problems, said(problems)
