@@ -105,10 +105,7 @@ def taken(session: Session, game_id: int) -> int:
 def seat_rows(session: Session, account_id: int) -> list[Seat]:
     """The account's seats with their games, newest game first."""
     query = (
-        select(Seat)
-        .where(Seat.account_id == account_id)
-        .options(selectinload(Seat.game))
-        .order_by(Seat.game_id.desc())
+        select(Seat).where(Seat.account_id == account_id).options(selectinload(Seat.game)).order_by(Seat.game_id.desc())
     )
     return list(session.scalars(query))
 

@@ -103,6 +103,11 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
     game = lock_game(session, game_id)
     if game.status != "open":
         return _closed(game)
+    if game.rematch_of is not None:
+        from pbem.services.play.rematch import invited  # a rematch builds on this module
+
+        if not invited(session, game, account.id):
+            return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
     if session.scalars(
         select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account.id)
     ).first():
@@ -217,7 +222,12 @@ def confirm_by_reply(runtime: Runtime, token: str, sender: str | None) -> LobbyR
 def open_games(runtime: Runtime, limit: int = 50) -> list[dict[str, Any]]:
     """Games with seats to take, newest first, for the public list."""
     with runtime.db.read() as session:
-        rows = session.scalars(select(Game).where(Game.status == "open").order_by(Game.id.desc()).limit(limit))
+        rows = session.scalars(
+            select(Game)
+            .where(Game.status == "open", Game.rematch_of.is_(None))  # a rematch is its table's own
+            .order_by(Game.id.desc())
+            .limit(limit)
+        )
         out = []
         for game in rows:
             engine = get_engine(game.engine)
