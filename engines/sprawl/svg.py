@@ -13,10 +13,8 @@ MARGIN = 24
 DIR_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 #: Width of one monospace character at the badge's font size, and one line's height.
 CHAR_W, LINE_H = 7.5, 12
-LEGEND_NOTE = (
-    "Letters: each piece's owner (bottom piece first); digits: piece sizes; "
-    "dots: who could spore to a vacant square (yours ringed)."
-)
+LEGEND_NOTE = "Letters: each piece's owner (bottom piece first); digits: piece sizes."
+SPORE_NOTE = "Dots on a vacant square: who could spore there (yours ringed)."
 
 
 def _letter(seat: str) -> str:
@@ -95,7 +93,7 @@ def _spore_dots(cx: float, cy: float, seats: list[str], viewer: str | None) -> l
 def render(view: dict[str, Any]) -> str:
     board = view["board"]
     width, height = board["width"], board["height"]
-    legend_rows = len(view["seats"]) + 1
+    legend_rows = len(view["seats"]) + 2
     total_w = MARGIN * 2 + width * CELL
     total_h = MARGIN * 2 + height * CELL + 18 * legend_rows + 10
     parts = [
@@ -140,6 +138,10 @@ def render(view: dict[str, Any]) -> str:
     parts.append(
         f'<text x="{MARGIN}" y="{top + len(view["seats"]) * 18}" font-size="12" font-family="sans-serif">'
         f"{LEGEND_NOTE}</text>"
+    )
+    parts.append(
+        f'<text x="{MARGIN}" y="{top + (len(view["seats"]) + 1) * 18}" font-size="12" font-family="sans-serif">'
+        f"{SPORE_NOTE}</text>"
     )
     parts.append("</svg>")
     return "\n".join(parts)
