@@ -107,21 +107,6 @@ def after_change(
     """Finish the game, start a new turn, or announce, and queue the emails for it;
     nudge the bot if one of its seats must act now (or the deadline, if only resigned seats must)."""
     sync_summary(engine, game)
-    _settle(runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce, missed=missed)
-    bot_seats.nudge_if_due(runtime, session, game, engine)
-
-
-def _settle(
-    runtime: Runtime,
-    session: Session,
-    game: Game,
-    engine: Engine,
-    *,
-    old_turn: int,
-    events: list[str],
-    announce: bool,
-    missed: list[str] | None,
-) -> None:
     outcome = engine.outcome(game.state)
     if outcome is not None:
         game.status = "finished"
@@ -163,6 +148,7 @@ def _settle(
             kind="announce",
             events=events,
         )
+    bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
 
 
 def engine_for(game: Game) -> Engine:
