@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.models import Account, Game, JoinRequest, LobbyEntry, public_name
+from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
@@ -103,11 +103,8 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
     game = lock_game(session, game_id)
     if game.status != "open":
         return _closed(game)
-    if game.rematch_of is not None:
-        from pbem.services.play.rematch import invited  # a rematch builds on this module
-
-        if not invited(session, game, account.id):
-            return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
+    if game.rematch_of is not None and not at_the_table(session, game.rematch_of, account.id):
+        return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
     if session.scalars(
         select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account.id)
     ).first():
@@ -125,6 +122,16 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
     start(runtime, session, game)
     return LobbyResult(True, f"You took the last seat in {game.name}: it has started. Your first email is on its way.",
                        game.id, started=True)  # fmt: skip
+
+
+def at_the_table(session: Session, game_id: int, account_id: int) -> bool:
+    """Whether the account played game ``game_id`` to its end (a seat it did not resign): a rematch's guests."""
+    return (
+        session.scalar(
+            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.resigned_at.is_(None))
+        )
+        is not None
+    )
 
 
 def start(runtime: Runtime, session: Session, game: Game) -> None:

@@ -42,12 +42,6 @@ def table_of(game: Game) -> list[Seat]:
     return [seat for seat in game.seats if seat.resigned_at is None]
 
 
-def invited(session: Session, rematch: Game, account_id: int) -> bool:
-    """Whether the account sat at the table a rematch was offered to."""
-    original = session.get(Game, rematch.rematch_of)
-    return original is not None and any(seat.account_id == account_id for seat in table_of(original))
-
-
 def current(session: Session, game_id: int) -> Game | None:
     """The newest rematch offered after ``game_id`` that was not cancelled, if any."""
     return session.scalars(
