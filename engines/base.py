@@ -3,27 +3,77 @@
 Engines are pure: a game state is a plain JSON object (``dict``), randomness
 comes only from the seeded generator stored inside the state (see
 :mod:`engines.rng`), and no method does I/O or reads a clock.  The server,
-the mail pipeline, the web pages, bots and the conformance suite all drive a
-game through this one interface, so a new game needs nothing else.
+the mail pipeline, the web pages, bots and the conformance suite
+(:mod:`engines.conformance`, ``pbem engine check``) all drive a game through
+this one interface; ``docs/engines.md`` walks through writing one.
+
+The data that crosses the contract is typed here: :class:`Setup` and
+:data:`LogEntry` (a game's history), :class:`Step` (what applying something
+did), :class:`Outcome` and :class:`OutcomeJSON` (the end), and the rule that an
+order is a frozen dataclass (:data:`ParsedOrder`).
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import json
+import sys
 from abc import ABC, abstractmethod
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path as FilePath
+from typing import Any, ClassVar, Literal, TypeAlias, TypedDict
 
 from engines.rng import Rng
 
 State = dict[str, Any]
+#: A view (private or public) as plain JSON; a public view's ``"seats"`` lists the seats in order.
+View = dict[str, Any]
 #: A path into a state: keys and list indices, e.g. ``["seats", "Suns", "sealed"]``.
 Path = tuple[str | int, ...]
+#: What :meth:`Engine.parse_order` returns: an instance of a frozen dataclass, so that two
+#: parses of the same order compare equal and a parsed order can never be changed.
+ParsedOrder: TypeAlias = Hashable
 #: Placeholder for a free-text part in an enumerated legal order.
 TEXT = "<text>"
 #: The turn every game starts at (see :meth:`Engine.turn`).
 FIRST_TURN = 1
+
+
+class Setup(TypedDict):
+    """How a game was set up: with its log, everything needed to replay it."""
+
+    players: list[str]
+    seed: int
+    variant: str
+    options: dict[str, Any]
+
+
+class OrderEntry(TypedDict):
+    """A log entry: ``seat`` sent ``text`` (the canonical text of the order)."""
+
+    kind: Literal["order"]
+    seat: str
+    text: str
+
+
+class TimeoutEntry(TypedDict):
+    """A log entry: the deadline passed and the engine's defaults were applied."""
+
+    kind: Literal["timeout"]
+
+
+LogEntry: TypeAlias = OrderEntry | TimeoutEntry
+
+
+class OutcomeJSON(TypedDict):
+    """:meth:`Outcome.to_json`: what the server stores and shows as a game's result."""
+
+    winners: list[str]
+    ranking: list[list[str]]
+    scores: dict[str, int | float]
+    summary: str
 
 
 class OrderError(ValueError):
@@ -90,12 +140,17 @@ class Option:
 
 @dataclass
 class Step:
-    """What applying something did.
+    """What applying something did (returned by ``new_game``, ``apply_order`` and ``apply_timeout``).
 
-    ``events`` are public lines for everyone (history, emails); ``receipt`` is a
-    private line for the seat that acted, saying what its order means;
-    ``announce`` asks the server to tell every seat at once even though the turn
-    did not change (e.g. an excuse played in an open phase).
+    ``state`` is the new state (the old one is never changed).  ``events`` are
+    public lines for everyone (history, emails): one line each, no secret in
+    them.  ``receipt`` is a private line for the seat that acted, saying what its
+    order means; only ``apply_order`` sets it (the server says "accepted" when it
+    is empty).  ``announce`` is set by ``apply_order`` alone, when an order did
+    not start a new turn but changed what the other seats should know now (e.g.
+    an excuse played in an open phase): the server then sends every seat its
+    view at once.  A new turn is always announced, so a step that starts one
+    need not set it; a step that sets it has events saying what happened.
     """
 
     state: State
@@ -116,7 +171,7 @@ class Outcome:
     def winners(self) -> tuple[str, ...]:
         return self.ranking[0] if self.ranking else ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OutcomeJSON:
         return {
             "winners": list(self.winners),
             "ranking": [list(group) for group in self.ranking],
@@ -147,12 +202,17 @@ class Engine(ABC):
     options: ClassVar[tuple[Option, ...]] = ()
     #: Variant names that may be combined with ``+`` (e.g. ``overload+sprawlgami``).
     combinable_variants: ClassVar[bool] = False
+    #: The order syntax with examples, answered to ``help`` (see :meth:`help_text`).
+    order_help: ClassVar[str] = ""
     #: The words this game's orders start with: a line that starts with one is an order
     #: (perhaps a wrong one), never table talk, so it is never passed on to another seat.
     order_words: ClassVar[frozenset[str]] = frozenset()
     #: Every value :meth:`phase_key` returns while someone must act: the kinds a
     #: deadline policy may give a duration of its own.
     phase_kinds: ClassVar[tuple[str, ...]] = ("turn",)
+    #: Option choices that change what players see or may do (e.g. hidden hands): the conformance
+    #: suite plays each beside the defaults.
+    option_sets: ClassVar[tuple[dict[str, Any], ...]] = ()
     #: The bot's sampled worlds per decision, and how many orders its random playouts look
     #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
     bot_iterations: ClassVar[int] = 100
@@ -218,15 +278,20 @@ class Engine(ABC):
         """Every legal order of ``seat`` now, in canonical text; a free-text part is ``<text>``."""
 
     @abstractmethod
-    def parse_order(self, state: State, seat: str, text: str) -> Any:
-        """Parse one line; raise :class:`OrderError` naming the bad word and what is legal."""
+    def parse_order(self, state: State, seat: str, text: str) -> ParsedOrder:
+        """Parse one line into an order legal now: an instance of a frozen dataclass.
+
+        Raise :class:`OrderError` (or :class:`NotYourTurn`) naming the bad word and
+        what is legal; never another exception, whatever the text.  Case does not
+        matter; the same text parses to an equal order.
+        """
 
     @abstractmethod
-    def format_order(self, order: Any) -> str:
-        """The canonical text of a parsed order (parses back to an equal order)."""
+    def format_order(self, order: ParsedOrder) -> str:
+        """The canonical text of a parsed order (parses back to an equal order); this text is logged."""
 
     @abstractmethod
-    def apply_order(self, state: State, seat: str, order: Any) -> Step:
+    def apply_order(self, state: State, seat: str, order: ParsedOrder) -> Step:
         """Apply a parsed, legal order; must not mutate ``state``."""
 
     @abstractmethod
@@ -240,11 +305,11 @@ class Engine(ABC):
     # -- what people see ---------------------------------------------------------
 
     @abstractmethod
-    def private_view(self, state: State, seat: str) -> dict[str, Any]:
-        """Everything ``seat`` may know, as JSON."""
+    def private_view(self, state: State, seat: str) -> View:
+        """Everything ``seat`` may know, as JSON; ``"seats"`` lists the seats in order."""
 
     @abstractmethod
-    def public_view(self, state: State) -> dict[str, Any]:
+    def public_view(self, state: State) -> View:
         """Everything anyone may know, as JSON; ``"seats"`` lists the seats in order."""
 
     @abstractmethod
@@ -290,9 +355,16 @@ class Engine(ABC):
         """A view drawn as email-safe HTML (tables and inline styles), for emails and pages."""
         return None
 
-    @abstractmethod
     def help_text(self) -> str:
-        """The order syntax with examples, for ``help``."""
+        """The order syntax with examples, for ``help``: :attr:`order_help` unless overridden."""
+        return self.order_help
+
+    # -- where the game's files are ------------------------------------------------
+
+    def home(self) -> FilePath:
+        """The folder of the engine's package: its ``RULES.md`` and ``golden/`` playthroughs live there."""
+        module = sys.modules.get(type(self).__module__) or importlib.import_module(type(self).__module__)
+        return FilePath(module.__file__).parent
 
     # -- for the conformance suite and the server -------------------------------
 

@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.base import TEXT, Engine, State, Step
+from engines.base import TEXT, Engine, LogEntry, Setup, State, Step
 from engines.rng import Rng
-
-LogEntry = dict[str, Any]
 
 
 def canonical_json(state: State) -> str:
@@ -49,7 +47,7 @@ def apply_entry(engine: Engine, state: State, entry: LogEntry) -> Step:
     raise ValueError(f"unknown log entry kind {entry['kind']!r}")
 
 
-def replay(engine: Engine, setup: dict[str, Any], log: list[LogEntry]) -> Iterator[State]:
+def replay(engine: Engine, setup: Setup, log: list[LogEntry]) -> Iterator[State]:
     """Yield the state after set-up and after each log entry."""
     state = engine.new_game(setup["players"], setup["seed"], setup["variant"], setup["options"]).state
     yield state
@@ -60,7 +58,7 @@ def replay(engine: Engine, setup: dict[str, Any], log: list[LogEntry]) -> Iterat
 
 @dataclass
 class Playout:
-    setup: dict[str, Any]
+    setup: Setup
     state: State
     log: list[LogEntry] = field(default_factory=list)
     orders_applied: int = 0
@@ -83,7 +81,7 @@ def random_playout(
     asked (a sealed order replaced, an optional action), so those are replayed too.
     """
     variant = engine.normalise_variant(variant)
-    setup = {
+    setup: Setup = {
         "players": [f"Player {i + 1}" for i in range(players)],
         "seed": seed,
         "variant": variant,

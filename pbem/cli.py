@@ -8,7 +8,7 @@ import time
 import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from engines import get_engine, registry
+from engines import get_engine, load_problems, registry
 from engines.playout import random_playout
 from pbem.commands import first_line
 from pbem.config import ConfigError
@@ -62,6 +62,8 @@ def engines_command(as_json: bool) -> None:
         variants = ", ".join(row["variants"]) + (" (combine with +)" if row["variants_combine"] else "")
         phases = ", ".join(row["phase_kinds"])
         click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {variants}; phase kinds: {phases}")
+    for problem in load_problems():  # an installed package that gives no engine is said, not hidden
+        click.echo(f"not loaded: {problem}", err=True)
 
 
 def _attach_commands() -> None:
@@ -75,6 +77,7 @@ def _attach_commands() -> None:
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
         ("pbem.commands.check", ("check",)),
         ("pbem.commands.arena", ("arena",)),
+        ("pbem.commands.engine", ("engine_group",)),
     ):
         try:
             module = importlib.import_module(module_name)

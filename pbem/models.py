@@ -117,6 +117,8 @@ class Game(Base):
     log_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: For a game created with open seats: how many seats it has in all (it starts when they are taken).
     seats_wanted: Mapped[int | None] = mapped_column(Integer)
+    #: For a rematch: the finished game whose table it was offered to (only they may take its seats).
+    rematch_of: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
@@ -158,6 +160,8 @@ class Seat(Base):
     #: Message-ID of the last email sent to this seat, for In-Reply-To threading.
     last_message_id: Mapped[str | None] = mapped_column(String(300))
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
+    #: When the seat's player resigned: the game's late-seat policy plays the seat from then on.
+    resigned_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()

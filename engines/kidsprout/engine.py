@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
+from engines.base import Engine, Option, Path, State, Step, Variant
 from engines.kidsprout import bot, orders, render, render_html, rules, views
 from engines.kidsprout.model import Choose, Excuse, Gone, Order, Pass, Play, coin_name, format_order
-from engines.rng import Rng, StateRng
+from engines.rng import StateRng
 
 
 class KidSproutEngine(Engine):
@@ -29,6 +29,12 @@ class KidSproutEngine(Engine):
         ),
     )
     options = (
+        Option(
+            "open_hands",
+            True,
+            "Show every player's remaining coins; with no, each player sees only their own and must "
+            "remember what the others have played.",
+        ),
         Option(
             "last_call_seconds",
             7200,
@@ -53,17 +59,10 @@ class KidSproutEngine(Engine):
     def to_act(self, state: State) -> frozenset[str]:
         return frozenset(views.to_act(state))
 
-    def may_act(self, state: State, seat: str) -> bool:
-        return orders.may_act(state, seat)
-
-    def legal_orders(self, state: State, seat: str) -> list[str]:
-        return orders.legal_orders(state, seat)
-
-    def parse_order(self, state: State, seat: str, text: str) -> Order:
-        return orders.parse(state, seat, text)
-
-    def format_order(self, order: Order) -> str:
-        return format_order(order)
+    may_act = staticmethod(orders.may_act)
+    legal_orders = staticmethod(orders.legal_orders)
+    parse_order = staticmethod(orders.parse)
+    format_order = staticmethod(format_order)
 
     def illegal_examples(self, state: State, seat: str) -> list[str]:
         examples = ["play 6", "play ten", "excuse 3 + suns no reason", "choose nobody", "pass now"]
@@ -132,18 +131,14 @@ class KidSproutEngine(Engine):
 
     # -- views ------------------------------------------------------------------
 
-    def private_view(self, state: State, seat: str) -> dict[str, Any]:
-        return views.private_view(state, seat)
-
-    def public_view(self, state: State) -> dict[str, Any]:
-        return views.public_view(state)
-
-    def prompt(self, state: State, seat: str) -> str:
-        return views.prompt(state, seat)
-
-    def phase(self, state: State) -> str:
-        return views.phase_text(state)
-
+    private_view = staticmethod(views.private_view)
+    public_view = staticmethod(views.public_view)
+    prompt = staticmethod(views.prompt)
+    phase = staticmethod(views.phase_text)
+    outcome = staticmethod(views.outcome)
+    render_text = staticmethod(render.render)
+    render_html = staticmethod(render_html.render)
+    order_help = render.HELP
     #: Sealed coins, the open call for excuses, the Buck choosing (``over`` needs no deadline).
     phase_kinds = ("coins", "excuses", "choose")
 
@@ -158,26 +153,20 @@ class KidSproutEngine(Engine):
     def turn(self, state: State) -> int:
         return state["turn"]
 
-    def outcome(self, state: State) -> Outcome | None:
-        return views.outcome(state)
+    determinize = staticmethod(bot.determinize)
+    bot_value = staticmethod(bot.evaluate)
 
-    def render_text(self, view: dict[str, Any]) -> str:
-        return render.render(view)
-
-    def help_text(self) -> str:
-        return render.HELP
-
-    def render_html(self, view: dict[str, Any]) -> str | None:
-        return render_html.render(view)
-    def determinize(self, state: State, seat: str, rng: Rng) -> State:
-        return bot.determinize(state, seat, rng)
-
-    def bot_value(self, state: State, seat: str) -> float:
-        return bot.evaluate(state, seat)
+    #: Hidden hands change what everyone sees: the conformance suite plays them too.
+    option_sets = ({"open_hands": False},)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
-        """A seat's sealed coin and how often it replaced it are its own until the reveal."""
-        return {seat: [("sealed", seat), ("replaced", seat)] for seat in state["seats"]}
+        """A seat's sealed coin and how often it replaced it are its own until the reveal; without
+        open hands, so are the coins it holds."""
+        hidden = not views.open_hands(state)
+        return {
+            seat: [("sealed", seat), ("replaced", seat)]
+            + ([("hands", seat, index) for index in range(len(state["hands"][seat]))] if hidden else [])
+            for seat in state["seats"]
+        }
 
-    def clone(self, state: State) -> State:
-        return rules.clone(state)
+    clone = staticmethod(rules.clone)

@@ -75,6 +75,16 @@ def sprout_cell(view: dict[str, Any], seat: str) -> str:
     return ""
 
 
+def hand_text(view: dict[str, Any], seat: str) -> str:
+    """A seat's coins when hands are open (or the hand is the reader's), else only how many."""
+    coins = view["hands"].get(seat)
+    if coins is None and seat == view.get("seat"):
+        coins = view["you"]["hand"]
+    if coins is None:
+        return f"{view['hand_sizes'][seat]} coins"
+    return " ".join(coins) or "-"
+
+
 def seat_table(view: dict[str, Any]) -> list[str]:
     head = f"{'Seat':<6} {'Player':<10} {'Hand':<16} {'Ex':<3} {'Sprout':<9} {'Pawn':<10} Points"
     lines = [head, RULE]
@@ -85,7 +95,7 @@ def seat_table(view: dict[str, Any]) -> list[str]:
         points = f"{view['scores'][seat]}" + (f"+{today}" if pending else "")
         excuses = " ".join(str(v) for v in view["excuses_left"][seat]) or "-"
         lines.append(
-            f"{seat:<6} {cut(view['players'][seat], 10):<10} {' '.join(view['hands'][seat]) or '-':<16} "
+            f"{seat:<6} {cut(view['players'][seat], 10):<10} {hand_text(view, seat):<16} "
             f"{excuses:<3} {sprout_cell(view, seat):<9} {view['schedules'][seat]['pawn']:<10} "
             f"{points}{marks}"
         )

@@ -63,7 +63,11 @@ def seat_block(view: dict[str, Any], seat: str) -> Markup:
         view["players"][seat],
         Markup("").join(marks),
     )
-    hand = kit.chips((coin(seat, name) for name in view["hands"][seat]), "no coins")
+    coins = view["hands"].get(seat, view["you"]["hand"] if seat == view.get("seat") else None)
+    if coins is None:
+        hand = kit.html("{} coins, hidden", view["hand_sizes"][seat])
+    else:
+        hand = kit.chips((coin(seat, name) for name in coins), "no coins")
     excuses = " ".join(str(v) for v in view["excuses_left"][seat]) or "none"
     rows = [
         head,

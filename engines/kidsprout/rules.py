@@ -41,7 +41,9 @@ def new_state(players: list[str], seed: int, variant: str, options: dict[str, An
     seats = seat_list(len(players))
     state: State = {
         "variant": variant,
-        "options": dict(options),
+        # open hands, the default, are not written down: a game begun before the option existed
+        # replays to the very state it stored
+        "options": {name: value for name, value in options.items() if (name, value) != ("open_hands", True)},
         "seats": seats,
         "players": {seat: name for seat, name in zip(seats, players, strict=True)},
         "rng": seed_state(seed),

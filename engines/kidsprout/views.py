@@ -71,6 +71,15 @@ def table_view(table: dict[str, int], played: list[dict[str, Any]], age: dict[st
     }
 
 
+def open_hands(state: State) -> bool:
+    """The ``open_hands`` option (games begun before it existed played with open hands)."""
+    return bool(state["options"].get("open_hands", True))
+
+
+def hand_names(state: State, seat: str) -> list[str]:
+    return [coin_name(c) for c in sorted(state["hands"][seat])]
+
+
 def public_view(state: State) -> dict[str, Any]:
     seats = state["seats"]
     activity = state["activity"]
@@ -92,7 +101,10 @@ def public_view(state: State) -> dict[str, Any]:
             if activity
             else None
         ),
-        "hands": {seat: [coin_name(c) for c in sorted(state["hands"][seat])] for seat in seats},
+        # with open hands everyone's coins are shown; else only how many (playing them is public news)
+        "open_hands": open_hands(state),
+        "hands": {seat: hand_names(state, seat) for seat in seats} if open_hands(state) else {},
+        "hand_sizes": {seat: len(state["hands"][seat]) for seat in seats},
         "excuses_left": {seat: sorted(state["excuses"][seat]) for seat in seats},
         "submitted": dict(state["submitted"]) if state["phase"] == "coins" else {},
         "table": table_view(state["table"], state["played"], ages(state)),
@@ -128,7 +140,7 @@ def private_view(state: State, seat: str) -> dict[str, Any]:
     view["you"] = {
         "player": state["players"][seat],
         "troop": TROOPS[seat],
-        "hand": view["hands"][seat],
+        "hand": hand_names(state, seat),
         "excuses": view["excuses_left"][seat],
         "sealed": coin_name(sealed) if sealed is not None else None,
         "replaced": state["replaced"][seat] if sealed is not None else 0,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from engines.base import Engine, NotYourTurn, Option, Outcome, Path, State, Step, Variant
 from engines.rankchain import bot, orders, render, render_html, rules, views
 from engines.rankchain.model import COLOURS, DOWN, Order, current_seat, setup
-from engines.rng import Rng
 
 HELP = """\
 Rank Chain orders (one per line, any case):
@@ -92,6 +92,8 @@ class RankChainEngine(Engine):
         copied["deck"] = list(state["deck"])
         copied["hands"] = {seat: list(hand) for seat, hand in state["hands"].items()}
         copied["pawns"] = dict(state["pawns"])
+        if "known" in state:  # games begun before it was kept gain it at their next take
+            copied["known"] = {seat: list(cards) for seat, cards in state["known"].items()}
         copied["last"] = [list(lines) for lines in state["last"]]
         copied["options"] = dict(state["options"])
         copied["players"] = dict(state["players"])
@@ -104,17 +106,10 @@ class RankChainEngine(Engine):
         seat = current_seat(state)
         return frozenset([seat]) if seat else frozenset()
 
-    def legal_orders(self, state: State, seat: str) -> list[str]:
-        return orders.legal_orders(state, seat)
-
-    def parse_order(self, state: State, seat: str, text: str) -> Order:
-        return orders.parse_order(state, seat, text)
-
-    def format_order(self, order: Order) -> str:
-        return orders.format_order(order)
-
-    def illegal_examples(self, state: State, seat: str) -> list[str]:
-        return orders.illegal_examples(state, seat)
+    legal_orders = staticmethod(orders.legal_orders)
+    parse_order = staticmethod(orders.parse_order)
+    format_order = staticmethod(orders.format_order)
+    illegal_examples = staticmethod(orders.illegal_examples)
 
     def apply_order(self, state: State, seat: str, order: Order) -> Step:
         if current_seat(state) != seat:
@@ -126,19 +121,18 @@ class RankChainEngine(Engine):
     def apply_timeout(self, state: State) -> Step:
         if current_seat(state) is None:
             raise NotYourTurn("The game is over.")
-        return rules.timeout(self.clone(state))
+        return replace(rules.timeout(self.clone(state)), receipt="")  # nobody acted: nobody is answered
 
-    def private_view(self, state: State, seat: str) -> dict[str, Any]:
-        return views.private_view(state, seat)
-
-    def public_view(self, state: State) -> dict[str, Any]:
-        return views.public_view(state)
-
-    def prompt(self, state: State, seat: str) -> str:
-        return views.prompt(state, seat)
-
-    def phase(self, state: State) -> str:
-        return views.phase(state)
+    private_view = staticmethod(views.private_view)
+    public_view = staticmethod(views.public_view)
+    prompt = staticmethod(views.prompt)
+    phase = staticmethod(views.phase)
+    render_text = staticmethod(render.render_text)
+    render_svg = staticmethod(render.render_svg)
+    render_html = staticmethod(render_html.render)
+    order_help = HELP
+    determinize = staticmethod(bot.determinize)
+    bot_value = staticmethod(bot.evaluate)
 
     def turn(self, state: State) -> int:
         return state["turn"]
@@ -155,24 +149,6 @@ class RankChainEngine(Engine):
         scores = {seat: (2 if result["double"] else 1) if seat == winner else 0 for seat in seats}
         ranking = ((winner,), rest) if rest else ((winner,),)
         return Outcome(ranking, scores, result["reason"])
-
-    def render_text(self, view: dict[str, Any]) -> str:
-        return render.render_text(view)
-
-    def render_svg(self, view: dict[str, Any]) -> str | None:
-        return render.render_svg(view)
-
-    def render_html(self, view: dict[str, Any]) -> str | None:
-        return render_html.render(view)
-
-    def help_text(self) -> str:
-        return HELP
-
-    def determinize(self, state: State, seat: str, rng: Rng) -> State:
-        return bot.determinize(state, seat, rng)
-
-    def bot_value(self, state: State, seat: str) -> float:
-        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {

@@ -10,6 +10,7 @@ State (plain JSON)::
     first, current      seat indexes: who started, who is to play
     turn, turns_taken, quiet    counters (quiet: turns in a row without progress)
     last      public lines of each of the last turns (one round at most), oldest first
+    known     per seat, the cards it took face up and has not placed since (public)
     result    None, or {"kind": "win"|"draw", "winner", "double", "chains", "reason"}
 """
 
@@ -81,6 +82,7 @@ def setup(players: list[str], seed: int, variant: str, options: dict[str, Any]) 
             "turns_taken": 0,
             "quiet": 0,
             "last": [[f"{seats[first]} ({players[first]}) was drawn to play first."]],
+            "known": {seat: [] for seat in seats},
             "result": None,
         }
     )

@@ -73,6 +73,11 @@ def render_text(view: dict[str, Any]) -> str:
     lines += LEGEND
     lines.append("")
     lines += _players_lines(view)
+    known = {seat: cards for seat, cards in view.get("known", {}).items() if cards}
+    if known:
+        lines += ["", "Taken face up and not placed since (so still held):"]
+        for seat, cards in known.items():
+            lines += _wrap(f"  {seat}: " + ", ".join(card_name(card) for card in cards), "    ")
     if view["recent"]:
         lines += ["", "Recent turns:"]
         for event in view["recent"]:

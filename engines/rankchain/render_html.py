@@ -87,10 +87,11 @@ def seats_html(view: dict[str, Any]) -> Markup:
                 kit.html("{} {}{}", pawn(seat), seat, mark),
                 view["players"].get(seat, ""),
                 view["hand_sizes"][seat],
+                kit.chips((card_chip(card) for card in view.get("known", {}).get(seat, [])), "–"),
                 view["pawns"][seat] or "–",
             ]
         )
-    return kit.grid(["Seat", "Player", "Cards", "Pawn"], rows, caption="Players")
+    return kit.grid(["Seat", "Player", "Cards", "Taken face up", "Pawn"], rows, caption="Players")
 
 
 def hand_html(view: dict[str, Any]) -> Markup:

@@ -34,11 +34,14 @@ def play(state: State, seat: str, order: Order, prefix: str = "") -> Step:
         receipt = f"You turned up {card_name(place['card'])} on {name}."
     elif order.action == "take":
         hand.append(place["card"])
+        known_cards(state)[seat].append(place["card"])  # taken in full view: everyone knows it is held
         event = f"{who} {where} and takes {card_name(place['card'])} into hand."
         receipt = f"You took {card_name(place['card'])} from {name}."
         place.update(face=EMPTY, card=None)
     elif order.action == "place":
         hand.remove(order.card)
+        if order.card in known_cards(state)[seat]:
+            known_cards(state)[seat].remove(order.card)
         place.update(face=UP, card=order.card)
         event = f"{who} {where} and places {card_name(order.card)} there."
         receipt = f"You placed {card_name(order.card)} on {name}."
@@ -60,6 +63,14 @@ def play(state: State, seat: str, order: Order, prefix: str = "") -> Step:
             return _finish(state, events, receipt)
     _advance(state, progress, events)
     return _finish(state, events, receipt)
+
+
+def known_cards(state: State) -> dict[str, list[str]]:
+    """Per seat, the cards it took face up and has not placed since: public knowledge of its hand.
+
+    A card placed that is one of these leaves the list (one copy); drawn cards are never known.
+    """
+    return state.setdefault("known", {seat: [] for seat in state["seats"]})
 
 
 def _check_win(state: State, seat: str, cell: int, events: list[str]) -> tuple[bool, str]:

@@ -70,6 +70,7 @@ def public_view(state: State) -> dict[str, Any]:
         "board": board,
         "pawns": {s: (None if w is None else CELL_NAMES[w]) for s, w in state["pawns"].items()},
         "hand_sizes": {s: len(state["hands"][s]) for s in seats},
+        "known": {s: sort_cards(list(state.get("known", {}).get(s, []))) for s in seats},
         "deck": len(state["deck"]),
         "deck_mix": {name: options[name] for name in DECK_OPTIONS},
         "quiet_turns": state["quiet"],

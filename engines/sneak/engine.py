@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from engines.base import Engine, Option, Outcome, Path, State, Step, Variant
-from engines.rng import Rng
 from engines.sneak import bot, orders, render, render_html, rules, views
 from engines.sneak.deck import deck_for
 from engines.sneak.model import (
@@ -15,7 +14,6 @@ from engines.sneak.model import (
     BallotOrder,
     BuyOrder,
     DrawOrder,
-    Order,
     ShowOrder,
     VoteOrder,
 )
@@ -91,23 +89,12 @@ class SneakEngine(Engine):
 
     # -- acting --------------------------------------------------------------------
 
-    def to_act(self, state: State) -> frozenset[str]:
-        return orders.to_act(state)
-
-    def may_act(self, state: State, seat: str) -> bool:
-        return orders.may_act(state, seat)
-
-    def legal_orders(self, state: State, seat: str) -> list[str]:
-        return orders.legal_orders(state, seat)
-
-    def parse_order(self, state: State, seat: str, text: str) -> Order:
-        return orders.parse_order(state, seat, text)
-
-    def format_order(self, order: Any) -> str:
-        return orders.format_order(order)
-
-    def illegal_examples(self, state: State, seat: str) -> list[str]:
-        return orders.illegal_examples(state, seat)
+    to_act = staticmethod(orders.to_act)
+    may_act = staticmethod(orders.may_act)
+    legal_orders = staticmethod(orders.legal_orders)
+    parse_order = staticmethod(orders.parse_order)
+    format_order = staticmethod(orders.format_order)
+    illegal_examples = staticmethod(orders.illegal_examples)
 
     def apply_order(self, state: State, seat: str, order: Any) -> Step:
         state = self.clone(state)
@@ -143,17 +130,15 @@ class SneakEngine(Engine):
 
     # -- seeing --------------------------------------------------------------------
 
-    def public_view(self, state: State) -> dict[str, Any]:
-        return views.public_view(state)
-
-    def private_view(self, state: State, seat: str) -> dict[str, Any]:
-        return views.private_view(state, seat)
-
-    def prompt(self, state: State, seat: str) -> str:
-        return views.prompt(state, seat)
-
-    def phase(self, state: State) -> str:
-        return views.phase(state)
+    public_view = staticmethod(views.public_view)
+    private_view = staticmethod(views.private_view)
+    prompt = staticmethod(views.prompt)
+    phase = staticmethod(views.phase)
+    render_text = staticmethod(render.render_text)
+    render_html = staticmethod(render_html.render)
+    order_help = HELP
+    determinize = staticmethod(bot.determinize)
+    bot_value = staticmethod(bot.evaluate)
 
     #: A seat's turn, the answers to a challenge, the vote (``over`` needs no deadline).
     phase_kinds = ("turn", "answer", "vote")
@@ -178,21 +163,6 @@ class SneakEngine(Engine):
         return Outcome(
             ranking, dict(scores), f"{best} {'win' if len(ranking[0]) > 1 else 'wins'} with {levels[0]} points."
         )
-
-    def render_text(self, view: dict[str, Any]) -> str:
-        return render.render_text(view)
-
-    def render_html(self, view: dict[str, Any]) -> str | None:
-        return render_html.render(view)
-
-    def help_text(self) -> str:
-        return HELP
-
-    def determinize(self, state: State, seat: str, rng: Rng) -> State:
-        return bot.determinize(state, seat, rng)
-
-    def bot_value(self, state: State, seat: str) -> float:
-        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {seat: [] for seat in state["seats"]}

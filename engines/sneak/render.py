@@ -46,10 +46,7 @@ def _challenge(view: dict[str, Any]) -> list[str]:
     lines += _wrap(
         f"Challenge '{current['id']}' ({current['kind'].capitalize()}: {current['title']}), drawn by {current['by']}:"
     )
-    lines += _wrap(f"Sporks: {current['spork']}", "  ", "    ")
-    lines += _wrap(f"Foons: {current['foon']}", "  ", "    ")
-    if current["sneak"]:
-        lines += _wrap(f"The Sneak: {current['sneak']}", "  ", "    ")
+    lines += _instructions(current, "  ", "    ")
     for effect in current["effects"]:
         lines += _wrap(effect, "  - ", "    ")
     lines += _wrap("Answered: " + (", ".join(current["answered"]) or "nobody yet"), "  ", "    ")
@@ -57,6 +54,15 @@ def _challenge(view: dict[str, Any]) -> list[str]:
         lines += _wrap(f"Your instruction: {view['instruction']}", "  ", "    ")
     if view.get("sealed") and view["phase_key"] == "answer":
         lines += _wrap(f"Your sealed answer: {view['sealed']}", "  ", "    ")
+    return lines
+
+
+def _instructions(challenge: dict[str, Any], first: str, rest: str) -> list[str]:
+    """What each camp was told to do (the Sneak's own line only where the card has one)."""
+    lines: list[str] = []
+    for label, key in (("Sporks", "spork"), ("Foons", "foon"), ("The Sneak", "sneak")):
+        if challenge.get(key):
+            lines += _wrap(f"{label}: {challenge[key]}", first, rest)
     return lines
 
 
@@ -72,6 +78,7 @@ def _performed(view: dict[str, Any]) -> list[str]:
             "  ",
             "    ",
         )
+        lines += _instructions(record, "    ", "      ")
         for answer in record["answers"]:
             if answer["text"] is None:
                 said = STATUS.get(answer["status"], "(no answer)")

@@ -73,14 +73,17 @@ def challenge_html(view: dict[str, Any]) -> Markup:
                 current["by"],
             )
         ),
-        kit.line("Sporks", current["spork"]),
-        kit.line("Foons", current["foon"]),
+        instructions(current),
     ]
-    if current["sneak"]:
-        rows.append(kit.line("The Sneak", current["sneak"]))
     rows.append(kit.bullets(current["effects"]))
     rows.append(kit.line("Answered", ", ".join(current["answered"]) or "nobody yet"))
     return kit.panel(Markup("").join(rows), accent="#8a5300", background="#fff8e1")
+
+
+def instructions(challenge: dict[str, Any]) -> Markup:
+    """What each camp was told to do (the Sneak's own line only where the card has one)."""
+    told = [("Sporks", "spork"), ("Foons", "foon"), ("The Sneak", "sneak")]
+    return Markup("").join(kit.line(label, challenge[key]) for label, key in told if challenge.get(key))
 
 
 def performed_html(view: dict[str, Any]) -> Markup:
@@ -100,12 +103,13 @@ def performed_html(view: dict[str, Any]) -> Markup:
             answers.append(f"{answer['seat']}: {said}")
         items.append(
             kit.html(
-                "Round {}: {} drew “{}” ({}: {}){}",
+                "Round {}: {} drew “{}” ({}: {}){}{}",
                 record["round"],
                 record["by"],
                 record["id"],
                 record["kind"].capitalize(),
                 record["title"],
+                instructions(record),
                 kit.bullets(answers),
             )
         )

@@ -91,6 +91,10 @@ def _performed(state: State, viewer: str | None) -> list[dict[str, Any]]:
                 "title": challenge.title if challenge else record["id"],
                 "by": record["by"],
                 "shows": challenge.show if challenge else None,
+                # read aloud when it was drawn: voters judge the answers against them
+                "spork": challenge.spork if challenge else None,
+                "foon": challenge.foon if challenge else None,
+                "sneak": challenge.sneak if challenge else None,
                 "answers": answers,
             }
         )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.base import Engine, NotYourTurn, OrderError, Outcome, Path, State, Step, Variant
-from engines.rng import Rng
+from engines.base import Engine, NotYourTurn, OrderError, Path, State, Step, Variant
 from engines.sprawl import bot, coup, flow, render_html, svg, text, views
 from engines.sprawl.diagnose import reason
 from engines.sprawl.model import (
@@ -105,16 +104,12 @@ class SprawlEngine(Engine):
         state, events = flow.new_state(players, seed, self.normalise_variant(variant))
         return Step(state, events=events)
 
-    def clone(self, state: State) -> State:
-        return clone_state(state)
+    clone = staticmethod(clone_state)
 
     # -- acting -----------------------------------------------------------------
 
-    def to_act(self, state: State) -> frozenset[str]:
-        return views.to_act(state)
-
-    def may_act(self, state: State, seat: str) -> bool:
-        return views.may_act(state, seat)
+    to_act = staticmethod(views.to_act)
+    may_act = staticmethod(views.may_act)
 
     def legal_orders(self, state: State, seat: str) -> list[str]:
         if not self.may_act(state, seat):
@@ -172,8 +167,7 @@ class SprawlEngine(Engine):
         sample = legal[::step][:4]
         return f"Legal now ({len(legal)} in all), e.g.: " + "; ".join(sample) + "."
 
-    def format_order(self, order: Order) -> str:
-        return format_order(order)
+    format_order = staticmethod(format_order)
 
     def apply_order(self, state: State, seat: str, order: Order) -> Step:
         if not self.may_act(state, seat):
@@ -224,50 +218,27 @@ class SprawlEngine(Engine):
 
     # -- seeing -----------------------------------------------------------------
 
-    def private_view(self, state: State, seat: str) -> dict[str, Any]:
-        return views.private_view(state, seat)
-
-    def public_view(self, state: State) -> dict[str, Any]:
-        return views.public_view(state)
-
-    def prompt(self, state: State, seat: str) -> str:
-        return views.prompt(state, seat)
-
-    def phase(self, state: State) -> str:
-        return views.phase_text(state)
+    private_view = staticmethod(views.private_view)
+    public_view = staticmethod(views.public_view)
+    prompt = staticmethod(views.prompt)
+    phase = staticmethod(views.phase_text)
+    phase_key = staticmethod(views.phase_key)
+    outcome = staticmethod(outcome_of)
+    render_text = staticmethod(text.render)
+    render_svg = staticmethod(svg.render)
+    render_html = staticmethod(render_html.render)
+    order_help = HELP
+    determinize = staticmethod(bot.determinize)
+    bot_value = staticmethod(bot.evaluate)
 
     #: A move, the warning window of counting coup, the mover's take-back decision.
     phase_kinds = ("turn", "warning", "take-back")
-
-    def phase_key(self, state: State) -> str:
-        return views.phase_key(state)
 
     def phase_deadline(self, state: State) -> int | None:
         return WARNING_SECONDS if state["phase"] in ("warn", "decide") else None
 
     def turn(self, state: State) -> int:
         return state["turn"]
-
-    def outcome(self, state: State) -> Outcome | None:
-        return outcome_of(state)
-
-    def render_text(self, view: dict[str, Any]) -> str:
-        return text.render(view)
-
-    def render_svg(self, view: dict[str, Any]) -> str | None:
-        return svg.render(view)
-
-    def render_html(self, view: dict[str, Any]) -> str | None:
-        return render_html.render(view)
-
-    def help_text(self) -> str:
-        return HELP
-
-    def determinize(self, state: State, seat: str, rng: Rng) -> State:
-        return bot.determinize(state, seat, rng)
-
-    def bot_value(self, state: State, seat: str) -> float:
-        return bot.evaluate(state, seat)
 
     def secret_paths(self, state: State) -> dict[str, list[Path]]:
         paths: dict[str, list[Path]] = {seat: [] for seat in state["seats"]}

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from engines import render_kit as kit
 from engines.sprawl.model import FILL, LETTERS
-from engines.sprawl.text import option_lines
+from engines.sprawl.text import option_lines, spore_squares
 
 ARROW = {"north": "↑", "east": "→", "south": "↓", "west": "←"}
 
@@ -22,11 +22,28 @@ def _letter(seat: str) -> str:
     return LETTERS.get(seat, seat[:1])
 
 
-def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Markup:
+def spore_marks(seats: list[str], viewer: str | None) -> Markup:
+    """The letters of the seats that could spore to a vacant square, each in its colour; yours first, bold."""
+    ordered = sorted(seats, key=lambda seat: seat != viewer)
+    return Markup("").join(
+        kit.html(
+            '<span style="display:inline-block;min-width:9px;margin:0 1px;padding:0 1px;border-radius:3px;'
+            'background:{};color:{};font-size:10px;font-weight:{}">{}</span>',
+            FILL.get(seat, "#777777"),
+            kit.ink_on(FILL.get(seat, "#777777")),
+            "bold" if seat == viewer else "normal",
+            _letter(seat).lower(),
+        )
+        for seat in ordered
+    )
+
+
+def square_html(square: str, cell: dict[str, Any] | None, spores: list[str], viewer: str | None = None) -> Markup:
     style = "padding:0;text-align:center;vertical-align:middle;border:1px solid #999999;height:38px;font-size:12px;"
     if cell is None:
-        mark = Markup('<span title="you can spore here" style="color:#333333">•</span>') if target else Markup("")
-        return kit.html('<td title="{}" style="{}background:#f3f0e6">{}</td>', square, style, mark)
+        title = square + (f": {', '.join(spores)} could spore here" if spores else "")
+        mark = spore_marks(spores, viewer) if spores else Markup("")
+        return kit.html('<td title="{}" style="{}background:#f3f0e6">{}</td>', title, style, mark)
     if cell["kind"] == "branch":
         fill = FILL.get(cell["owner"], "#777777")
         label = kit.html("{}<br>{}{}", ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
@@ -69,14 +86,17 @@ def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Marku
 def board_html(view: dict[str, Any]) -> Markup:
     board = view["board"]
     width, height = board["width"], board["height"]
-    mine = set(view.get("spore_targets", {}).get(view.get("seat", ""), []))
+    spores = spore_squares(view)
     small = "font-size:11px;color:#555555;font-weight:normal;text-align:center"
     head = Markup("").join(kit.html('<th scope="col" style="{}">{}</th>', small, chr(97 + x)) for x in range(width))
     rows = []
     for y in range(height - 1, -1, -1):
         cells = Markup("").join(
             square_html(
-                f"{chr(97 + x)}{y + 1}", board["cells"].get(f"{chr(97 + x)}{y + 1}"), f"{chr(97 + x)}{y + 1}" in mine
+                f"{chr(97 + x)}{y + 1}",
+                board["cells"].get(f"{chr(97 + x)}{y + 1}"),
+                spores.get(f"{chr(97 + x)}{y + 1}", []),
+                view.get("seat"),
             )
             for x in range(width)
         )
@@ -145,7 +165,8 @@ def render(view: dict[str, Any]) -> str:
     blocks.append(
         kit.para(
             "Towers: owners' letters bottom to top, then piece sizes; ✕ neutralised. "
-            "Branches: arrow, owner's letter and size. • a square you can spore to.",
+            "Branches: arrow, owner's letter and size. Small letters on a vacant square: "
+            "the players who could spore to it now (yours in bold).",
             muted=True,
         )
     )

@@ -6,6 +6,7 @@ import html
 from typing import Any
 
 from engines.sprawl.model import FILL, LETTERS
+from engines.sprawl.text import spore_squares
 
 CELL = 64
 MARGIN = 24
@@ -13,6 +14,7 @@ DIR_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0
 #: Width of one monospace character at the badge's font size, and one line's height.
 CHAR_W, LINE_H = 7.5, 12
 LEGEND_NOTE = "Letters: each piece's owner (bottom piece first); digits: piece sizes."
+SPORE_NOTE = "Dots on a vacant square: who could spore there (yours ringed)."
 
 
 def _letter(seat: str) -> str:
@@ -75,10 +77,23 @@ def _branch(x: float, y: float, cell: dict[str, Any]) -> list[str]:
     ]
 
 
+def _spore_dots(cx: float, cy: float, seats: list[str], viewer: str | None) -> list[str]:
+    """A dot in each colour of the seats that could spore to this vacant square; yours ringed."""
+    out = []
+    step = min(9.0, (CELL - 12) / max(1, len(seats) - 1))
+    start = cx - step * (len(seats) - 1) / 2
+    for index, seat in enumerate(seats):
+        x = start + index * step
+        ring = ' stroke="#000" stroke-width="2"' if seat == viewer else ' stroke="#333" stroke-width="0.5"'
+        title = f"<title>{html.escape(seat)} could spore here</title>"
+        out.append(f'<circle cx="{x}" cy="{cy}" r="4" fill="{FILL.get(seat, "#777")}"{ring}>{title}</circle>')
+    return out
+
+
 def render(view: dict[str, Any]) -> str:
     board = view["board"]
     width, height = board["width"], board["height"]
-    legend_rows = len(view["seats"]) + 1
+    legend_rows = len(view["seats"]) + 2
     total_w = MARGIN * 2 + width * CELL
     total_h = MARGIN * 2 + height * CELL + 18 * legend_rows + 10
     parts = [
@@ -86,7 +101,8 @@ def render(view: dict[str, Any]) -> str:
         f'viewBox="0 0 {total_w} {total_h}" role="img" aria-label="Sprawl board">',
         f'<rect width="{total_w}" height="{total_h}" fill="#fbfaf5"/>',
     ]
-    mine = set(view.get("spore_targets", {}).get(view.get("seat", ""), []))
+    spores = spore_squares(view)
+    viewer = view.get("seat")
     for gy in range(height):
         for gx in range(width):
             square = f"{chr(97 + gx)}{height - gy}"
@@ -96,8 +112,7 @@ def render(view: dict[str, Any]) -> str:
             cx, cy = x0 + CELL / 2, y0 + CELL / 2
             cell = board["cells"].get(square)
             if cell is None:
-                if square in mine:
-                    parts.append(f'<circle cx="{cx}" cy="{cy}" r="6" fill="#444" opacity="0.5"/>')
+                parts += _spore_dots(cx, cy, spores.get(square, []), viewer)
                 continue
             parts += _tower(cx, cy, cell) if cell["kind"] == "tower" else _branch(cx, cy, cell)
     for gx in range(width):
@@ -123,6 +138,10 @@ def render(view: dict[str, Any]) -> str:
     parts.append(
         f'<text x="{MARGIN}" y="{top + len(view["seats"]) * 18}" font-size="12" font-family="sans-serif">'
         f"{LEGEND_NOTE}</text>"
+    )
+    parts.append(
+        f'<text x="{MARGIN}" y="{top + (len(view["seats"]) + 1) * 18}" font-size="12" font-family="sans-serif">'
+        f"{SPORE_NOTE}</text>"
     )
     parts.append("</svg>")
     return "\n".join(parts)

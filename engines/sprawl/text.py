@@ -14,13 +14,31 @@ DIR_FROM_NAME = {"north": "n", "east": "e", "south": "s", "west": "w"}
 LEGEND = (
     "[R321] tower of Red, sizes bottom to top; (R32) neutralised tower; "
     "R2> branch of Red, size 2, pointing east (^ north, v south, < west); "
-    "* a square you can spore to; . vacant."
+    "ry a vacant square Red and Yellow could spore to (*ry: you too); . vacant."
 )
 
 
-def _cell_text(cell: dict[str, Any] | None, letters: dict[str, str], target: bool) -> str:
+def spore_squares(view: dict[str, Any]) -> dict[str, list[str]]:
+    """Each vacant square some seat could spore to now, with those seats in seat order (public)."""
+    found: dict[str, list[str]] = {}
+    targets = view.get("spore_targets", {})
+    for seat in view["seats"]:
+        for square in targets.get(seat, []):
+            found.setdefault(square, []).append(seat)
+    return found
+
+
+def spore_text(seats: list[str], letters: dict[str, str], viewer: str | None) -> str:
+    """``*ry``: the seats' letters in lower case, ``*`` first if the reader is one (6 characters at most)."""
+    marks = "".join(letters[seat].lower() for seat in seats)
+    if len(marks) > 5 - (viewer in seats):
+        marks = marks[: 4 - (viewer in seats)] + "+"
+    return ("*" if viewer in seats else "") + marks
+
+
+def _cell_text(cell: dict[str, Any] | None, letters: dict[str, str], spores: str) -> str:
     if cell is None:
-        return "*" if target else "."
+        return spores or "."
     if cell["kind"] == "branch":
         return f"{letters[cell['owner']]}{cell['size']}{ARROWS[DIR_FROM_NAME[cell['points']]]}"
     body = letters[cell["controller"]] + "".join(str(size) for _, size in cell["pieces"])
@@ -32,7 +50,7 @@ def board_lines(view: dict[str, Any]) -> list[str]:
     width, height = board["width"], board["height"]
     cells = board["cells"]
     letters = view["letters"]
-    mine = set(view.get("spore_targets", {}).get(view.get("seat", ""), []))
+    spores = spore_squares(view)
     columns = "   " + "".join(f"{chr(97 + x):^{CELL + 1}}" for x in range(width))
     rule = "   +" + "+".join("-" * CELL for _ in range(width)) + "+"
     lines = [columns.rstrip(), rule]
@@ -40,7 +58,8 @@ def board_lines(view: dict[str, Any]) -> list[str]:
         row = []
         for x in range(width):
             square = f"{chr(97 + x)}{y + 1}"
-            row.append(f"{_cell_text(cells.get(square), letters, square in mine):^{CELL}}")
+            marks = spore_text(spores[square], letters, view.get("seat")) if square in spores else ""
+            row.append(f"{_cell_text(cells.get(square), letters, marks):^{CELL}}")
         lines.append(f"{y + 1:>2} |" + "|".join(row) + f"| {y + 1}")
         lines.append(rule)
     lines.append(columns.rstrip())

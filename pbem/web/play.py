@@ -21,7 +21,7 @@ from pbem.boards import example_from
 from pbem.models import public_name
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
-from pbem.services.play import press
+from pbem.services.play import press, rematch
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token
@@ -64,6 +64,10 @@ class SeatPage:
     rules: list[str] = field(default_factory=list)
     notify_token: str = ""
     press_log: list[dict[str, Any]] = field(default_factory=list)
+    #: The seat's player left the game: the page shows the public view only, and takes nothing.
+    resigned: bool = False
+    #: After the game: the rematch on offer, if any (see pbem.services.play.rematch.status_for).
+    rematch: dict[str, Any] | None = None
 
     @property
     def press_open(self) -> bool:
@@ -88,6 +92,7 @@ class SeatPage:
             "deadline": self.game["deadline"],
             "house_rules": self.rules,
             "press": self.press_log,
+            "resigned": self.resigned,
         }
 
 
@@ -100,7 +105,8 @@ def load_seat(token: str) -> SeatPage | None:
             return None
         game = seat.game
         engine = get_engine(game.engine)
-        active = game.status == "active"
+        resigned = seat.resigned_at is not None
+        active = game.status == "active" and not resigned
         to_act = active and seat.seat in engine.to_act(game.state)
         may_act = active and (to_act or engine.may_act(game.state, seat.seat))
         rules = rules_of(game)
@@ -115,7 +121,8 @@ def load_seat(token: str) -> SeatPage | None:
                 "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
                 "status_url": url_for("public.game_page", game_id=game.id, _external=False),
             },
-            view=engine.private_view(game.state, seat.seat),
+            # a player who left keeps the public view only: the seat's secrets are its stand-in's now
+            view=engine.public_view(game.state) if resigned else engine.private_view(game.state, seat.seat),
             to_act=to_act,
             may_act=may_act,
             prompt=engine.prompt(game.state, seat.seat) if active else "",
@@ -127,8 +134,12 @@ def load_seat(token: str) -> SeatPage | None:
             others=[s.seat for s in game.seats if s.id != seat.id],
             rules=rules.describe(),
             notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
+            resigned=resigned,
         )
+        account_id = seat.account_id
     page.press_log = press.history_for_seat(rt, page.game_id, page.seat_id)
+    if page.game["status"] == "finished" and not page.resigned:
+        page.rematch = rematch.status_for(rt, page.game_id, account_id)
     return page
 
 

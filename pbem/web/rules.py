@@ -7,7 +7,6 @@ only what Markdown itself produces.
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from flask import Blueprint, abort, render_template
 from markdown_it import MarkdownIt
@@ -29,7 +28,7 @@ def rules_html(engine_name: str) -> Markup | None:
     engine = registry().get(engine_name)
     if engine is None:
         return None
-    source = Path(__import__(type(engine).__module__, fromlist=["_"]).__file__).parent / "RULES.md"
+    source = engine.home() / "RULES.md"
     if not source.is_file():
         return None
     html = markdown().render(source.read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ from email.utils import make_msgid
 from pbem.mail import smtpd
 from pbem.mail.inbound import process
 from pbem.services.mailout import outbox
-from pbem.services.play import bot_turns
+from pbem.services.play import bot_turns, deadlines
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -42,6 +42,8 @@ class Pump:
                 assert status == "sent", status
             elif task == "play_bots":
                 bot_turns.play(self.runtime, *args)
+            elif task == "fire_deadline":
+                deadlines.apply_deadline(self.runtime, *args)
 
 
 @contextmanager

@@ -102,9 +102,7 @@ def test_seats_are_drawn_from_the_seed(runtime):
     """The same seed and the same joiners give the same seats (SQLite and PostgreSQL); the log replays."""
     seatings = []
     for _ in range(2):
-        game_id = lobby.create_open_game(
-            runtime, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4)
-        )
+        game_id = lobby.create_open_game(runtime, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4))
         for address in ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]:
             with runtime.db.write() as session:
                 account = account_for(session, address)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import event, select, update
 from sqlalchemy.orm import Session
 
-from engines import get_engine
+from engines import get_engine, registry
 from engines.playout import random_playout, replay
 from engines.rng import Rng
 from pbem.clock import utcnow
@@ -269,7 +269,7 @@ def test_reminders_that_could_never_fire_are_refused(runtime):
     assert start(runtime, deadline_seconds=3600, per_phase={"excuses": 7200}, reminders=[5400])
 
 
-@pytest.mark.parametrize("engine_name", ["kidsprout", "rankchain", "sneak", "sprawl"])
+@pytest.mark.parametrize("engine_name", sorted(registry()))
 def test_every_phase_an_engine_plays_is_one_of_its_phase_kinds(engine_name):
     engine = get_engine(engine_name)
     variants = engine.variant_names() if engine_name != "sprawl" else ["standard", "counting-coup"]

@@ -70,12 +70,13 @@ def play_by_email(
     players: list[str] = PLAYERS[:3],
     limit: int = 2000,
     on_step: Callable[[EmailGame, Step], None] | None = None,
+    engine_name: str = "kidsprout",
 ) -> EmailGame:
-    """Play a KidSprout game to its end (or ``limit`` replies) by email; ``on_step`` sees each reply."""
-    game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=list(players), seed=seed))
+    """Play a game (KidSprout unless said) to its end (or ``limit`` replies) by email; ``on_step`` sees each reply."""
+    game_id = games.create_game(runtime, games.NewGame(engine=engine_name, players=list(players), seed=seed))
     pump.drain()
     game = EmailGame(game_id, {s.seat: s.account.email for s in game_row(runtime, game_id).seats}, Mailboxes(sink))
-    engine = get_engine("kidsprout")
+    engine = get_engine(engine_name)
     rng = Rng(seed)
     for serial in range(limit):
         row = game_row(runtime, game_id)

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select
 
 from engines import get_engine, registry
+from engines.conformance import MARKER, set_path
 from pbem.models import Game
-from tests.engines.conformance import MARKER, set_path
 from tests.support.play import play_some, start
 from tests.web.conftest import web_tokens
 

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import select
 
-from engines import get_engine
+from engines import get_engine, registry
 from pbem.models import OutboxMessage, Seat
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, start
@@ -39,8 +39,10 @@ PLAYERS = [
     "Di <di@example.org>",
     "Ed <ed@example.org>",
 ]
-#: engine -> (players, random orders played before looking, seed): a board with pieces on it.
-GAMES = {"kidsprout": (3, 2, 11), "rankchain": (3, 5, 12), "sneak": (5, 1, 2), "sprawl": (3, 7, 14)}
+#: engine -> (players, random orders played before looking, seed): a board with pieces on it, for
+#: every installed engine (those below are chosen for the screenshots in docs/; others get a few orders).
+SHOWN = {"kidsprout": (3, 2, 11), "rankchain": (3, 5, 12), "sneak": (5, 1, 2), "sprawl": (3, 7, 14)}
+GAMES = {name: SHOWN.get(name, (engine.min_players, 3, 1)) for name, engine in registry().items()}
 WIDTHS = (390, 1280)
 ADMIN_PASSWORD = "views-pass-1"
 

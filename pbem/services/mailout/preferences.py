@@ -62,6 +62,8 @@ def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
         return "pending"
     if seat.is_bot:
         return "suppressed"  # the bot reads the game, not email
+    if seat.resigned_at is not None and kind != "receipt":
+        return "suppressed"  # a player who left hears only the answers to what they still send
     pref = seat.account.notify or "every"
     if pref == "digest" and kind in DIGEST_KINDS:
         return "held"

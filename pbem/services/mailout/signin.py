@@ -32,10 +32,7 @@ INVALID = "This sign-in link is not valid any more (each link works once, for 15
 
 def answer_for(email: str) -> str:
     """What anyone asking for a link is told, known address or not."""
-    return (
-        f"If {email} plays on this server, a sign-in link is on its way there. "
-        "It works once, for 15 minutes."
-    )
+    return f"If {email} plays on this server, a sign-in link is on its way there. It works once, for 15 minutes."
 
 
 def _mac(secret_key: str, nonce: str) -> str:

@@ -105,10 +105,7 @@ def taken(session: Session, game_id: int) -> int:
 def seat_rows(session: Session, account_id: int) -> list[Seat]:
     """The account's seats with their games, newest game first."""
     query = (
-        select(Seat)
-        .where(Seat.account_id == account_id)
-        .options(selectinload(Seat.game))
-        .order_by(Seat.game_id.desc())
+        select(Seat).where(Seat.account_id == account_id).options(selectinload(Seat.game)).order_by(Seat.game_id.desc())
     )
     return list(session.scalars(query))
 
@@ -116,8 +113,9 @@ def seat_rows(session: Session, account_id: int) -> list[Seat]:
 def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
     game = seat.game
     engine = get_engine(game.engine)
-    to_act = game.status == "active" and seat.seat in engine.to_act(game.state)
-    deadline = game.deadline if game.status == "active" else None
+    playing = game.status == "active" and seat.resigned_at is None  # a player who resigned has nothing to do
+    to_act = playing and seat.seat in engine.to_act(game.state)
+    deadline = game.deadline if playing else None
     return {
         "id": game.id,
         "name": game.name,
@@ -128,6 +126,7 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "turn": game.turn,
         "phase": game.phase,
         "to_act": to_act,
+        "resigned": seat.resigned_at is not None,
         "deadline": deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if deadline else None,
         "deadline_local": local_time(deadline, tz),
         "play_url": f"{runtime.settings.base_url}/play/{seat.web_token}",

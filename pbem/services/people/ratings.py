@@ -1,14 +1,17 @@
 """Ratings per engine, with openskill's Plackett-Luce model (multiplayer free-for-all, ties allowed).
 
 A game is rated once, in the transaction that finishes it: each seat's place
-comes from the engine's outcome ranking (a tied group shares a place).  Games
-that were cancelled never finish, and games in which a bot played for a seat
-are not rated: they say little about the people at the table.  The figure
+comes from the engine's outcome ranking (a tied group shares a place), except
+that a seat whose player resigned comes last, whatever its stand-in made of
+it.  Games that were cancelled never finish, and games in which a bot played
+for a seat that had not resigned are not rated: they say little about the
+people at the table.  The figure
 shown is openskill's conservative ordinal (mu - 3 sigma), 0 for a newcomer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cache
 from typing import Any
 
@@ -30,20 +33,24 @@ def model() -> PlackettLuce:
     return PlackettLuce()
 
 
-def places(result: dict[str, Any] | None, seats: list[str]) -> dict[str, int]:
-    """Each seat's place (0 best) from an outcome's ranking; a seat the ranking omits comes last."""
+def places(result: dict[str, Any] | None, seats: list[str], resigned: Collection[str] = ()) -> dict[str, int]:
+    """Each seat's place (0 best) from an outcome's ranking; a seat the ranking omits, and a
+    resigned seat, comes last (resigned seats share the last place)."""
     ranking = (result or {}).get("ranking") or []
-    found = {seat: index for index, group in enumerate(ranking) for seat in group}
+    found = {seat: index for index, group in enumerate(ranking) for seat in group if seat not in resigned}
     last = len(ranking)
-    return {seat: found.get(seat, last) for seat in seats}
+    return {seat: found.get(seat, last) if seat not in resigned else last + 1 for seat in seats}
 
 
 def rateable(session: Session, game: Game) -> bool:
     """Finished, with a ranking, among two or more people, no bot orders, and not rated yet."""
     if game.status != "finished" or not (game.result or {}).get("ranking") or len(game.seats) < 2:
         return False
+    resigned = [seat.seat for seat in game.seats if seat.resigned_at is not None]
     bots = session.scalar(
-        select(LogEntry.id).where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES)).limit(1)
+        select(LogEntry.id)
+        .where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES), LogEntry.seat.not_in(resigned))
+        .limit(1)
     )
     done = session.scalar(select(RatingChange.id).where(RatingChange.game_id == game.id).limit(1))
     return bots is None and done is None
@@ -63,7 +70,8 @@ def rate_game(session: Session, game: Game) -> bool:
     before = [
         openskill.rating(mu=stored[i].mu, sigma=stored[i].sigma) if i in stored else openskill.rating() for i in ids
     ]
-    place = places(game.result, [seat.seat for seat in seats])
+    resigned = [seat.seat for seat in seats if seat.resigned_at is not None]
+    place = places(game.result, [seat.seat for seat in seats], resigned)
     after = openskill.rate([[r] for r in before], ranks=[place[seat.seat] for seat in seats])
     now = utcnow()
     for account_id, old, (new,) in zip(ids, before, after, strict=True):

@@ -4,19 +4,25 @@ A seat created with ``--bot N`` belongs to an account in :data:`pbem.models.BOT_
 (no email ever goes there).  Whenever a game changes and a bot seat is among
 those to act, a ``play_bots`` task is nudged after the commit; the sweep finds
 any such game whose nudge was lost (see :func:`waiting_game_ids`).
+
+A resigned seat (:mod:`pbem.services.play.resign`) is the bot's too when the
+game's late-seat policy is ``bot:N``; under any other policy nobody plays it,
+so a turn waiting only for resigned seats has its deadline brought to now
+(the engine's defaults then play them, and the game goes on).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Select, bindparam, select, text
+from sqlalchemy import Select, bindparam, or_, select, text
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.models import BOT_ACCOUNTS, Account, Game, Seat
 from pbem.runtime import Runtime
+from pbem.services.play.house_rules import rules_of
 
 #: A game changed this recently is left to the task nudged when it changed.
 GRACE = dt.timedelta(seconds=5)
@@ -27,20 +33,35 @@ def due_seats(engine: Engine, game: Game) -> list[str]:
     if game.status != "active" or engine.outcome(game.state) is not None:
         return []
     waiting = engine.to_act(game.state)
-    return [seat.seat for seat in game.seats if seat.seat in waiting and seat.is_bot]
+    resigned_too = rules_of(game).late_kind == "bot"
+    return [
+        seat.seat
+        for seat in game.seats
+        if seat.seat in waiting and (seat.is_bot or (resigned_too and seat.resigned_at is not None))
+    ]
 
 
 def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
     """Ask the worker to play the bot's seats once this transaction commits, if one must act.
 
-    Called on every order: one indexed query for the game's bot seats, never a load
-    of every seat and account (an order's transaction holds only the seat that wrote).
+    Called on every order: one indexed query for the game's bot and resigned seats, never a
+    load of every seat and account (an order's transaction holds only the seat that wrote).
+    When only resigned seats that no bot plays are left to act, the deadline is brought to
+    now, so the game's defaults play them at once (call this after the turn's deadline is set).
     """
     if game.status != "active" or engine.outcome(game.state) is not None:
         return
     waiting = engine.to_act(game.state)
-    if waiting and not waiting.isdisjoint(bot_seat_names(session, game.id)):
+    if not waiting:
+        return
+    robots, resigned = stand_in_seats(session, game.id)
+    if resigned and rules_of(game).late_kind == "bot":
+        robots |= resigned
+    if not waiting.isdisjoint(robots):
         runtime.nudge_after_commit(session, "play_bots", game.id)
+    elif resigned and waiting <= resigned:
+        game.deadline, game.next_reminder = utcnow(), None
+        runtime.nudge_after_commit(session, "fire_deadline", game.id)
 
 
 _SEATS, _ACCOUNTS = Seat.__table__, Account.__table__
@@ -51,16 +72,26 @@ _BOT_SEATS = (
     .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
     .where(text(f"accounts.{BOT_ACCOUNTS}"))
 )
-_BOT_SEATS_OF_GAME = _BOT_SEATS.with_only_columns(_SEATS.c.seat).where(_SEATS.c.game_id == bindparam("game_id"))
+#: The game's bot seats and resigned seats, each with whether it is resigned.
+_STAND_INS_OF_GAME = (
+    select(_SEATS.c.seat, _SEATS.c.resigned_at.is_not(None))
+    .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
+    .where(_SEATS.c.game_id == bindparam("game_id"))
+    .where(or_(text(f"accounts.{BOT_ACCOUNTS}"), _SEATS.c.resigned_at.is_not(None)))
+)
 
 
-def bot_seat_names(session: Session, game_id: int) -> set[str]:
-    """The game's seats the bot plays: one statement on the session's connection.
+def stand_in_seats(session: Session, game_id: int) -> tuple[set[str], set[str]]:
+    """The game's seats the bot plays and its resigned seats: one statement on the session's connection.
 
     Not through the ORM, which would cost twice as much on every order, and with
-    no autoflush: the order's pending rows change no seat's account.
+    no autoflush: the order's pending rows change no seat.
     """
-    return set(session.connection().execute(_BOT_SEATS_OF_GAME, {"game_id": game_id}).scalars())
+    robots: set[str] = set()
+    resigned: set[str] = set()
+    for seat, left in session.connection().execute(_STAND_INS_OF_GAME, {"game_id": game_id}):
+        (resigned if left else robots).add(seat)
+    return robots, resigned
 
 
 def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:

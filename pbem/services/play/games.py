@@ -315,6 +315,7 @@ def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) 
         vacations.end_now(session, game, seat, utcnow())  # a deadline the departed player held comes in
         seat.account = account_for(session, email, name)
         seat.missed_deadlines = 0
+        seat.resigned_at = None  # a resigned seat taken over is played by its new player
         rotate_tokens_of(seat)
         seat.last_message_id = None  # the new player's thread starts here, not in the departed player's inbox
         notify.queue_for_seat(

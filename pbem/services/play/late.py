@@ -63,7 +63,11 @@ def _move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
 def postpone(
     runtime: Runtime, session: Session, game: Game, engine: Engine, missing: list[str], now: dt.datetime
 ) -> bool:
-    """Move the deadline for a vacation or a grace period; True if it moved (nothing else happens then)."""
+    """Move the deadline for a vacation or a grace period; True if it moved (nothing else happens then).
+
+    A resigned seat is never waited for.
+    """
+    missing = [name for name in missing if name not in resigned_seats(game)]
     if not missing:
         return False
     labels = ", ".join(_label(game, name) for name in missing)
@@ -108,12 +112,20 @@ def postpone(
     return False
 
 
+def resigned_seats(game: Game) -> set[str]:
+    return {seat.seat for seat in game.seats if seat.resigned_at is not None}
+
+
 def bot_seats(game: Game, missing: list[str]) -> list[str]:
-    """Missing seats the bot plays for now (policy ``bot:N``, counted before this deadline)."""
+    """Missing seats the bot plays for now (policy ``bot:N``, counted before this deadline; resigned seats at once)."""
     rules = rules_of(game)
     if rules.late_kind != "bot":
         return []
-    return [s.seat for s in game.seats if s.seat in missing and s.missed_deadlines >= rules.late_n]
+    return [
+        s.seat
+        for s in game.seats
+        if s.seat in missing and (s.missed_deadlines >= rules.late_n or s.resigned_at is not None)
+    ]
 
 
 def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) -> tuple[dict[str, list[str]], list[str]]:
@@ -146,7 +158,7 @@ def tell_late_seats(
     """Each late seat learns what was played for it (its own orders only), at the top of its next email."""
     rules = rules_of(game)
     for seat in game.seats:
-        if seat.seat not in missing:
+        if seat.seat not in missing or seat.resigned_at is not None:
             continue
         notes: list[str] = []
         if seat.seat in bot_played:

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.models import Account, Game, JoinRequest, LobbyEntry, public_name
+from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
@@ -103,6 +103,8 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
     game = lock_game(session, game_id)
     if game.status != "open":
         return _closed(game)
+    if game.rematch_of is not None and not at_the_table(session, game.rematch_of, account.id):
+        return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
     if session.scalars(
         select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account.id)
     ).first():
@@ -120,6 +122,16 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
     start(runtime, session, game)
     return LobbyResult(True, f"You took the last seat in {game.name}: it has started. Your first email is on its way.",
                        game.id, started=True)  # fmt: skip
+
+
+def at_the_table(session: Session, game_id: int, account_id: int) -> bool:
+    """Whether the account played game ``game_id`` to its end (a seat it did not resign): a rematch's guests."""
+    return (
+        session.scalar(
+            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.resigned_at.is_(None))
+        )
+        is not None
+    )
 
 
 def start(runtime: Runtime, session: Session, game: Game) -> None:
@@ -217,7 +229,12 @@ def confirm_by_reply(runtime: Runtime, token: str, sender: str | None) -> LobbyR
 def open_games(runtime: Runtime, limit: int = 50) -> list[dict[str, Any]]:
     """Games with seats to take, newest first, for the public list."""
     with runtime.db.read() as session:
-        rows = session.scalars(select(Game).where(Game.status == "open").order_by(Game.id.desc()).limit(limit))
+        rows = session.scalars(
+            select(Game)
+            .where(Game.status == "open", Game.rematch_of.is_(None))  # a rematch is its table's own
+            .order_by(Game.id.desc())
+            .limit(limit)
+        )
         out = []
         for game in rows:
             engine = get_engine(game.engine)

@@ -17,6 +17,7 @@ from pbem.services.play import forgiving
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import after_change, append_log, engine_for
 from pbem.services.play.queries import status_text
+from pbem.services.play.resign import RESIGNED
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,10 @@ def submit(
             raise NotFound("that seat does not play in this game")
         engine = engine_for(game)
         old_turn = game.turn
-        active = game.status == "active"
+        active = game.status == "active" and seat.resigned_at is None
         if not active:
-            verdicts = [Verdict(line, False, STATUS_WORDS.get(game.status, game.status)) for line in lines]
+            why = STATUS_WORDS.get(game.status, game.status) if seat.resigned_at is None else RESIGNED
+            verdicts = [Verdict(line, False, why) for line in lines]
             events, announce = [], False
         else:
             verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)

@@ -105,9 +105,8 @@ def after_change(
     missed: list[str] | None = None,
 ) -> None:
     """Finish the game, start a new turn, or announce, and queue the emails for it;
-    nudge the bot if one of its seats must act now."""
+    nudge the bot if one of its seats must act now (or the deadline, if only resigned seats must)."""
     sync_summary(engine, game)
-    bot_seats.nudge_if_due(runtime, session, game, engine)
     outcome = engine.outcome(game.state)
     if outcome is not None:
         game.status = "finished"
@@ -149,6 +148,7 @@ def after_change(
             kind="announce",
             events=events,
         )
+    bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
 
 
 def engine_for(game: Game) -> Engine:

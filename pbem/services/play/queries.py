@@ -93,6 +93,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
                 "name": seat.seat,
                 "player": public_name(seat.account.name, seat.position, seat.account.email),
                 "submitted": flags[seat.seat],
+                "resigned": getattr(seat, "resigned_at", None) is not None,
             }
             for seat in game.seats
         ],

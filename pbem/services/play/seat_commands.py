@@ -17,7 +17,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.mailout import preferences, subscriptions
-from pbem.services.play import press, vacations
+from pbem.services.play import press, rematch, resign, vacations
 from pbem.services.play.orders import Verdict
 
 #: Lines read from one message or web submission; the rest is refused in the reply.
@@ -43,7 +43,11 @@ Besides orders, a message may hold these commands (one per line):
   vacation end         back early (also: back)
   notify every         an email every turn (the default)
   notify my_turn       emails only when you must act
-  notify digest        one daily digest across all your games"""
+  notify digest        one daily digest across all your games
+  resign               leave the game for good (asks you to confirm
+                       with: resign yes)
+  rematch              once the game is over: offer the same table a
+                       new game, or accept the offer"""
 
 _VACATION = re.compile(r"^vacation\s+(\S+)\s*$", re.IGNORECASE)
 _NOTIFY = re.compile(r"^notify(?:\s+(\S+))?\s*$", re.IGNORECASE)
@@ -101,6 +105,9 @@ def run(
     ``press_reply_id`` is the press a reply email answers (from its ``In-Reply-To``).
     """
     result = SeatLines()
+    if seat.resigned_at is not None:  # a player who left: nothing more from this seat
+        result.before = [Verdict(quote(line), False, resign.RESIGNED) for line in lines]
+        return result
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -120,6 +127,11 @@ def run(
             result.answer(_vacation(runtime, game, seat, line))
         elif word == "notify":
             result.answer(_notify(runtime, seat, line))
+        elif word == "resign":
+            result.answer(_resign(runtime, game, seat, line))
+        elif word == "rematch" and len(line.split()) == 1:
+            outcome = rematch.offer(runtime, game.id, seat.id)
+            result.answer(Verdict(line, outcome.ok, outcome.message))
         else:
             result.orders.append(line)
     return result
@@ -132,7 +144,8 @@ def is_command(line: str) -> bool:
         word in HELP_WORDS
         or (word in STATUS_WORDS and len(line.split()) == 1)
         or (word == "press" and press.parse_press_line(line) is not None)
-        or word in ("vacation", "notify")
+        or word in ("vacation", "notify", "resign")
+        or (word == "rematch" and len(line.split()) == 1)
         or (word == "back" and len(line.split()) == 1)
     )
 
@@ -193,6 +206,17 @@ def _vacation(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
         return Verdict(line, False, "write vacation DAYS (a whole number, e.g. vacation 3) or vacation end")
     outcome = vacations.declare_vacation(runtime, game.id, seat.id, int(days))
     return Verdict(line, outcome.ok, outcome.message)
+
+
+def _resign(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+    words = [word.lower().strip(".!") for word in line.split()]
+    if words == ["resign"]:
+        asked = resign.ask(game, seat)
+        return Verdict(line, asked.ok, asked.message)
+    if words == ["resign", resign.CONFIRM_WORD]:
+        done = resign.resign(runtime, game.id, seat.id)
+        return Verdict(line, done.ok, done.message)
+    return Verdict(quote(line), False, f"write resign (to see what leaving means) or resign {resign.CONFIRM_WORD}")
 
 
 def _notify(runtime: Runtime, seat: Seat, line: str) -> Verdict:

@@ -290,7 +290,7 @@ def lean_game(session, game_id: int):
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Seat.resigned_at, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -304,6 +304,7 @@ def lean_game(session, game_id: int):
         SimpleNamespace(
             seat=s.seat,
             position=s.position,
+            resigned_at=s.resigned_at,
             account=SimpleNamespace(name=public_name(s.name, s.position, s.email), email=""),
         )
         for s in seats

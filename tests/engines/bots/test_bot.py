@@ -12,7 +12,8 @@ from engines.playout import choose_order, random_playout
 from engines.rng import Rng
 
 SMALL = Budget(iterations=12, horizon=4)
-TABLES = {"rankchain": 2, "sprawl": 3, "kidsprout": 3, "sneak": 5}
+#: Every installed engine at its smallest table.
+TABLES = {name: engine.min_players for name, engine in registry().items()}
 
 
 def midgame(engine: Engine, players: int, seed: int, steps: int, variant: str | None = None) -> State:

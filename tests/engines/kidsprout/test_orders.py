@@ -116,7 +116,7 @@ def test_a_sealed_coin_may_be_replaced_until_the_last_coin_arrives_and_nobody_se
 
 
 def test_no_other_view_shows_a_sealed_coin_or_its_replacement():
-    from tests.engines.conformance import check_no_leaks
+    from engines.conformance import check_no_leaks
 
     for variant in ("v0.2", "v0.1"):
         state = new(4, variant)

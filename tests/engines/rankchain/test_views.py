@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
+from engines.conformance import check_no_leaks
 from engines.playout import apply_entry, canonical_json, random_playout, replay
 from engines.rankchain import ENGINE
-from tests.engines.conformance import check_no_leaks
-from tests.engines.rankchain.helpers import new_state, order, row, table
+from tests.engines.rankchain.helpers import cell, new_state, order, row, table
 
 
 def test_the_public_view_shows_face_up_cards_pawns_hand_sizes_and_deck_size_only():
@@ -117,3 +117,31 @@ def test_replaying_the_log_reproduces_every_state():
         assert canonical_json(states[-1]) == canonical_json(first.state)
         for before, entry, after in zip(states[:-1], first.log, states[1:], strict=True):
             assert canonical_json(apply_entry(ENGINE, before, entry).state) == canonical_json(after)
+
+
+def test_a_card_taken_in_full_view_stays_known_to_everyone_until_it_is_placed():
+    """The rules let every player see which face-up card another takes; that stays in their views
+    for the whole game (not only the last round's news), and leaves when the card is placed again."""
+    state = table({"A1": "4", "B1": "8", "C1": ".", "D1": "."}, deck=["1", "2", "3", "5", "6", "7"])
+
+    def play(state, seat, text):
+        return ENGINE.apply_order(state, seat, ENGINE.parse_order(state, seat, text)).state
+
+    state = play(state, "Red", "move A1 take")
+    state = play(state, "Blue", "move B1 take")
+    for _ in range(3):  # rounds of draws: the news of the takes leaves "recent turns"
+        state = play(state, "Red", "move C1 draw" if state["pawns"]["Red"] != cell("C1") else "move D1 draw")
+        state = play(state, "Blue", "stay draw")
+    for seat in ("Red", "Blue"):
+        view = ENGINE.private_view(state, seat)
+        assert not any("takes" in line for line in view["recent"]), "the takes are old news"
+        assert view["known"] == {"Red": ["4"], "Blue": ["8"]}
+        text = ENGINE.render_text(view)
+        assert "Red: Second Class (4)" in text and "Blue: Eagle (8)" in text
+    assert ENGINE.public_view(state)["known"] == {"Red": ["4"], "Blue": ["8"]}
+    assert "Taken face up" in ENGINE.render_html(ENGINE.public_view(state))
+    # Red places its known 4 on an empty cell: it is no longer known to be held
+    empty = next(c["cell"] for line in ENGINE.public_view(state)["board"] for c in line if c["face"] == "empty"
+                 and c["pawn"] is None)  # fmt: skip
+    state = play(state, "Red", f"move {empty} place 4")
+    assert ENGINE.public_view(state)["known"]["Red"] == []

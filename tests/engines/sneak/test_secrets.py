@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from engines.base import State
+from engines.conformance import check_no_leaks, check_views
 from engines.playout import random_playout, replay
 from engines.sneak import ENGINE
-from tests.engines.conformance import check_no_leaks, check_views
 
 
 def _secrets_in(state: State) -> set[str]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from engines.conformance import check_no_leaks, check_views
 from engines.sneak import ENGINE
 from engines.sneak.model import FOON, SNEAK, SPORK
-from tests.engines.conformance import check_no_leaks, check_views
 from tests.engines.sneak.helpers import ACT, WRITE, answer_all, draw_this, game, give_turn, play, set_camps
 
 CAMPS = {"Ash": SPORK, "Birch": FOON, "Cedar": SNEAK, "Dogwood": SPORK, "Elm": FOON}
@@ -112,3 +112,20 @@ def test_text_views_fit_72_columns_even_with_long_answers():
     state["players"]["Ash"] = "A very long player name that goes on and on"
     for view in [ENGINE.public_view(state), ENGINE.private_view(state, "Ash")]:
         assert max(len(line) for line in ENGINE.render_text(view).splitlines()) <= 72
+
+
+def test_past_challenges_keep_the_spork_and_foon_instructions_for_the_vote():
+    """Every camp's instruction is read aloud when a challenge is drawn; voters judge the answers
+    against them, so each past challenge of the match shows them, in every view and drawing."""
+    state = set_camps(give_turn(game(deck=[WRITE, ACT]), "Ash"), CAMPS)
+    state = draw_this(state, "Ash", "w-one")
+    state = answer_all(state, {seat: f"{seat}'s cat" for seat in state["seats"]}).state
+    assert state["phase"] == "turn" and state["current"] is None, "the challenge is over"
+    views = [ENGINE.public_view(state), *(ENGINE.private_view(state, seat) for seat in state["seats"])]
+    for view in views:
+        past = view["performed"][0]
+        assert (past["spork"], past["foon"]) == ("Write a cat.", "Write a dog.")
+        text = ENGINE.render_text(view)
+        assert "Sporks: Write a cat." in text and "Foons: Write a dog." in text
+        html = ENGINE.render_html(view)
+        assert "Write a cat." in html and "Write a dog." in html

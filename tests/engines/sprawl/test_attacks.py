@@ -29,7 +29,9 @@ def test_worked_example_q1_dots_are_the_squares_each_player_may_spore_to():
     assert view["spore_targets"] == {"Red": ["e2"], "Yellow": ["e4"], "Green": []}
     board = ENGINE.render_text(ENGINE.private_view(state, "Red")).splitlines()
     row_2 = next(line for line in board if line.startswith(" 2 |"))
-    assert [cell.strip() for cell in row_2.split("|")[1:6]] == [".", "[R21]", "R2>", "(G3)", "*"]
+    assert [cell.strip() for cell in row_2.split("|")[1:6]] == [".", "[R21]", "R2>", "(G3)", "*r"]
+    row_4 = next(line for line in board if line.startswith(" 4 |"))
+    assert row_4.split("|")[5].strip() == "y", "Yellow's spore square is public: on Red's board too"
 
 
 def test_worked_example_q2_the_green_tower_is_neutralised_by_the_red_two():

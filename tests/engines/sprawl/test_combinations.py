@@ -8,11 +8,11 @@ from itertools import combinations
 
 import pytest
 
+from engines.conformance import check_idle_seats_refused, check_no_leaks, check_orders, check_views
 from engines.playout import canonical_json, choose_order, random_playout, replay
 from engines.rng import Rng
 from engines.sprawl import ENGINE
 from engines.sprawl.model import OPTIONAL_RULES
-from tests.engines.conformance import check_idle_seats_refused, check_no_leaks, check_orders, check_views
 from tests.engines.sprawl import reference
 
 COMBINATIONS = ["standard"] + [

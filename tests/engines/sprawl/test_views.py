@@ -61,10 +61,11 @@ def test_text_board_shows_towers_and_branch_directions_in_place():
     assert cells["c3"] == "[R32]"  # shared tower, shown under its controller
     assert cells["e6"] == "(G2)"
     assert (cells["b1"], cells["a2"], cells["c4"], cells["e5"]) == ("R3>", "R2^", "R1<", "G1v")
-    assert cells["e1"] == "*" and cells["a4"] == "*"  # the squares Red's 3 and 2 target
+    assert cells["e1"].startswith("*r") and cells["a4"].startswith("*r")  # the squares Red's 3 and 2 target
     assert cells["h8"] == "."
     public = {sq: c.strip() for sq, c in grid(ENGINE.render_text(ENGINE.public_view(state)), 8).items()}
-    assert "*" not in public.values()
+    assert not any(c.startswith("*") for c in public.values()), "nobody reads the public board as 'you'"
+    assert public["e1"].startswith("r") and public["a4"].startswith("r")
     assert "Shared towers" in ENGINE.render_text(ENGINE.public_view(state))
 
 
@@ -81,7 +82,7 @@ def test_svg_board_is_well_formed_and_draws_every_piece():
     assert len(crosses) == 1  # the neutralised green tower
     labels = {t.text for t in root.iter(f"{SVG}text")}
     assert {"321", "32", "2"} <= labels
-    assert len(list(root.iter(f"{SVG}circle"))) == len(view["spore_targets"]["Red"])
+    assert len(list(root.iter(f"{SVG}circle"))) == sum(map(len, view["spore_targets"].values()))
 
 
 def test_svg_arrows_point_the_way_their_branch_points():
@@ -107,3 +108,34 @@ def test_everything_is_public_outside_counting_coup():
         assert set(private) - set(public) <= {"seat", "prompt", "options", "cards", "your_reply"}
     assert public["stashes"]["Red"] == {"1": 3, "2": 2, "3": 3, "pips": 16}
     assert public["board"]["cells"]["c3"]["pieces"] == [["Yellow", 3], ["Red", 2]]
+
+
+def test_every_board_marks_everyones_spore_squares():
+    """The rules make every player's spore squares public: the text, the email drawing and the SVG
+    of any seat (and of the public page) mark each with the letters or colours of those who could spore there."""
+    state = busy_board(4)
+    tower(state, "a6", "Yellow", 3)
+    branch(state, "b6", "Yellow", 2, "e", "a6")
+    state["stash"]["Yellow"][2] -= 1
+    state["stash"]["Yellow"][1] -= 1
+    state["opened"] = list(state["seats"])
+    targets = ENGINE.public_view(state)["spore_targets"]
+    others = [seat for seat in targets if seat != "Red" and targets[seat]]
+    assert targets["Red"] and others, "a board where Red and another player each have spore squares"
+    shared = {square: [seat for seat in state["seats"] if square in targets.get(seat, [])]
+              for seats in targets.values() for square in seats}  # fmt: skip
+    for reader in [None, *state["seats"]]:
+        view = ENGINE.public_view(state) if reader is None else ENGINE.private_view(state, reader)
+        cells = {sq: c.strip() for sq, c in grid(ENGINE.render_text(view), state["height"]).items()}
+        for square, seats in shared.items():
+            letters = "".join(ENGINE.public_view(state)["letters"][seat].lower() for seat in seats)
+            expected = ("*" if reader in seats else "") + letters
+            assert cells[square] == expected[:6] or cells[square].endswith("+"), (reader, square, cells[square])
+        html = ENGINE.render_html(view)
+        for square, seats in shared.items():
+            assert f'title="{square}: {", ".join(seats)} could spore here"' in html
+        svg = ElementTree.fromstring(ENGINE.render_svg(view))
+        titles = [t.text for t in svg.iter(f"{SVG}title")]
+        for seats in shared.values():
+            for seat in seats:
+                assert f"{seat} could spore here" in titles

@@ -1,0 +1,62 @@
+"""Resign and rematch on the player page: the same words as by email, behind two buttons each."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select, update
+
+from pbem.models import Game, Seat
+from tests.support.play import PLAYERS, game_row, start
+from tests.web.conftest import csrf_of, web_tokens
+
+
+def press_button(client, token: str, value: str):
+    html = client.get(f"/play/{token}").get_data(as_text=True)
+    assert f'value="{value}"' in html, f"no {value!r} button on the page"
+    return client.post(f"/play/{token}", data={"csrf_token": csrf_of(html), "order": value}, follow_redirects=True)
+
+
+def test_resign_on_the_player_page_asks_then_leaves(client, sqlite_runtime):
+    game_id = start(sqlite_runtime, engine="rankchain", players=PLAYERS[:3])
+    tokens = web_tokens(sqlite_runtime, game_id)
+    leaver = sorted(tokens)[1]
+    asked = press_button(client, tokens[leaver], "resign").get_data(as_text=True)
+    assert "resign yes" in asked and 'value="resign yes"' in asked, "the answer asks to confirm, with a button"
+    assert game_row(sqlite_runtime, game_id).seats[1].resigned_at is None
+
+    confirm = {"csrf_token": csrf_of(asked), "order": "resign yes"}  # the button on the page that asked
+    done = client.post(f"/play/{tokens[leaver]}", data=confirm, follow_redirects=True).get_data(as_text=True)
+    assert "You have left" in done
+    page = client.get(f"/play/{tokens[leaver]}").get_data(as_text=True)
+    assert "You resigned from this game" in page and 'value="resign"' not in page
+    mine = client.get(f"/play/{tokens[leaver]}.json").get_json()
+    assert mine["resigned"] is True and mine["legal_orders"] == [] and "hand" not in mine["view"]
+    seats = client.get(f"/games/{game_id}.json").get_json()["seats"]
+    assert {s["name"]: s["resigned"] for s in seats} == {name: name == leaver for name in tokens}
+    refused = client.post(f"/play/{tokens[leaver]}.json", json={"orders": "stay draw"}).get_json()
+    assert refused["verdicts"][0]["ok"] is False and "resigned" in refused["verdicts"][0]["message"]
+
+
+def test_rematch_buttons_offer_and_accept_a_new_game(client, sqlite_runtime):
+    game_id = start(sqlite_runtime, engine="rankchain", players=PLAYERS[:2])
+    tokens = web_tokens(sqlite_runtime, game_id)
+    first, second = sorted(tokens)
+    assert 'value="rematch"' not in client.get(f"/play/{tokens[first]}").get_data(as_text=True)
+    with sqlite_runtime.db.write() as session:
+        ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
+        session.execute(update(Game).where(Game.id == game_id).values(**ended))
+
+    offered = press_button(client, tokens[first], "rematch").get_data(as_text=True)
+    assert "You offer the table a rematch" in offered and "You accepted the rematch" in offered
+    other = client.get(f"/play/{tokens[second]}").get_data(as_text=True)
+    assert "Accept the rematch" in other
+
+    press_button(client, tokens[second], "rematch")
+    with sqlite_runtime.db.read() as session:
+        rematch = session.scalars(select(Game).where(Game.rematch_of == game_id)).one()
+        players = set(session.scalars(select(Seat.account_id).where(Seat.game_id == rematch.id)))
+        before = set(session.scalars(select(Seat.account_id).where(Seat.game_id == game_id)))
+    assert rematch.status == "active" and players == before
+    page = client.get(f"/play/{tokens[first]}").get_data(as_text=True)
+    assert "The rematch is on" in page and f"/games/{rematch.id}" in page
