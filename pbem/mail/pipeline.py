@@ -26,12 +26,13 @@ from pbem.mail import addressing, commands, machine
 from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
-from pbem.mail.refusals import reply_refusal, span, tell_owner
+from pbem.mail.refusals import known_player, reply_refusal, span, tell_owner
 from pbem.mail.text import body_text
-from pbem.models import InboundMessage, Seat
+from pbem.models import InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services.mailout import folds, press_mail
-from pbem.services.play import bounces, seat_commands
+from pbem.services.ops import strangers
+from pbem.services.play import bounces, lobby, seat_commands
 from pbem.services.play import orders as order_service
 from pbem.services.play.locking import lock_game, lock_game_of_seat
 
@@ -275,10 +276,7 @@ def answer(ctx: Context) -> None:
     lines, refused = seat_commands.capped(ctx.lines)
     shared = _shared(ctx)
     if ctx.command_mode:
-        references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
-        verdicts = [*commands.server_commands(shared, ctx.session, lines, ctx.sender, references), *refused]
-        commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.subject, ctx.their_id, verdicts)
-        ctx.verdict = f"commands: {len(verdicts)} answered"
+        _answer_commands(ctx, shared, lines, refused)
         return
     game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
     answered = answered_id(ctx.message)
@@ -301,6 +299,49 @@ def answer(ctx: Context) -> None:
     result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
+
+
+def _answer_commands(ctx: Context, shared: Runtime, lines: list[str], refused: list[order_service.Verdict]) -> None:
+    """The server address's answer, in the server's words only; a stranger's is budgeted.
+
+    A stranger (not a player here) who wrote no command is not answered at all, and is
+    answered only if the worst case of this message (the answer and one confirmation)
+    fits the budget; the emails it really caused are recorded on the message.
+    """
+    if not ctx.sender:
+        raise Discard("no readable sender address: nothing to answer")
+    references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
+    stranger = not known_player(ctx.session, ctx.sender)
+    if stranger:
+        if lobby.join_token(references) is None and not any(map(commands.command_of, lines)):
+            ctx.row.stranger_emails = 0
+            raise Discard("not a player, and no command: not answered")
+        worst = 1 + min(commands.mail_commands(lines), 1)
+        withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
+        if withheld:
+            ctx.row.stranger_emails = 0
+            raise Discard(withheld)
+        before = _last_outbox_id(ctx.session)
+    verdicts = commands.server_commands(shared, ctx.session, lines, ctx.sender, references, stranger=stranger)
+    if verdicts:  # lines too long to read, named but never quoted
+        verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
+    commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
+    ctx.verdict = f"commands: {len(verdicts)} answered"
+    if stranger:
+        ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
+        ctx.verdict += f" (not a player: {ctx.row.stranger_emails} emails)"
+
+
+def _last_outbox_id(session: Session) -> int:
+    with session.no_autoflush:
+        return session.scalar(select(func.max(OutboxMessage.id))) or 0
+
+
+def _emails_to(session: Session, recipient: str | None, after: int) -> int:
+    """Emails queued to ``recipient`` since the outbox's row ``after`` (this message's own, in its transaction)."""
+    session.flush()
+    query = select(func.count(OutboxMessage.id)).where(OutboxMessage.id > after, OutboxMessage.recipient == recipient)
+    return session.scalar(query) or 0
 
 
 def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:

@@ -12,6 +12,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.models import Account, Game, OutboxMessage
@@ -47,9 +48,10 @@ def _told_recently(ctx: Context) -> bool:
         return ctx.session.scalars(query.limit(1)).first() is not None
 
 
-def _known_player(ctx: Context, address: str) -> bool:
-    with ctx.session.no_autoflush:
-        return ctx.session.scalars(select(Account.id).where(Account.email == address).limit(1)).first() is not None
+def known_player(session: Session, address: str) -> bool:
+    """Whether ``address`` is a player's here (an account): anyone else is a stranger."""
+    with session.no_autoflush:
+        return session.scalars(select(Account.id).where(Account.email == address).limit(1)).first() is not None
 
 
 def tell_owner(ctx: Context, owner: Account) -> None:
@@ -85,9 +87,10 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
     forger aim our mail at anyone (backscatter)."""
     if not ctx.sender:
         return
-    if not ctx.trusted and not _known_player(ctx, ctx.sender):
+    if not ctx.trusted and not known_player(ctx.session, ctx.sender):
         return
-    subject = ctx.subject or "Your message was not applied"
+    # The seat's own player sees their subject again; anyone else only the server's words (From: is forgeable).
+    subject = ctx.subject if ctx.trusted and ctx.subject else "Your message was not applied"
     if not subject.lower().startswith("re:"):
         subject = f"Re: {subject}"
     if ctx.trusted and ctx.seat is not None:

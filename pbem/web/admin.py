@@ -23,6 +23,7 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
+from pbem.services.ops import strangers
 from pbem.services.play import bounces, games, house_rules, lobby
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
@@ -124,7 +125,15 @@ def logout():
 def dashboard():
     runtime = common.runtime()
     unreachable = bounces.unreachable_accounts(runtime)
-    return render_template("admin/dashboard.html", data=dashboard_data(runtime), unreachable=unreachable)
+    with runtime.db.read() as session:
+        withheld = strangers.withheld(session)
+    return render_template(
+        "admin/dashboard.html",
+        data=dashboard_data(runtime),
+        unreachable=unreachable,
+        withheld=withheld,
+        budget=runtime.settings.stranger_budget,
+    )
 
 
 @bp.post("/accounts/<int:account_id>/reachable")

@@ -241,9 +241,9 @@ def test_answer_in_command_mode_replies_to_the_sender(table):
     with context(runtime) as ctx:
         ctx.command_mode, ctx.sender, ctx.subject, ctx.lines = True, "fan@example.net", "hi", ["games"]
         pipeline.answer(ctx)
-        assert ctx.verdict == "commands: 1 answered"
+        assert ctx.verdict == "commands: 1 answered (not a player: 1 emails)" and ctx.row.stranger_emails == 1
         [reply] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "commands")).all()
-        assert reply.recipient == "fan@example.net" and reply.subject == "Re: hi"
+        assert reply.recipient == "fan@example.net" and reply.subject == "Re: your message to pbem@pbem.test"
         assert "KidSprout Jumboree #1" in reply.body_text
 
 
