@@ -227,7 +227,7 @@ class InboundMessage(Base):
     transport: Mapped[str] = mapped_column(String(20), default="smtp")
     envelope_from: Mapped[str | None] = mapped_column(String(320))
     envelope_to: Mapped[str | None] = mapped_column(String(320))
-    #: pending | done | dropped | rejected | failed
+    #: pending | done | dropped | rejected | failed | held (a message to a seat whose sender check failed)
     status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
     verdict: Mapped[str] = mapped_column(Text, default="")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,7 +1,8 @@
 """The inbound pipeline, declared as data: :data:`PIPELINE` is a tuple of small
 steps, each reading and enriching a :class:`Context`.  A step stops the message
-by raising :class:`Discard` (machine mail: nothing is answered) or
-:class:`Reject` (a refusal: one reply explains every reason).  The last step
+by raising :class:`Discard` (machine mail: nothing is answered),
+:class:`Reject` (a refusal: one reply explains every reason) or :class:`Hold`
+(a message to a seat whose sender check failed: kept, not applied, the player told).  The last step
 applies the orders through :func:`pbem.services.play.orders.submit`, which queues
 the receipt in the same transaction.
 
@@ -22,11 +23,11 @@ from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.db import Database
-from pbem.mail import addressing, commands, machine
+from pbem.mail import addressing, authresults, commands, machine
 from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
-from pbem.mail.refusals import known_player, reply_refusal, span, tell_owner
+from pbem.mail.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail.text import body_text
 from pbem.models import InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
@@ -59,6 +60,10 @@ class Reject(Stop):
     """Refused: the sender gets one reply listing the reasons; nothing is applied."""
 
 
+class Hold(Stop):
+    """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
+
+
 @dataclass
 class Context:
     runtime: Runtime
@@ -70,6 +75,7 @@ class Context:
     their_id: str | None = None
     recipient: str | None = None
     seat: Seat | None = None
+    auth: authresults.Verdicts | None = None
     command_mode: bool = False
     trusted: bool = False
     text: str = ""
@@ -101,6 +107,12 @@ def read_headers(ctx: Context) -> None:
     candidates = [ctx.row.envelope_to] if ctx.row.envelope_to else []
     candidates += addresses(ctx.message, "X-Original-To", "Delivered-To", "Envelope-To", "To", "Cc")
     ctx.recipient = addressing.pick_recipient(ctx.settings, candidates)
+
+
+def read_authentication(ctx: Context) -> None:
+    """The trusted hop's SPF, DKIM and DMARC verdicts, recorded on the message (see :mod:`.authresults`)."""
+    ctx.auth = authresults.read(ctx.message, ctx.settings.authserv_ids)
+    ctx.row.spf, ctx.row.dkim, ctx.row.dmarc = ctx.auth.spf, ctx.auth.dkim, ctx.auth.dmarc
 
 
 def take_bounces(ctx: Context) -> None:
@@ -263,6 +275,19 @@ def check_sender(ctx: Context) -> None:
     )
 
 
+def hold_failed_dmarc(ctx: Context) -> None:
+    """``From:`` is the seat's player, but their domain's DMARC check failed at a trusted hop: a forgery,
+    most likely, so the message is held and the player told; with no trusted result nothing changes."""
+    auth = ctx.auth
+    if ctx.seat is None or not ctx.trusted or auth is None or auth.dmarc != "fail":
+        return
+    domain = ctx.sender.rpartition("@")[2]
+    if auth.dmarc_domain and auth.dmarc_domain != domain:
+        return  # a verdict about another domain says nothing of this sender
+    tell_held(ctx)
+    raise Hold(f"held: DMARC fail for {domain} (Authentication-Results of {auth.authserv_id})")
+
+
 def extract_text(ctx: Context) -> None:
     ctx.text = body_text(ctx.message)
 
@@ -353,6 +378,7 @@ def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_
 
 PIPELINE: tuple[Callable[[Context], None], ...] = (
     read_headers,
+    read_authentication,
     take_bounces,
     drop_machines,
     drop_loops,
@@ -360,6 +386,7 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
     route,
     limit_rate,
     check_sender,
+    hold_failed_dmarc,
     extract_text,
     strip_quotes,
     answer,
@@ -374,6 +401,8 @@ def run(runtime: Runtime, session: Session, row: InboundMessage, steps=PIPELINE)
             step(ctx)
     except Discard as stop:
         return Outcome("dropped", "; ".join(stop.reasons))
+    except Hold as stop:
+        return Outcome("held", "; ".join(stop.reasons))
     except Reject as stop:
         reply_refusal(ctx, stop)
         return Outcome("rejected", "; ".join(stop.reasons))

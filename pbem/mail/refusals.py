@@ -36,12 +36,19 @@ FOREIGN_KIND = "foreign_sender"
 FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
 
 
-def _told_recently(ctx: Context) -> bool:
+HELD_KIND = "held_sender_check"
+HELD_HEADLINE = (
+    "A message from your address to your seat's reply address failed your mail domain's sender check "
+    "(DMARC), so it was held: nothing in it was applied."
+)
+
+
+def _told_recently(ctx: Context, kind: str = FOREIGN_KIND) -> bool:
     """Whether the seat's player already heard of a refused sender within the rate window."""
     since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
     query = select(OutboxMessage.id).where(
         OutboxMessage.seat_id == ctx.seat.id,
-        OutboxMessage.kind == FOREIGN_KIND,
+        OutboxMessage.kind == kind,
         OutboxMessage.created_at >= since,
     )
     with ctx.session.no_autoflush:
@@ -76,6 +83,32 @@ def tell_owner(ctx: Context, owner: Account) -> None:
             f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
             "If you sent it, send it again from that address. If not, nothing changed; "
             "ask the game's admin to rotate your reply address if this repeats.",
+        ],
+    )
+
+
+def tell_held(ctx: Context) -> None:
+    """The seat's player learns that a message in their name was held (once per window), never what it said."""
+    if _told_recently(ctx, HELD_KIND):
+        return
+    game = ctx.session.get(Game, ctx.seat.game_id)
+    window = span(ctx.settings.mail_limits.window_seconds)
+    notify.queue(
+        ctx.runtime,
+        ctx.session,
+        game=game,
+        seat=ctx.seat,
+        recipient=ctx.seat.account.email,
+        template="notice",
+        kind=HELD_KIND,
+        auto_reply=True,
+        headline=HELD_HEADLINE,
+        details=[
+            "If you did not send it, someone wrote in your name; nothing changed. Ask the game's admin to "
+            "rotate your seat's reply address if this repeats.",
+            "If you sent it, your mail left by a route your domain does not vouch for (a forwarder, another "
+            "provider): send your orders from your private page below, or from your usual mail service.",
+            f"Further held messages in the next {window} are not reported one by one.",
         ],
     )
 

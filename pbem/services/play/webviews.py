@@ -25,7 +25,7 @@ from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, load_game, status_text
 from pbem.tokens import reply_address
 
-REFUSED_INBOUND = ("rejected", "failed")
+REFUSED_INBOUND = ("rejected", "failed", "held")
 #: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
 DROPPED_INBOUND = ("dropped",)
 OPEN_STATUSES = ("active", "paused")
