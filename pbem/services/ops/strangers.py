@@ -15,7 +15,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
@@ -23,6 +23,8 @@ from pbem.config import StrangerBudget
 from pbem.models import InboundMessage
 
 log = logging.getLogger(__name__)
+#: PostgreSQL advisory lock taken while the budget is read and spent (a fixed, arbitrary number).
+BUDGET_LOCK = 0x7062656D0001
 #: The verdict of a message left unanswered because the budget was spent (what the counts look for).
 WITHHELD = "stranger budget spent"
 _STRANGER = InboundMessage.stranger_emails.is_not(None)
@@ -49,8 +51,12 @@ def spent(session: Session, sender: str, since: dt.datetime) -> Spent:
 def refusal(session: Session, budget: StrangerBudget, sender: str, emails: int) -> str | None:
     """None if ``emails`` more to ``sender`` fit the budget, else the verdict that withholds the answer.
 
-    The first refusal of a window is logged (one line), so an operator sees a flood
-    without one line per forged message."""
+    Workers answering strangers at the same moment take turns (a transaction lock on
+    PostgreSQL; SQLite has one writer anyway), so two of them never both spend the last
+    email.  The first refusal of a window is logged (one line), so an operator sees a
+    flood without one line per forged message."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": BUDGET_LOCK})
     since = utcnow() - dt.timedelta(seconds=budget.window_seconds)
     paid = spent(session, sender, since)
     if paid.sender + emails <= budget.per_sender and paid.overall + emails <= budget.overall:
