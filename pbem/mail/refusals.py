@@ -78,7 +78,7 @@ def tell_owner(ctx: Context, owner: Account) -> None:
         headline=FOREIGN_HEADLINE,
         details=[
             f"It came from: {ctx.sender}",
-            "Further refused messages in the next "
+            "Further refused messages within "
             f"{span(ctx.settings.mail_limits.window_seconds)} are not reported one by one.",
             f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
             "If you sent it, send it again from that address. If not, nothing changed; "
@@ -108,7 +108,7 @@ def tell_held(ctx: Context) -> None:
             "rotate your seat's reply address if this repeats.",
             "If you sent it, your mail left by a route your domain does not vouch for (a forwarder, another "
             "provider): send your orders from your private page below, or from your usual mail service.",
-            f"Further held messages in the next {window} are not reported one by one.",
+            f"Further held messages within {window} are not reported one by one.",
         ],
     )
 

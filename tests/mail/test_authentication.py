@@ -8,11 +8,11 @@ import pytest
 from sqlalchemy import func, select
 
 from engines.rng import Rng
-from pbem.mail.authresults import parse, read
 from pbem.mail.message import parse as parse_message
 from pbem.models import LogEntry
 from tests.mail.helpers import deliver, inbound, mail, outbox, seat_address, seat_of
 from tests.support.play import legal_move, start
+from tests.web.conftest import admin_client, admin_user  # noqa: F401 - fixtures
 
 TRUSTED = "mx.pbem.test"
 
@@ -91,12 +91,23 @@ GMAIL = (
     ],
 )
 def test_authentication_results_are_parsed_as_rfc_8601_writes_them(value, expected):
+    from pbem.mail.authresults import parse
+
     authserv, found = parse(value)
     assert (authserv, [(method, result) for method, result, _ in found]) == expected
 
 
 def test_one_passing_dkim_signature_among_several_is_a_pass():
+    from pbem.mail.authresults import read
+
     message = parse_message(
         b"Authentication-Results: mx.pbem.test; dkim=fail header.d=list.example; dkim=pass header.d=example.org\r\n\r\n"
     )
     assert read(message, ("mx.pbem.test",)).dkim == "pass"
+
+
+def test_the_admin_sees_each_messages_sender_checks(table, admin_client):  # noqa: F811
+    runtime, game_id, seat, address = table
+    deliver(runtime, mail(address, seat.account.email, "help", headers=results("fail")))
+    page = admin_client.get(f"/admin/games/{game_id}").get_data(as_text=True)
+    assert 'held<br><span class="hint">SPF pass, DKIM none, DMARC fail</span>' in page

@@ -17,7 +17,6 @@ from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.db import normalise_url
 from pbem.mail.inbound import process, receive
-from pbem.mail.message import content_digest, dedupe_key
 from pbem.migrations import alembic_config, upgrade
 from pbem.models import InboundMessage
 from tests.mail.helpers import deliver, seat_address, seat_of
@@ -89,6 +88,8 @@ def test_a_redelivery_is_recognised_by_any_route(sqlite_runtime):
     )
     again = receive(runtime, relayed, transport="imap", envelope_to=address)
     assert again.duplicate and again.id == first.id
+    from pbem.mail.message import content_digest, dedupe_key
+
     assert content_digest(raw) == content_digest(relayed)
     other_body = message(address, seat.account.email, "help").as_bytes()
     assert not receive(runtime, other_body, transport="smtp", envelope_to=address).duplicate
@@ -110,6 +111,8 @@ def test_a_mailbox_copy_naming_two_reply_addresses_is_stored_for_each(sqlite_run
 
 def test_the_migration_keeps_every_row_and_knows_recent_ones_again(runtime):
     """Rows stored under the old unique Message-ID survive the upgrade; a recent one's redelivery is still known."""
+    from pbem.mail.message import dedupe_key
+
     url = runtime.settings.database_url
     seat = seat_of(runtime, start(runtime), "Suns")
     address = seat_address(runtime, seat)

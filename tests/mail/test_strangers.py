@@ -13,9 +13,7 @@ import logging
 import pytest
 from sqlalchemy import select
 
-from pbem.config import StrangerBudget
 from pbem.models import InboundMessage
-from pbem.services.ops import strangers
 from tests.mail.helpers import deliver, inbound, mail, outbox
 from tests.support.play import start
 
@@ -35,6 +33,12 @@ def reflected(row) -> list[str]:
 @pytest.fixture
 def game(sqlite_runtime):
     return sqlite_runtime, start(sqlite_runtime)
+
+
+def budget(**limits):
+    from pbem.config import StrangerBudget
+
+    return StrangerBudget(**limits)
 
 
 def to_server(runtime, sender: str, body: str, subject: str = PHISH_SUBJECT) -> str:
@@ -73,7 +77,7 @@ def test_observe_and_join_answers_name_the_command_not_the_line(game):
 
 def test_a_flood_of_forged_senders_yields_a_bounded_number_of_emails_then_silence(game, caplog):
     runtime, game_id = game
-    runtime.settings = runtime.settings.with_(stranger_budget=StrangerBudget(per_sender=3, overall=10))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=10))
     statuses = []
     with caplog.at_level(logging.WARNING, logger="pbem.services.ops.strangers"):
         for n in range(40):
@@ -82,6 +86,8 @@ def test_a_flood_of_forged_senders_yields_a_bounded_number_of_emails_then_silenc
     assert len(answers) == 10 and statuses.count("done") == 10 and statuses.count("dropped") == 30
     assert all(reflected(row) == [] for row in answers)
     assert len([r for r in caplog.records if "stops answering strangers" in r.getMessage()]) == 1
+    from pbem.services.ops import strangers
+
     with runtime.db.read() as session:
         found = strangers.withheld(session)
         paid = sum(session.scalars(select(InboundMessage.stranger_emails)).all())
@@ -90,18 +96,18 @@ def test_a_flood_of_forged_senders_yields_a_bounded_number_of_emails_then_silenc
 
 def test_one_forged_address_is_answered_a_few_times_at_most(game):
     runtime, _ = game
-    runtime.settings = runtime.settings.with_(stranger_budget=StrangerBudget(per_sender=3, overall=100))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=100))
     statuses = [to_server(runtime, "victim@bank.example", "help") for _ in range(6)]
     assert statuses == ["done"] * 3 + ["dropped"] * 3
     assert len(outbox(runtime, recipient="victim@bank.example")) == 3
     _, last = deliver(runtime, mail(runtime.settings.server_address, "victim@bank.example", "games"))
-    assert inbound(runtime, last).verdict.startswith(strangers.WITHHELD)
+    assert inbound(runtime, last).verdict.startswith("stranger budget spent")
     assert to_server(runtime, "someone-else@example.net", "games") == "done"  # others still get answers
 
 
 def test_a_confirmation_counts_against_the_budget(game):
     runtime, game_id = game
-    runtime.settings = runtime.settings.with_(stranger_budget=StrangerBudget(per_sender=3, overall=100))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=100))
     assert to_server(runtime, "fan@example.net", f"observe {game_id}") == "done"  # an answer and a confirmation
     assert to_server(runtime, "fan@example.net", "help") == "done"
     assert to_server(runtime, "fan@example.net", "help") == "dropped"  # 3 emails sent: the budget is spent
@@ -110,7 +116,7 @@ def test_a_confirmation_counts_against_the_budget(game):
 
 def test_players_are_answered_as_before_outside_the_budget(game):
     runtime, _ = game
-    runtime.settings = runtime.settings.with_(stranger_budget=StrangerBudget(per_sender=1, overall=1))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=1, overall=1))
     player = "ann@example.org"
     statuses = [to_server(runtime, player, "") for _ in range(3)] + [to_server(runtime, player, "rematch please")]
     assert statuses == ["done"] * 4
@@ -135,7 +141,7 @@ def test_the_admin_console_and_metrics_show_the_spent_budget(sqlite_runtime, cli
 
     runtime = sqlite_runtime
     start(runtime)
-    runtime.settings = runtime.settings.with_(stranger_budget=StrangerBudget(per_sender=3, overall=2))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=2))
     with runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=generate_password_hash("pw-123456")))
     page = client.get("/admin/login").get_data(as_text=True)

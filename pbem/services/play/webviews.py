@@ -141,6 +141,12 @@ def inbound_row(message: InboundMessage) -> dict[str, Any]:
         "game_id": message.game_id,
         "received_at": message.received_at,
         "subject": _subject_of(message.raw),
+        # The receiving server's sender checks (PBEM_AUTHSERV_ID), when it gave any.
+        "checks": ", ".join(
+            f"{name.upper()} {result}"
+            for name, result in (("spf", message.spf), ("dkim", message.dkim), ("dmarc", message.dmarc))
+            if result
+        ),
     }
 
 
