@@ -317,7 +317,8 @@ def record(row: Row) -> None:
 
 def write_report() -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for row in REPORT:
+    order = {"embedded": 0, "distributed": 1}
+    for row in sorted(REPORT, key=lambda r: (order.get(r.stack, 2), int(r.attack.split(".")[0].split(",")[0]))):
         cells = [row.stack, row.attack, row.tried, row.emails, row.secrets, row.orders_lost, row.note]
         lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     table = "\n".join(lines) + "\n"
