@@ -10,6 +10,7 @@ from werkzeug.routing import IntegerConverter
 
 from pbem.config import load_settings
 from pbem.runtime import Runtime, connect_worker, make_runtime, set_runtime
+from pbem.services.people import sessions
 
 #: Ids in addresses fit the tables' INTEGER keys (32 bits on PostgreSQL); anything larger is a clean 404,
 #: never a database error.
@@ -46,7 +47,12 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=settings.base_url.lower().startswith("https://"),
+        # A player's session lapses after this long unused (on the server too: pbem.services.people.sessions);
+        # the cookie is renewed when the server notes a use, not on every response.
+        PERMANENT_SESSION_LIFETIME=sessions.IDLE,
+        SESSION_REFRESH_EACH_REQUEST=False,
         PBEM_EMBEDDED=settings.embedded,
+        PBEM_DEV_MAILBOX=settings.dev_mailbox,
         PBEM_TRUSTED_PROXIES=hops,
     )
     app.url_map.converters["int"] = IdConverter

@@ -59,6 +59,29 @@ class MailLimits:
         return cls(**{field: _positive_int(name, env(name)) for field, name in names.items() if env(name)})
 
 
+@dataclass(frozen=True)
+class StrangerBudget:
+    """Emails the server address may send to senders who are not players, per window.
+
+    ``From:`` is forgeable, so every answer to a stranger may land with a victim:
+    a few per address, and a small number in all, then silence until the window moves on.
+    """
+
+    per_sender: int = 3
+    overall: int = 30
+    window_seconds: int = 3600
+
+    @classmethod
+    def from_env(cls, env: Callable[[str], str | None]) -> StrangerBudget:
+        """PBEM_STRANGER_EMAILS_SENDER and _TOTAL (emails) per PBEM_STRANGER_WINDOW (seconds)."""
+        names = {
+            "per_sender": "PBEM_STRANGER_EMAILS_SENDER",
+            "overall": "PBEM_STRANGER_EMAILS_TOTAL",
+            "window_seconds": "PBEM_STRANGER_WINDOW",
+        }
+        return cls(**{field: _positive_int(name, env(name)) for field, name in names.items() if env(name)})
+
+
 class ConfigError(ValueError):
     """A ``PBEM_*`` setting that cannot be used; the message names it."""
 
@@ -88,6 +111,27 @@ def _proxy_hops(raw: str | None) -> int:
             f"PBEM_TRUSTED_PROXIES must be a number of proxy hops from 0 to {MAX_PROXY_HOPS}, not {raw!r}"
         )
     return int(text)
+
+
+def _switch(name: str, raw: str | None) -> bool | None:
+    """``1``/``0`` (also yes/no, on/off, true/false), or None when unset."""
+    text = (raw or "").strip().lower()
+    if not text:
+        return None
+    if text in ("1", "yes", "on", "true"):
+        return True
+    if text in ("0", "no", "off", "false"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0, not {raw!r}")
+
+
+def _authserv_ids(raw: str | None) -> tuple[str, ...]:
+    """``PBEM_AUTHSERV_ID``: the authserv-ids (comma-separated) whose Authentication-Results are believed."""
+    ids = tuple(part.strip().lower() for part in (raw or "").split(",") if part.strip())
+    for value in ids:
+        if not re.fullmatch(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?", value):
+            raise ConfigError(f"PBEM_AUTHSERV_ID must be host names (e.g. mx.example.org), not {value!r}")
+    return ids
 
 
 def _reply_template(raw: str | None) -> str | None:
@@ -138,6 +182,14 @@ class Settings:
     #: DKIM: the private key file (PEM) and the selector its public key is published under.
     dkim_key: str | None = None
     dkim_selector: str | None = None
+    #: ``PBEM_DEV_MAILBOX``: True or False forces the dev mailbox on or off; None decides by the setup.
+    dev_mailbox_setting: bool | None = None
+    #: ``PBEM_METRICS_TOKEN``: the bearer token ``/metrics`` asks for (None: loopback clients only).
+    metrics_token: str | None = None
+    #: ``PBEM_AUTHSERV_ID``: the receiving MTA's or provider's authserv-ids; their
+    #: Authentication-Results (SPF, DKIM, DMARC) are read, nobody else's.
+    authserv_ids: tuple[str, ...] = ()
+    stranger_budget: StrangerBudget = field(default_factory=StrangerBudget)
 
     @property
     def embedded_broker(self) -> bool:
@@ -145,8 +197,21 @@ class Settings:
 
     @property
     def embedded(self) -> bool:
-        """Embedded mode: SQLite and the file-system broker (the dev mailbox is on)."""
+        """Embedded mode: SQLite and the file-system broker (see :attr:`dev_mailbox` for the dev mailbox)."""
         return self.database_url.startswith("sqlite") and self.embedded_broker
+
+    @property
+    def mail_leaves(self) -> bool:
+        """Whether mail can leave or reach this machine: a relay or a mailbox is configured."""
+        return bool(self.smtp_url or self.imap_url)
+
+    @property
+    def dev_mailbox(self) -> bool:
+        """The dev mailbox (``/dev/mail``) is served: forced by ``PBEM_DEV_MAILBOX``, else only
+        on the embedded default while no mail can leave the machine (never in a deployment)."""
+        if self.dev_mailbox_setting is not None:
+            return self.dev_mailbox_setting
+        return self.embedded and not self.mail_leaves
 
     @property
     def reply_template(self) -> str:
@@ -187,6 +252,10 @@ def load_settings(**overrides: Any) -> Settings:
         dkim_key=env("PBEM_DKIM_KEY") or None,
         dkim_selector=env("PBEM_DKIM_SELECTOR") or None,
         receipt_wait_seconds=_receipt_wait(env("PBEM_RECEIPT_WAIT")),
+        dev_mailbox_setting=_switch("PBEM_DEV_MAILBOX", env("PBEM_DEV_MAILBOX")),
+        metrics_token=(env("PBEM_METRICS_TOKEN") or "").strip() or None,
+        authserv_ids=_authserv_ids(env("PBEM_AUTHSERV_ID")),
+        stranger_budget=StrangerBudget.from_env(env),
     )
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")

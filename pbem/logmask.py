@@ -1,10 +1,13 @@
 """Gunicorn's access log without the secrets some URLs carry.
 
-A seat's web link (``/play/<token>``), a preferences link (``/notify/<token>``)
-and an observer's links (``/observe/confirm/<token>``, ``/observe/stop/<token>``)
-are capabilities: anyone who reads them in a log could play or act for their
-owner.  :class:`MaskingLogger` writes them as ``/play/***`` (a ``.json`` suffix is
-kept) in every logged field: the request line, the path, the query and the referrer.
+A seat's web link (``/play/<token>``), a preferences link (``/notify/<token>``),
+an observer's links (``/observe/confirm/<token>``, ``/observe/stop/<token>``), a
+sign-in link (``/signin/<token>``) and a player's calendar link
+(``/me/deadlines.ics?key=<key>``) are capabilities: anyone who reads them in a
+log could play or act for their owner.  :class:`MaskingLogger` writes them as
+``/play/***`` (a ``.json`` suffix is kept) and ``key=***`` in every logged field:
+the request line, the path, the query and the referrer.  The app's own error
+log masks paths the same way (:func:`mask`).
 
 It sits outside :mod:`pbem.commands` so that gunicorn's master process, which
 loads only this logger, does not import the database layer.
@@ -20,12 +23,15 @@ from gunicorn.glogging import Logger
 #: Gunicorn's ``--logger-class`` for pbem.
 LOGGER_CLASS = "pbem.logmask.MaskingLogger"
 MASK = "***"
-_SECRET = re.compile(r"(/(?:play|notify|observe/confirm|observe/stop)/)[^/?#\s\"]+?(\.json)?(?=[/?#\s\"]|$)")
+_SECRET = re.compile(r"(/(?:play|notify|observe/confirm|observe/stop|signin)/)[^/?#\s\"]+?(\.json)?(?=[/?#\s\"]|$)")
+#: The calendar's key, wherever the query puts it (a gunicorn atom may hold the query alone).
+_KEY = re.compile(r"((?:deadlines\.ics\?|^)(?:[^\s\"#?]*&)?key=)[^&#\s\"]+")
 
 
 def mask(text: str) -> str:
     """``text`` with the secret part of every capability URL replaced by ``***``."""
-    return _SECRET.sub(lambda m: f"{m.group(1)}{MASK}{m.group(2) or ''}", text)
+    text = _SECRET.sub(lambda m: f"{m.group(1)}{MASK}{m.group(2) or ''}", text)
+    return _KEY.sub(lambda m: f"{m.group(1)}{MASK}", text)
 
 
 class MaskingLogger(Logger):

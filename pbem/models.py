@@ -201,22 +201,37 @@ class LogEntry(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
+#: SQL for "a message from someone who is not a player, to the server address" (see ``stranger_emails``).
+STRANGER_MESSAGES = "stranger_emails IS NOT NULL"
+
+
 class InboundMessage(Base):
-    """Raw bytes first, processed afterwards; Message-ID makes redelivery harmless."""
+    """Raw bytes first, processed afterwards; the dedupe key makes redelivery harmless."""
 
     __tablename__ = "inbound_messages"
-    # The rate limits count a sender's and a seat's recent messages for every message.
+    # The rate limits count a sender's and a seat's recent messages for every message;
+    # the strangers' budget sums the emails sent in answer to strangers lately.
     __table_args__ = (
         Index("ix_inbound_sender_processed", "sender", "processed_at"),
         Index("ix_inbound_seat_processed", "seat_id", "processed_at"),
+        Index("ix_inbound_dedupe", "dedupe_key", unique=True),
+        Index(
+            "ix_inbound_strangers",
+            "processed_at",
+            postgresql_where=text(STRANGER_MESSAGES),
+            sqlite_where=text(STRANGER_MESSAGES),
+        ),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
-    message_id: Mapped[str] = mapped_column(String(500), unique=True)
+    #: The sender's Message-ID (or a synthetic one): a label, shared by copies for several recipients.
+    message_id: Mapped[str] = mapped_column(String(500), index=True)
+    #: The same message to the same recipient (:func:`pbem.mail.message.dedupe_key`); None: never deduped.
+    dedupe_key: Mapped[str | None] = mapped_column(String(64))
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     transport: Mapped[str] = mapped_column(String(20), default="smtp")
     envelope_from: Mapped[str | None] = mapped_column(String(320))
     envelope_to: Mapped[str | None] = mapped_column(String(320))
-    #: pending | done | dropped | rejected | failed
+    #: pending | done | dropped | rejected | failed | held (a message to a seat whose sender check failed)
     status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
     verdict: Mapped[str] = mapped_column(Text, default="")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -225,6 +240,12 @@ class InboundMessage(Base):
     sender: Mapped[str | None] = mapped_column(String(320))
     received_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     processed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: For a message from a stranger to the server address: the emails sent in answer (0: withheld).
+    stranger_emails: Mapped[int | None] = mapped_column(Integer)
+    #: The trusted hop's verdicts (Authentication-Results): pass, fail, none ...; None: no trusted result.
+    spf: Mapped[str | None] = mapped_column(String(20))
+    dkim: Mapped[str | None] = mapped_column(String(20))
+    dmarc: Mapped[str | None] = mapped_column(String(20))
 
 
 class OutboxMessage(Base):
@@ -310,6 +331,25 @@ class SigninLink(Base):
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: SHA-256 of the secret the asking browser holds in its session: only that browser can use the link.
+    binding: Mapped[str | None] = mapped_column(String(64))
+    #: SHA-256 of the short code in the email, typed back in the asking browser (another device's mail).
+    code_hash: Mapped[str | None] = mapped_column(String(64))
+    #: Wrong codes typed for this link; at :data:`pbem.services.mailout.signin.MAX_CODE_TRIES` it is spent.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class PlayerSession(Base):
+    """A signed-in browser: the cookie holds a secret whose hash is here, so signing out ends it
+    on the server, "sign out everywhere" ends every one, and an idle session lapses."""
+
+    __tablename__ = "player_sessions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    ended_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
 
 class LobbyEntry(Base):

@@ -9,6 +9,7 @@ import click
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
 from pbem.services import ServiceError
+from pbem.services.people.players import PlayerError, split_players
 from pbem.services.play import games, house_rules, lobby
 from pbem.services.play.export import export_game, load_export, verify_export
 from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page
@@ -67,7 +68,9 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
 @game_group.command("create")
 @click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None)
-@click.option("--player", "players", multiple=True, help="EMAIL or 'Name <EMAIL>'; repeat.")
+@click.option(
+    "--player", "players", multiple=True, help="EMAIL or 'Name <EMAIL>'; repeat (or separate players with commas)."
+)
 @click.option(
     "--open-seats",
     type=click.IntRange(0, 12),
@@ -116,6 +119,10 @@ def game_create(
     """Start a game; every player gets their first email (with --open-seats: once all seats are taken)."""
     if not players and not open_seats:
         raise click.UsageError("give the players (--player, repeated) or seats to fill (--open-seats N)")
+    try:  # "a@x.org, b@x.org" is two players, never one with the second dropped
+        players = [player for value in players for player in split_players(value)]
+    except PlayerError as error:
+        raise click.BadParameter(str(error), param_hint="--player") from None
     if deadline is not None and no_deadline:
         raise click.UsageError("give --deadline or --no-deadline, not both")
     default_deadline = deadline is None and not no_deadline
@@ -190,8 +197,8 @@ def game_create(
 
 
 def dev_mailbox_url(settings) -> str | None:
-    """Where the emails can be read when no relay sends them (embedded mode only)."""
-    return f"{settings.base_url}/dev/mail" if settings.embedded and not settings.smtp_url else None
+    """Where the emails can be read when no relay sends them (only while the dev mailbox is served)."""
+    return f"{settings.base_url}/dev/mail" if settings.dev_mailbox else None
 
 
 def created_lines(settings, game_id: int, deadline: str | None, default: bool) -> list[str]:

@@ -30,7 +30,8 @@ def ingest(sender: str | None, recipient: str | None) -> None:
 
     Exit 0 once stored, 75 (EX_TEMPFAIL: the MTA keeps the message and retries) when it
     cannot be stored now, 65 (EX_DATAERR: the MTA bounces it) when it never will be."""
-    from pbem.mail.inbound import receive
+    from pbem.mail.addressing import seat_recipients
+    from pbem.mail.inbound import receive_each
 
     try:
         rt = runtime()
@@ -41,14 +42,17 @@ def ingest(sender: str | None, recipient: str | None) -> None:
     if problem:
         click.echo(f"pbem ingest: refused: {problem}", err=True)
         raise SystemExit(EX_DATAERR)
-    try:
-        received = receive(rt, raw, transport="pipe", envelope_from=sender, envelope_to=recipient)
+    try:  # without an envelope recipient, a copy for each reply address the headers name
+        recipients = [recipient] if recipient else seat_recipients(rt.settings, raw)
+        copies = receive_each(rt, raw, transport="pipe", envelope_from=sender, recipients=recipients)
     except Exception as error:  # the database is down or busy: the MTA keeps the message and tries again
         _defer(f"could not store the message ({type(error).__name__})")
-    if received.refused:
-        click.echo(f"pbem ingest: refused: {received.refused}", err=True)
+    refused = next((copy.refused for copy in copies if copy.refused), None)
+    if refused:
+        click.echo(f"pbem ingest: refused: {refused}", err=True)
         raise SystemExit(EX_DATAERR)
-    click.echo(f"stored {received.id}" + (" (duplicate)" if received.duplicate else ""))
+    duplicate = all(copy.duplicate for copy in copies)
+    click.echo(f"stored {', '.join(str(copy.id) for copy in copies)}" + (" (duplicate)" if duplicate else ""))
 
 
 def _defer(reason: str) -> NoReturn:

@@ -50,3 +50,24 @@ def pick_recipient(settings: Settings, candidates: list[str | None]) -> str | No
         if match:
             return match
     return None
+
+
+#: Headers that name a message's recipients when no envelope says (one mailbox read by IMAP).
+RECIPIENT_HEADERS = ("X-Original-To", "Delivered-To", "Envelope-To", "To", "Cc")
+
+
+def seat_recipients(settings: Settings, raw: bytes) -> list[str | None]:
+    """The reply addresses a message without an envelope was written to, when it names several.
+
+    One email to two seats' reply addresses often reaches a single mailbox once; each seat
+    gets its own copy to process.  With one such address or none, ``[None]``: the pipeline
+    picks the recipient from the headers as before.
+    """
+    from pbem.mail.message import addresses, parse_headers
+
+    try:
+        found = addresses(parse_headers(raw), *RECIPIENT_HEADERS)
+    except Exception:  # unreadable headers: the pipeline says so
+        return [None]
+    seats = [address for address in found if seat_token(settings, address)]
+    return list(seats) if len(seats) > 1 else [None]

@@ -3,7 +3,13 @@
 game's emails, are :mod:`pbem.services.play.seat_commands`.
 
 Command mode is open to anyone, so it shows only what the public status page
-shows: never a seat's view, address or token.
+shows: never a seat's view, address or token.  And since anyone can forge
+``From:``, an answer carries only the server's own words: each command is named
+as the server read it (``status 12``), never as it was written, the subject is
+the server's, and lines that are not commands are counted, not quoted.  A
+stranger (an address that does not play here) is answered only for a command,
+at most one that sends further mail (``observe``, ``join``) per message, and
+within the budget of :mod:`pbem.services.ops.strangers`.
 """
 
 from __future__ import annotations
@@ -56,8 +62,8 @@ def _games_text(session: Session) -> str:
 
 
 def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[bool, str]:
-    number = argument.strip().lstrip("#")
-    if not (number.isascii() and number.isdigit()) or len(number) > 12:
+    number = _game_number(argument)
+    if number is None:
         return False, "write: status <game number> (see: games)"
     game = session.get(Game, int(number))
     if game is None:
@@ -81,51 +87,101 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     return True, "\n".join(lines)
 
 
+#: Words that name a command, and the command each one means.
+COMMANDS = {"help": "help", "?": "help", "commands": "help", "games": "games", "status": "status",
+            "observe": "observe", "join": "join"}  # fmt: skip
+#: Commands that make the server send another email (a confirmation) to the sender.
+MAILING = ("observe", "join")
+NOT_COMMANDS = (
+    "not a command here, so ignored; write help, games, status GAME, observe GAME or join GAME. "
+    "Orders go to the reply address of your game's emails."
+)
+ONE_MAILING = "one observe or join per message from an address that does not play here; send it again on its own"
+
+
+def command_of(line: str) -> tuple[str, str] | None:
+    """``(command, argument)`` of a line written to the server address, or None if it is not one."""
+    words = line.split()
+    word = words[0].lower().rstrip(".!") if words else ""
+    command = COMMANDS.get(word)
+    return (command, " ".join(words[1:])) if command else None
+
+
+def _game_number(argument: str) -> str | None:
+    number = argument.strip().lstrip("#")
+    return number if number.isascii() and number.isdigit() and len(number) <= 12 else None
+
+
+def label(command: str, argument: str) -> str:
+    """The command as the server read it: the stranger's own words never go back out."""
+    number = _game_number(argument) if command in ("status", *MAILING) else None
+    return f"{command} {int(number)}" if number else command
+
+
+def mail_commands(lines: list[str]) -> int:
+    """How many lines would make the server send a confirmation email."""
+    return sum(1 for line in lines if (found := command_of(line)) and found[0] in MAILING)
+
+
 def server_commands(
-    runtime: Runtime, session: Session, lines: list[str], sender: str | None = None, references: str = ""
+    runtime: Runtime,
+    session: Session,
+    lines: list[str],
+    sender: str | None = None,
+    references: str = "",
+    *,
+    stranger: bool = False,
 ) -> list[Verdict]:
-    """Answer each line written to the base address; an empty message is answered with help.
+    """Answer each command written to the base address; an empty message from a player is answered with help.
 
     A reply to a request to confirm joining a game (``references``: its In-Reply-To and
     References) takes the seat, and only that is answered: its text is whatever the player wrote.
+    A ``stranger`` who wrote no command gets no verdict at all (so no answer), and at most one
+    command that sends another email.
     """
     token = lobby.join_token(references)
     if token is not None:
         result = lobby.confirm_by_reply(runtime, token, sender)
         return [Verdict("(your reply to the request to confirm)", result.ok, result.message)]
-    if not lines:
-        lines = ["help"]
-    verdicts = []
-    for line in lines:
-        words = line.split()
-        word = words[0].lower().rstrip(".!") if words else ""
-        if word in ("help", "?", "commands"):
-            engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
-            rules = "\n".join(f"  {name}: {rules_url(runtime.settings.base_url, name)}" for name in registry())
-            text = server_help(runtime.settings.server_address)
-            text += f"\n\nGames played here: {engines}.\n\nRules:\n{rules}"
-            verdicts.append(Verdict(line, True, text))
-        elif word == "games":
-            verdicts.append(Verdict(line, True, _games_text(session)))
-        elif word == "status":
-            ok, text = _status_text(runtime, session, " ".join(words[1:]))
-            verdicts.append(Verdict(line, ok, text))
-        elif word == "observe":
-            verdicts.append(_observe(runtime, line, " ".join(words[1:]), sender))
-        elif word == "join":
-            verdicts.append(_join(runtime, line, " ".join(words[1:]), sender))
-        else:
-            verdicts.append(
-                Verdict(line, False, "not a command here; write help, games, status GAME, observe GAME or join GAME. "
-                        "Orders go to the reply address of your game's emails.")
-            )  # fmt: skip
+    found = [command for command in map(command_of, lines) if command]
+    ignored = len(lines) - len(found)
+    if not found and (stranger or lines):
+        return [] if stranger else [Verdict("(your message)", False, NOT_COMMANDS)]
+    verdicts, mailed = [], 0
+    for command, argument in found or [("help", "")]:
+        shown = label(command, argument)
+        if command in MAILING and stranger and mailed:
+            verdicts.append(Verdict(shown, False, ONE_MAILING))
+            continue
+        verdict = _answer(runtime, session, command, argument, shown, sender)
+        mailed += command in MAILING and verdict.ok  # a refused request sends nothing
+        verdicts.append(verdict)
+    if ignored:
+        other = "1 other line" if ignored == 1 else f"{ignored} other lines"
+        verdicts.append(Verdict(f"({other})", False, NOT_COMMANDS))
     return verdicts
+
+
+def _answer(runtime: Runtime, session: Session, command: str, argument: str, shown: str, sender: str | None) -> Verdict:
+    if command == "help":
+        engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
+        rules = "\n".join(f"  {name}: {rules_url(runtime.settings.base_url, name)}" for name in registry())
+        text = server_help(runtime.settings.server_address)
+        return Verdict(shown, True, f"{text}\n\nGames played here: {engines}.\n\nRules:\n{rules}")
+    if command == "games":
+        return Verdict(shown, True, _games_text(session))
+    if command == "status":
+        ok, text = _status_text(runtime, session, argument)
+        return Verdict(shown, ok, text)
+    if command == "observe":
+        return _observe(runtime, shown, argument, sender)
+    return _join(runtime, shown, argument, sender)
 
 
 def _about_game(line: str, argument: str, usage: str, ask: Callable[[int], Any]) -> Verdict:
     """A command naming a game: the number is checked, then ``ask(game_id)`` answers (``ok``, ``message``)."""
-    number = argument.strip().lstrip("#")
-    if not (number.isascii() and number.isdigit()) or len(number) > 12:
+    number = _game_number(argument)
+    if number is None:
         return Verdict(line, False, usage)
     try:
         outcome = ask(int(number))
@@ -148,18 +204,20 @@ def _join(runtime: Runtime, line: str, argument: str, sender: str | None) -> Ver
     return _about_game(line, argument, usage, lambda game_id: lobby.ask_to_join(runtime, game_id, sender))
 
 
+def reply_subject(server_address: str) -> str:
+    """The subject of every answer: the server's words (a forged sender's subject is never echoed)."""
+    return f"Re: your message to {server_address}"
+
+
 def queue_reply(
     runtime: Runtime,
     session: Session,
     recipient: str | None,
-    subject: str,
     in_reply_to: str | None,
     verdicts: list[Verdict],
 ) -> None:
-    if not recipient:
+    if not recipient or not verdicts:
         return
-    subject = subject or "pbem commands"
-    subject = subject if subject.lower().startswith("re:") else f"Re: {subject}"
     notify.queue(
         runtime,
         session,
@@ -167,7 +225,7 @@ def queue_reply(
         seat=None,
         recipient=recipient,
         template="commands",
-        subject=subject[:300],
+        subject=reply_subject(runtime.settings.server_address),
         kind="commands",
         in_reply_to=in_reply_to,
         auto_reply=True,

@@ -6,8 +6,8 @@ each message is stored with :func:`receive`, and only then flagged
 refused as too large or empty stays in the folder, flagged.
 
 Store first, flag after: if the reader or the server dies in between, the next
-fetch sees the message again and :func:`receive` knows its Message-ID, so it
-is stored once and processed once.  A lost connection is retried with a
+fetch sees the message again and :func:`receive` knows it (the same bytes to the
+same recipient), so it is stored once and processed once.  A lost connection is retried with a
 back-off and logged as one warning per outage, never as a traceback.
 """
 
@@ -27,7 +27,8 @@ from urllib.parse import unquote, urlparse
 from imapclient import DELETED, FLAGGED, SEEN, IMAPClient
 
 from pbem import faults
-from pbem.mail.inbound import receive
+from pbem.mail.addressing import seat_recipients
+from pbem.mail.inbound import receive_each
 from pbem.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -117,15 +118,17 @@ def drain(runtime: Runtime, client: IMAPClient, *, limit: int = 500) -> PollResu
             raw = fetched.get(uid, {}).get(b"BODY[]")
             if raw is None:  # expunged by someone else meanwhile
                 continue
-            received = receive(runtime, raw, transport="imap")
+            copies = receive_each(runtime, raw, transport="imap", recipients=seat_recipients(runtime.settings, raw))
+            received = copies[0]
             faults.point("imap_stored")  # a crash here must neither lose nor double the message
             if received.refused:
                 log.warning("mailbox message %s left in the folder, flagged: %s", uid, received.refused)
                 result.refused += 1
                 client.add_flags([uid], [SEEN, FLAGGED], silent=True)
                 continue
-            result.duplicates += received.duplicate
-            result.stored += not received.duplicate
+            duplicate = all(copy.duplicate for copy in copies)
+            result.duplicates += duplicate
+            result.stored += not duplicate
             client.add_flags([uid], [SEEN, DELETED], silent=True)
             done.append(uid)
     if done:

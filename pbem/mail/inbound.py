@@ -2,8 +2,11 @@
 
 :func:`receive` is what every transport calls (SMTP listener, ``pbem ingest``,
 the webhook, the IMAP poller, the dev mailbox).  It only stores the message,
-deduplicated by Message-ID, and nudges the worker after the commit, so that a
-transport can acknowledge as soon as the bytes are safe.
+once per message and recipient (:func:`pbem.mail.message.dedupe_key`: a
+redelivery is recognised, a Message-ID shared by two different messages is
+not a redelivery, and a copy for each of two reply addresses is two messages),
+and nudges the worker after the commit, so that a transport can acknowledge as
+soon as the bytes are safe.
 
 :func:`process` runs :data:`pbem.mail.pipeline.PIPELINE` on one stored message
 inside a single transaction: the orders, the receipt, any bounce bookkeeping
@@ -22,7 +25,7 @@ from sqlalchemy import Insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem.clock import utcnow
-from pbem.mail.message import clean_address, dedupe_key
+from pbem.mail.message import clean_address, dedupe_key, stored_id
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
@@ -66,36 +69,53 @@ def receive(
     envelope_from: str | None = None,
     envelope_to: str | None = None,
 ) -> Received:
-    """Store one raw message (once per Message-ID) and nudge ``process_inbound`` after the commit."""
+    """Store one raw message (once per message and recipient) and nudge ``process_inbound`` after the commit."""
     raw = bytes(raw)
     limit = runtime.settings.max_message_bytes
     if len(raw) > limit:
         return Received(None, refused=f"message too large: {len(raw)} bytes, the limit is {limit}")
     if not raw.strip():
         return Received(None, refused="empty message")
-    key = dedupe_key(raw)
+    recipient = _envelope(envelope_to)
+    key = dedupe_key(raw, recipient)
     values = {
-        "message_id": key,
+        "message_id": stored_id(raw),
+        "dedupe_key": key,
         "raw": raw,
         "transport": transport[:20],
         "envelope_from": _envelope(envelope_from),
-        "envelope_to": _envelope(envelope_to),
+        "envelope_to": recipient,
         "status": "pending",
     }
     with runtime.db.statements() as connection:
         stored = connection.execute(_store_once(connection.dialect.name), values).scalar()
         if stored is None:  # stored before (a redelivery), maybe by another transport at the same moment
-            existing = connection.execute(select(_INBOUND.c.id).where(_INBOUND.c.message_id == key)).scalar_one()
+            existing = connection.execute(select(_INBOUND.c.id).where(_INBOUND.c.dedupe_key == key)).scalar_one()
             return Received(existing, duplicate=True)
     runtime.nudge("process_inbound", stored)
     return Received(stored)
 
 
+def receive_each(
+    runtime: Runtime,
+    raw: bytes,
+    *,
+    transport: str,
+    envelope_from: str | None = None,
+    recipients: list[str | None],
+) -> list[Received]:
+    """:func:`receive` once for each recipient: one email to two reply addresses applies to both seats."""
+    return [
+        receive(runtime, raw, transport=transport, envelope_from=envelope_from, envelope_to=recipient)
+        for recipient in dict.fromkeys(recipients or [None])
+    ]
+
+
 @functools.cache
 def _store_once(dialect: str) -> Insert:
-    """``INSERT ... ON CONFLICT (message_id) DO NOTHING RETURNING id``: one statement, race-free."""
+    """``INSERT ... ON CONFLICT (dedupe_key) DO NOTHING RETURNING id``: one statement, race-free."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return insert(_INBOUND).on_conflict_do_nothing(index_elements=["message_id"]).returning(_INBOUND.c.id)
+    return insert(_INBOUND).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_INBOUND.c.id)
 
 
 def _claim(session, inbound_id: int, skip_locked: bool = False) -> InboundMessage | None:

@@ -141,13 +141,65 @@ def synthetic_id(raw: bytes) -> str:
     return f"<sha256-{hashlib.sha256(raw).hexdigest()}@synthetic.invalid>"
 
 
-def dedupe_key(raw: bytes) -> str:
-    """What :class:`~pbem.models.InboundMessage` is unique on."""
+def stored_id(raw: bytes) -> str:
+    """The Message-ID an :class:`~pbem.models.InboundMessage` is filed under (a synthetic one if none)."""
     try:
         found = _raw_id(parse_headers(raw))
     except Exception:
         found = None
     return found or synthetic_id(raw)
+
+
+#: Header fields that the hops on the way add or rewrite (trace, delivery, filters): the same message
+#: delivered twice, or by two routes, differs only in these.
+TRACE_FIELDS = frozenset(
+    {
+        "received", "return-path", "delivered-to", "x-original-to", "envelope-to", "x-envelope-to",
+        "x-envelope-from", "authentication-results", "received-spf", "x-received", "dkim-filter",
+        "x-original-authentication-results", "x-gm-message-state", "x-google-smtp-source", "status", "x-uid",
+        "x-keywords", "x-status", "x-mozilla-status", "x-mozilla-status2", "lines", "content-length",
+    }
+)  # fmt: skip
+TRACE_PREFIXES = ("arc-", "x-spam", "x-virus", "x-ms-exchange-organization")
+
+
+def _trace(field: bytes) -> bool:
+    name = field.split(b":", 1)[0].strip().lower().decode("latin-1")
+    return name in TRACE_FIELDS or name.startswith(TRACE_PREFIXES)
+
+
+def content_digest(raw: bytes) -> str:
+    """A digest of what the author's client wrote: every header field but the hops' own, and the body.
+
+    Line endings and the final line break are normalised (SMTP, a pipe and IMAP each
+    deliver them their own way), so a redelivery by any route has the same digest, while two
+    different messages that happen to share a Message-ID never do.
+    """
+    data = bytes(raw).replace(b"\r\n", b"\n")
+    if data.startswith(b"From "):  # the mbox line a local delivery puts in front
+        data = data.partition(b"\n")[2]
+    head, _, body = data.partition(b"\n\n")
+    fields: list[bytes] = []
+    for line in head.split(b"\n"):
+        if line[:1] in (b" ", b"\t") and fields:
+            fields[-1] += b"\n" + line
+        else:
+            fields.append(line)
+    digest = hashlib.sha256()
+    for field in fields:
+        if not _trace(field):
+            digest.update(field.rstrip() + b"\n")
+    digest.update(b"\n")
+    digest.update(body.rstrip(b"\n"))
+    return digest.hexdigest()
+
+
+def dedupe_key(raw: bytes, recipient: str | None) -> str:
+    """What :class:`~pbem.models.InboundMessage` is unique on: the same message to the same recipient.
+
+    A copy of one email for each of two reply addresses is two messages; a Message-ID shared
+    by two different emails names two messages too."""
+    return hashlib.sha256(f"{content_digest(raw)}\0{(recipient or '').lower()}".encode()).hexdigest()
 
 
 def safe_subject(text: str, limit: int = 200) -> str:

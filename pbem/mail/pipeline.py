@@ -1,7 +1,8 @@
 """The inbound pipeline, declared as data: :data:`PIPELINE` is a tuple of small
 steps, each reading and enriching a :class:`Context`.  A step stops the message
-by raising :class:`Discard` (machine mail: nothing is answered) or
-:class:`Reject` (a refusal: one reply explains every reason).  The last step
+by raising :class:`Discard` (machine mail: nothing is answered),
+:class:`Reject` (a refusal: one reply explains every reason) or :class:`Hold`
+(a message to a seat whose sender check failed: kept, not applied, the player told).  The last step
 applies the orders through :func:`pbem.services.play.orders.submit`, which queues
 the receipt in the same transaction.
 
@@ -22,16 +23,17 @@ from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.db import Database
-from pbem.mail import addressing, commands, machine
+from pbem.mail import addressing, authresults, commands, machine
 from pbem.mail.answered import answered_id, late_reply_warning
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
-from pbem.mail.refusals import reply_refusal, span, tell_owner
+from pbem.mail.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail.text import body_text
-from pbem.models import InboundMessage, Seat
+from pbem.models import InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services.mailout import folds, press_mail
-from pbem.services.play import bounces, seat_commands
+from pbem.services.ops import strangers
+from pbem.services.play import bounces, lobby, seat_commands
 from pbem.services.play import orders as order_service
 from pbem.services.play.locking import lock_game, lock_game_of_seat
 
@@ -58,6 +60,10 @@ class Reject(Stop):
     """Refused: the sender gets one reply listing the reasons; nothing is applied."""
 
 
+class Hold(Stop):
+    """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
+
+
 @dataclass
 class Context:
     runtime: Runtime
@@ -69,6 +75,7 @@ class Context:
     their_id: str | None = None
     recipient: str | None = None
     seat: Seat | None = None
+    auth: authresults.Verdicts | None = None
     command_mode: bool = False
     trusted: bool = False
     text: str = ""
@@ -100,6 +107,12 @@ def read_headers(ctx: Context) -> None:
     candidates = [ctx.row.envelope_to] if ctx.row.envelope_to else []
     candidates += addresses(ctx.message, "X-Original-To", "Delivered-To", "Envelope-To", "To", "Cc")
     ctx.recipient = addressing.pick_recipient(ctx.settings, candidates)
+
+
+def read_authentication(ctx: Context) -> None:
+    """The trusted hop's SPF, DKIM and DMARC verdicts, recorded on the message (see :mod:`.authresults`)."""
+    ctx.auth = authresults.read(ctx.message, ctx.settings.authserv_ids)
+    ctx.row.spf, ctx.row.dkim, ctx.row.dmarc = ctx.auth.spf, ctx.auth.dkim, ctx.auth.dmarc
 
 
 def take_bounces(ctx: Context) -> None:
@@ -262,6 +275,19 @@ def check_sender(ctx: Context) -> None:
     )
 
 
+def hold_failed_dmarc(ctx: Context) -> None:
+    """``From:`` is the seat's player, but their domain's DMARC check failed at a trusted hop: a forgery,
+    most likely, so the message is held and the player told; with no trusted result nothing changes."""
+    auth = ctx.auth
+    if ctx.seat is None or not ctx.trusted or auth is None or auth.dmarc != "fail":
+        return
+    domain = ctx.sender.rpartition("@")[2]
+    if auth.dmarc_domain and auth.dmarc_domain != domain:
+        return  # a verdict about another domain says nothing of this sender
+    tell_held(ctx)
+    raise Hold(f"held: DMARC fail for {domain} (Authentication-Results of {auth.authserv_id})")
+
+
 def extract_text(ctx: Context) -> None:
     ctx.text = body_text(ctx.message)
 
@@ -275,10 +301,7 @@ def answer(ctx: Context) -> None:
     lines, refused = seat_commands.capped(ctx.lines)
     shared = _shared(ctx)
     if ctx.command_mode:
-        references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
-        verdicts = [*commands.server_commands(shared, ctx.session, lines, ctx.sender, references), *refused]
-        commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.subject, ctx.their_id, verdicts)
-        ctx.verdict = f"commands: {len(verdicts)} answered"
+        _answer_commands(ctx, shared, lines, refused)
         return
     game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
     answered = answered_id(ctx.message)
@@ -303,6 +326,49 @@ def answer(ctx: Context) -> None:
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
 
 
+def _answer_commands(ctx: Context, shared: Runtime, lines: list[str], refused: list[order_service.Verdict]) -> None:
+    """The server address's answer, in the server's words only; a stranger's is budgeted.
+
+    A stranger (not a player here) who wrote no command is not answered at all, and is
+    answered only if the worst case of this message (the answer and one confirmation)
+    fits the budget; the emails it really caused are recorded on the message.
+    """
+    if not ctx.sender:
+        raise Discard("no readable sender address: nothing to answer")
+    references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
+    stranger = not known_player(ctx.session, ctx.sender)
+    if stranger:
+        if lobby.join_token(references) is None and not any(map(commands.command_of, lines)):
+            ctx.row.stranger_emails = 0
+            raise Discard("not a player, and no command: not answered")
+        worst = 1 + min(commands.mail_commands(lines), 1)
+        withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
+        if withheld:
+            ctx.row.stranger_emails = 0
+            raise Discard(withheld)
+        before = _last_outbox_id(ctx.session)
+    verdicts = commands.server_commands(shared, ctx.session, lines, ctx.sender, references, stranger=stranger)
+    if verdicts:  # lines too long to read, named but never quoted
+        verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
+    commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
+    ctx.verdict = f"commands: {len(verdicts)} answered"
+    if stranger:
+        ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
+        ctx.verdict += f" (not a player: {ctx.row.stranger_emails} emails)"
+
+
+def _last_outbox_id(session: Session) -> int:
+    with session.no_autoflush:
+        return session.scalar(select(func.max(OutboxMessage.id))) or 0
+
+
+def _emails_to(session: Session, recipient: str | None, after: int) -> int:
+    """Emails queued to ``recipient`` since the outbox's row ``after`` (this message's own, in its transaction)."""
+    session.flush()
+    query = select(func.count(OutboxMessage.id)).where(OutboxMessage.id > after, OutboxMessage.recipient == recipient)
+    return session.scalar(query) or 0
+
+
 def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:
     """One verdict for a reply to a press email, quoting what was written, not the hidden command."""
     quoted = seat_commands.quote(" ".join(" ".join(text).split()))
@@ -312,6 +378,7 @@ def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_
 
 PIPELINE: tuple[Callable[[Context], None], ...] = (
     read_headers,
+    read_authentication,
     take_bounces,
     drop_machines,
     drop_loops,
@@ -319,6 +386,7 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
     route,
     limit_rate,
     check_sender,
+    hold_failed_dmarc,
     extract_text,
     strip_quotes,
     answer,
@@ -333,6 +401,8 @@ def run(runtime: Runtime, session: Session, row: InboundMessage, steps=PIPELINE)
             step(ctx)
     except Discard as stop:
         return Outcome("dropped", "; ".join(stop.reasons))
+    except Hold as stop:
+        return Outcome("held", "; ".join(stop.reasons))
     except Reject as stop:
         reply_refusal(ctx, stop)
         return Outcome("rejected", "; ".join(stop.reasons))

@@ -12,6 +12,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.models import Account, Game, OutboxMessage
@@ -35,21 +36,29 @@ FOREIGN_KIND = "foreign_sender"
 FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
 
 
-def _told_recently(ctx: Context) -> bool:
+HELD_KIND = "held_sender_check"
+HELD_HEADLINE = (
+    "A message from your address to your seat's reply address failed your mail domain's sender check "
+    "(DMARC), so it was held: nothing in it was applied."
+)
+
+
+def _told_recently(ctx: Context, kind: str = FOREIGN_KIND) -> bool:
     """Whether the seat's player already heard of a refused sender within the rate window."""
     since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
     query = select(OutboxMessage.id).where(
         OutboxMessage.seat_id == ctx.seat.id,
-        OutboxMessage.kind == FOREIGN_KIND,
+        OutboxMessage.kind == kind,
         OutboxMessage.created_at >= since,
     )
     with ctx.session.no_autoflush:
         return ctx.session.scalars(query.limit(1)).first() is not None
 
 
-def _known_player(ctx: Context, address: str) -> bool:
-    with ctx.session.no_autoflush:
-        return ctx.session.scalars(select(Account.id).where(Account.email == address).limit(1)).first() is not None
+def known_player(session: Session, address: str) -> bool:
+    """Whether ``address`` is a player's here (an account): anyone else is a stranger."""
+    with session.no_autoflush:
+        return session.scalars(select(Account.id).where(Account.email == address).limit(1)).first() is not None
 
 
 def tell_owner(ctx: Context, owner: Account) -> None:
@@ -69,11 +78,37 @@ def tell_owner(ctx: Context, owner: Account) -> None:
         headline=FOREIGN_HEADLINE,
         details=[
             f"It came from: {ctx.sender}",
-            "Further refused messages in the next "
+            "Further refused messages within "
             f"{span(ctx.settings.mail_limits.window_seconds)} are not reported one by one.",
             f"Your seat ({ctx.seat.seat}) only takes orders from: {owner.email}",
             "If you sent it, send it again from that address. If not, nothing changed; "
             "ask the game's admin to rotate your reply address if this repeats.",
+        ],
+    )
+
+
+def tell_held(ctx: Context) -> None:
+    """The seat's player learns that a message in their name was held (once per window), never what it said."""
+    if _told_recently(ctx, HELD_KIND):
+        return
+    game = ctx.session.get(Game, ctx.seat.game_id)
+    window = span(ctx.settings.mail_limits.window_seconds)
+    notify.queue(
+        ctx.runtime,
+        ctx.session,
+        game=game,
+        seat=ctx.seat,
+        recipient=ctx.seat.account.email,
+        template="notice",
+        kind=HELD_KIND,
+        auto_reply=True,
+        headline=HELD_HEADLINE,
+        details=[
+            "If you did not send it, someone wrote in your name; nothing changed. Ask the game's admin to "
+            "rotate your seat's reply address if this repeats.",
+            "If you sent it, your mail left by a route your domain does not vouch for (a forwarder, another "
+            "provider): send your orders from your private page below, or from your usual mail service.",
+            f"Further held messages within {window} are not reported one by one.",
         ],
     )
 
@@ -85,9 +120,10 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
     forger aim our mail at anyone (backscatter)."""
     if not ctx.sender:
         return
-    if not ctx.trusted and not _known_player(ctx, ctx.sender):
+    if not ctx.trusted and not known_player(ctx.session, ctx.sender):
         return
-    subject = ctx.subject or "Your message was not applied"
+    # The seat's own player sees their subject again; anyone else only the server's words (From: is forgeable).
+    subject = ctx.subject if ctx.trusted and ctx.subject else "Your message was not applied"
     if not subject.lower().startswith("re:"):
         subject = f"Re: {subject}"
     if ctx.trusted and ctx.seat is not None:

@@ -3,8 +3,9 @@
 Recipients must be at one of our domains and be the base address, the
 postmaster or a reply address whose MAC is right (``550`` otherwise, ``553``
 for a non-ASCII mailbox name); messages over the size limit get ``552``;
-a message is acknowledged with ``250`` only once :func:`receive` has stored it,
-and a storage failure answers ``451`` so the sending MTA tries again later.
+a message is acknowledged with ``250`` only once :func:`receive` has stored it
+(one copy for each recipient: a message to two reply addresses applies to both
+seats), and a storage failure answers ``451`` so the sending MTA tries again later.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import threading
 from aiosmtpd.controller import Controller
 
 from pbem.mail import addressing
-from pbem.mail.inbound import receive
+from pbem.mail.inbound import receive_each
 from pbem.mail.message import clean_address
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
@@ -79,12 +80,11 @@ class InboundHandler:
         if len(raw) > limit:
             return f"552 5.3.4 Message too large (the limit is {limit} bytes)"
         recipients = [clean_address(r) or r for r in envelope.rcpt_tos]
-        target = addressing.pick_recipient(self.runtime.settings, recipients)
         store = functools.partial(
-            receive, self.runtime, raw, transport="smtp", envelope_from=envelope.mail_from, envelope_to=target
+            receive_each, self.runtime, raw, transport="smtp", envelope_from=envelope.mail_from, recipients=recipients
         )
         try:
-            received = await asyncio.get_running_loop().run_in_executor(None, store)
+            copies = await asyncio.get_running_loop().run_in_executor(None, store)
         except Exception as error:
             if not outage.unreachable(error):
                 log.exception("could not store an inbound message")
@@ -92,13 +92,15 @@ class InboundHandler:
                 outage.database.failed(error, "the SMTP listener")
             return "451 4.3.0 Could not store the message; please try again later"
         outage.database.succeeded()
-        if received.refused:
-            code = "552 5.3.4" if "too large" in received.refused else "554 5.6.0"
-            log.info("refused a message from %s: %s", _shown(envelope.mail_from), received.refused)
-            return f"{code} {received.refused}"
-        duplicate = " (duplicate)" if received.duplicate else ""
+        refused = next((copy.refused for copy in copies if copy.refused), None)
+        if refused:
+            code = "552 5.3.4" if "too large" in refused else "554 5.6.0"
+            log.info("refused a message from %s: %s", _shown(envelope.mail_from), refused)
+            return f"{code} {refused}"
+        duplicate = " (duplicate)" if all(copy.duplicate for copy in copies) else ""
         sender = _shown(envelope.mail_from)
-        log.info("stored inbound message %s from %s, %d bytes%s", received.id, sender, len(raw), duplicate)
+        ids = ", ".join(str(copy.id) for copy in copies)
+        log.info("stored inbound message %s from %s, %d bytes%s", ids, sender, len(raw), duplicate)
         return f"250 2.0.0 OK: stored{duplicate}"
 
 

@@ -23,6 +23,8 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
+from pbem.services.ops import strangers
+from pbem.services.people.players import split_players
 from pbem.services.play import bounces, games, house_rules, lobby
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
@@ -124,7 +126,15 @@ def logout():
 def dashboard():
     runtime = common.runtime()
     unreachable = bounces.unreachable_accounts(runtime)
-    return render_template("admin/dashboard.html", data=dashboard_data(runtime), unreachable=unreachable)
+    with runtime.db.read() as session:
+        withheld = strangers.withheld(session)
+    return render_template(
+        "admin/dashboard.html",
+        data=dashboard_data(runtime),
+        unreachable=unreachable,
+        withheld=withheld,
+        budget=runtime.settings.stranger_budget,
+    )
 
 
 @bp.post("/accounts/<int:account_id>/reachable")
@@ -231,7 +241,12 @@ class GameForm:
         v = self.values
         if v["engine"] not in registry():
             self.error("engine", "choose a game from the list")
-        players = [line.strip() for line in v["players"].splitlines() if line.strip()]
+        players = []
+        for line in v["players"].splitlines():  # one per line, or several on a line with commas
+            try:
+                players += split_players(line)
+            except ServiceError as error:
+                self.error("players", str(error))
         open_seats = self.open_seats()
         if not players and not open_seats:
             self.error("players", "list the players, one per line (or leave seats open)")

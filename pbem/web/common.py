@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
+from pbem.logmask import mask
 from pbem.runtime import Runtime
 from pbem.web.board import style_nonce
 
@@ -111,7 +112,7 @@ def _http_error(error: HTTPException):
 
 
 def _server_error(error: Exception):
-    log.exception("unhandled error on %s", request.path)
+    log.exception("unhandled error on %s", mask(request.path))  # a capability's secret never reaches a log
     return error_response(500, "Something went wrong", "The server could not answer; nothing was changed. Try again.")
 
 

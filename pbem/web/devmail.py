@@ -1,12 +1,15 @@
-"""The dev mailbox (embedded mode only): every outgoing email, by recipient,
-as the player would see it, with a Reply box that sends a real RFC 5322
-message through the inbound pipeline — one person can play a whole game on
-one machine with ``pbem serve`` and a browser.
+"""The dev mailbox: every outgoing email, by recipient, as the player would
+see it, with a Reply box that sends a real RFC 5322 message through the
+inbound pipeline — one person can play a whole game on one machine with
+``pbem serve`` and a browser.
 
-It shows every seat's mail, so it exists only in embedded mode and answers
-only a logged-in admin, or a request straight from this machine's loopback
-(no proxy headers: behind a reverse proxy every request looks local);
-everywhere else it is a 404.
+It shows every seat's mail and posts as any player, so it is a development
+tool only: it exists only while no mail can leave the machine (the embedded
+default with no relay and no mailbox; see :attr:`pbem.config.Settings.dev_mailbox`,
+which ``PBEM_DEV_MAILBOX`` forces either way), and even then answers only a
+logged-in admin or a request straight from this machine's loopback (no proxy
+headers: behind a reverse proxy every request looks local).  Everywhere else
+it is a 404.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ DEVMAIL_CSP = (
 
 
 @bp.before_request
-def only_embedded():
-    if not common.runtime().settings.embedded:
+def only_for_development():
+    if not common.runtime().settings.dev_mailbox:
         abort(404)
     if not (common.direct_local_request() or common.admin_logged_in()):
         abort(404)

@@ -14,7 +14,8 @@ import hmac
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from pbem.mail.inbound import receive
+from pbem.mail.addressing import seat_recipients
+from pbem.mail.inbound import receive_each
 
 bp = Blueprint("inbound", __name__)
 FIELDS = ("email", "body-mime", "message", "raw")
@@ -50,14 +51,17 @@ def inbound_email():
         raw = _raw_message()
     except RequestEntityTooLarge:
         return jsonify(error="message too large"), 413
-    received = receive(
+    recipient = request.headers.get("X-Envelope-To") or request.form.get("recipient")
+    copies = receive_each(
         runtime,
         raw,
         transport="webhook",
         envelope_from=request.headers.get("X-Envelope-From") or request.form.get("sender"),
-        envelope_to=request.headers.get("X-Envelope-To") or request.form.get("recipient"),
+        recipients=[recipient] if recipient else seat_recipients(runtime.settings, raw),
     )
+    received = copies[0]
     if received.refused:
         status = 413 if "too large" in received.refused else 400
         return jsonify(error=received.refused), status
-    return jsonify(id=received.id, duplicate=received.duplicate), 202
+    duplicate = all(copy.duplicate for copy in copies)
+    return jsonify(id=received.id, ids=[copy.id for copy in copies], duplicate=duplicate), 202

@@ -7,6 +7,7 @@ from flask import Blueprint, abort, flash, redirect, url_for
 from pbem.services import NotFound
 from pbem.services.play import lobby
 from pbem.web import common
+from pbem.web.ratelimit import mail_wait, minutes
 from pbem.web.signin import current_account_id
 
 bp = Blueprint("lobby", __name__)
@@ -36,6 +37,10 @@ def _act(game_id: int, action) -> object:
     if not common.csrf_ok():
         flash("The form had expired; nothing was changed. Try again.")
         return redirect(url_for("public.index"))
+    wait = mail_wait()  # taking the last seat mails every player: counted per client and over all clients
+    if wait:
+        flash(f"Not done: too many requests from your connection; try again in {minutes(wait)}.")
+        return redirect(url_for("me.home"))
     try:
         result = action(common.runtime(), game_id, account_id)
     except NotFound:

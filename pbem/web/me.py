@@ -7,13 +7,13 @@ games at once) and the secret calendar link, which the player may replace.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, session, url_for
 
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences, subscriptions
-from pbem.services.people import accounts, calendar
+from pbem.services.people import accounts, calendar, sessions
 from pbem.web import common
-from pbem.web.signin import current_account_id
+from pbem.web.signin import SESSION_KEY, current_account_id
 
 bp = Blueprint("me", __name__)
 
@@ -44,6 +44,8 @@ def home():
         handle = accounts.handle(account)
     return render_template(
         "me.html",
+        idle_days=sessions.IDLE.days,
+        devices=sessions.live_count(rt, account_id),
         home=data,
         to_act=[g for g in data["games"] if g["to_act"]],
         others=[g for g in data["games"] if not g["to_act"]],
@@ -122,3 +124,16 @@ def new_calendar_link():
         accounts.calendar_token(common.runtime(), account_id, regenerate=True)
         flash("Your calendar has a new secret link; the old one no longer works.")
     return redirect(url_for("me.home"))
+
+
+@bp.post("/me/signout-everywhere")
+def signout_everywhere():
+    """Every session of the player ends, on every device (a lost phone, a shared computer)."""
+    account_id = _signed_in_post()
+    if account_id is None:
+        return redirect(url_for("me.home"))
+    ended = sessions.end_all(common.runtime(), account_id)
+    session.pop(SESSION_KEY, None)
+    session.pop("_csrf", None)
+    flash(f"You are signed out everywhere ({ended} session{'s' if ended != 1 else ''} ended).")
+    return redirect(url_for("signin.signin_page"), code=303)

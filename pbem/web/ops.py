@@ -3,11 +3,17 @@
 ``/healthz`` (in the app factory) stays liveness: the process answers.
 ``/readyz`` says whether this process can do useful work now, i.e. reach the
 database; a load balancer takes it out of rotation while it cannot.
+``/metrics`` tells how busy the server is and how often strangers hit it, which
+is the operator's business only: it answers a client that sends
+``Authorization: Bearer $PBEM_METRICS_TOKEN``, or, with no token configured, a
+client straight on this machine's loopback (no proxy in between).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify
+import hmac
+
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from pbem.services.ops import metrics
 from pbem.web import common
@@ -16,8 +22,20 @@ bp = Blueprint("ops", __name__)
 _REGISTRY = "pbem_metrics_registry"
 
 
+def _metrics_allowed() -> bool:
+    token = common.runtime().settings.metrics_token
+    if token is None:
+        return common.direct_local_request()
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
 @bp.get("/metrics")
 def prometheus() -> Response:
+    if not _metrics_allowed():
+        response = Response("metrics: send Authorization: Bearer <PBEM_METRICS_TOKEN>\n", 401, mimetype="text/plain")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="pbem metrics"'
+        return response
     registry = current_app.extensions.get(_REGISTRY)
     if registry is None:
         registry = current_app.extensions[_REGISTRY] = metrics.registry_for(common.runtime())

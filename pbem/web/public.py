@@ -26,6 +26,7 @@ from pbem.services.play.queries import acted_seats, load_game, public_history, p
 from pbem.services.play.webviews import history_size, lean_game
 from pbem.web import common, prg, replay
 from pbem.web.board import LruCache, public_board
+from pbem.web.ratelimit import mail_wait, minutes
 
 bp = Blueprint("public", __name__)
 common.install(bp)
@@ -282,6 +283,10 @@ def follow(game_id: int):
     email = (request.form.get("email") or "").strip()[:320]
     if not common.csrf_ok():
         return _follow_page(game, email, error="The form had expired; nothing was sent. Send it again.", status=400)
+    wait = mail_wait()  # each request may send an email: counted per client and over all clients
+    if wait:
+        message = f"Too many requests from your connection; nothing was sent. Try again in {minutes(wait)}."
+        return _follow_page(game, email, error=message, status=429)
     try:
         result = observers.subscribe(common.runtime(), game_id, email)
     except NotFound:

@@ -17,6 +17,11 @@ So failures from one client never refuse a correct password from another: a
 client with no failure of its own is checked against its own count only.
 If the shared storage cannot be reached, this process counts alone (in memory)
 until it can again.
+
+The same storage counts the web forms that make the server send an email
+(following a game, asking for a sign-in link, taking a seat): per client and
+over every client (:class:`MailLimiter`), so no client, and no crowd of clients,
+can make the server mail any number of addresses.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits import RateLimitItem, parse
@@ -34,6 +39,7 @@ from limits.strategies import MovingWindowRateLimiter, RateLimiter
 
 log = logging.getLogger(__name__)
 EXTENSION = "pbem_login_limits"
+MAIL_EXTENSION = "pbem_mail_limits"
 
 
 @dataclass(frozen=True)
@@ -120,11 +126,67 @@ class LoginLimiter:
         self._fallback = MovingWindowRateLimiter(MemoryStorage())
 
 
+@dataclass(frozen=True)
+class MailLimits:
+    """Web requests that send an email: per client, and over all clients, within the window."""
+
+    per_client: int = 10
+    overall: int = 120
+    window_seconds: int = 900
+
+
+class MailLimiter:
+    """Counts requests that make the server send an email, in the log-in counts' storage."""
+
+    def __init__(self, shared: LoginLimiter, limits: MailLimits | None = None):
+        self.shared = shared
+        self.configure(limits or MailLimits())
+
+    def configure(self, limits: MailLimits) -> None:
+        self.limits = limits
+        self._client = parse(f"{limits.per_client} per {limits.window_seconds} seconds")
+        self._overall = parse(f"{limits.overall} per {limits.window_seconds} seconds")
+
+    def take(self, ip: str) -> int:
+        """Count one request from ``ip``; 0 if it may go ahead, else the seconds until it may."""
+
+        def attempt(strategy: RateLimiter) -> int:
+            waits = []
+            for item, keys in ((self._client, ("mail-client", ip)), (self._overall, ("mail-all",))):
+                if not strategy.test(item, *keys):
+                    waits.append(int(strategy.get_window_stats(item, *keys).reset_time - time.time()) + 1)
+            if waits:
+                return max(waits)
+            strategy.hit(self._client, "mail-client", ip)
+            strategy.hit(self._overall, "mail-all")
+            return 0
+
+        return self.shared._run(attempt)
+
+
 def init_app(app: Flask, broker_url: str) -> LoginLimiter:
     limiter = LoginLimiter(app, storage_uri(broker_url))
     app.extensions[EXTENSION] = limiter
+    app.extensions[MAIL_EXTENSION] = MailLimiter(limiter)
     return limiter
 
 
 def login_limiter() -> LoginLimiter:
     return current_app.extensions[EXTENSION]
+
+
+def mail_limiter() -> MailLimiter:
+    return current_app.extensions[MAIL_EXTENSION]
+
+
+def mail_wait() -> int:
+    """Count this request against the mail limits; 0 if it may send, else seconds to wait.
+
+    The client is the TCP peer, or the address the trusted proxies give
+    (``PBEM_TRUSTED_PROXIES``): a forged ``X-Forwarded-For`` changes nothing."""
+    return mail_limiter().take(request.remote_addr or "?")
+
+
+def minutes(seconds: int) -> str:
+    count = max(1, (seconds + 59) // 60)
+    return f"{count} minute{'s' if count != 1 else ''}"

@@ -1,29 +1,60 @@
 """``/signin``: sign in without a password, by a one-time link sent by email.
 
-Opening the link shows a button; only pressing it (a ``POST`` with CSRF) uses
-the link, so a mail scanner that opens links cannot spend it.  The session then
-holds the account id; ``POST /signout`` forgets it.
+Asking for a link puts a secret in this browser's session; the link (and the
+code in the same email) works only where that secret is, so a link read in a
+log or fetched by a mail scanner signs no one in.  Opening the link shows a
+button; only pressing it (a ``POST`` with CSRF) uses the link.  The answer to
+a request is the same, and takes the same time, whether or not the address
+plays here: the link is looked up and queued after the response has gone.
+
+A signed-in browser holds the key to a server-side session
+(:mod:`pbem.services.people.sessions`): ``POST /signout`` ends it on the
+server, "sign out everywhere" on ``/me`` ends all of the player's sessions,
+and one left idle for :data:`pbem.services.people.sessions.IDLE` lapses.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+import logging
 
+from flask import Blueprint, g, make_response, redirect, render_template, request, session, url_for
+
+from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.mailout import signin
+from pbem.services.people import sessions
 from pbem.web import common
-from pbem.web.ratelimit import login_limiter
+from pbem.web.ratelimit import login_limiter, mail_wait, minutes
 
+log = logging.getLogger(__name__)
 bp = Blueprint("signin", __name__)
 #: Sign-in requests share the log-in counts (one storage for every process), under their own names.
 LIMIT_PREFIX = "signin:"
-SESSION_KEY = "account_id"
+#: The session keys: the player's server-side session, and the secret a pending sign-in link is bound to.
+SESSION_KEY = "player_session"
+BINDING_KEY = "signin_binding"
+#: Gone from sessions: a bare account id, from before sessions were kept on the server.
+OLD_SESSION_KEY = "account_id"
 
 
 def current_account_id() -> int | None:
-    """The signed-in player's account id, if any."""
-    value = session.get(SESSION_KEY)
-    return value if isinstance(value, int) else None
+    """The signed-in player's account id, if their session is still live on the server."""
+    if "pbem_account_id" not in g:
+        session.pop(OLD_SESSION_KEY, None)
+        token = session.get(SESSION_KEY)
+        account_id, touched = sessions.check(common.runtime(), token) if token else (None, False)
+        if token and account_id is None:
+            session.pop(SESSION_KEY, None)  # ended, lapsed or unknown: this browser is signed out
+        elif touched:
+            session.modified = True  # the cookie's own lifetime starts again with the session's
+        g.pbem_account_id = account_id
+    return g.pbem_account_id
+
+
+@bp.app_template_global("signed_in_player")
+def signed_in_player() -> bool:
+    """For every page's navigation: is a player signed in here (a live session, not a stale cookie)?"""
+    return SESSION_KEY in session and current_account_id() is not None
 
 
 @bp.after_request
@@ -33,12 +64,13 @@ def _private(response):
 
 
 def _page(template: str = "signin.html", status: int = 200, **context):
+    context.setdefault("idle_days", sessions.IDLE.days)
     return render_template(template, signed_in=current_account_id() is not None, **context), status
 
 
 @bp.get("/signin")
 def signin_page():
-    return _page(email="")
+    return _page(email="", waiting=bool(session.get(BINDING_KEY)))
 
 
 @bp.post("/signin")
@@ -46,24 +78,52 @@ def signin_request():
     email = (request.form.get("email") or "").strip()[:320]
     if not common.csrf_ok():
         return _page(email=email, error="The form had expired; nothing was sent. Send it again.", status=400)
-    ip = request.remote_addr or "?"
-    limiter, name = login_limiter(), LIMIT_PREFIX + email.lower()
-    wait = limiter.retry_after(ip, name)
-    if wait:
-        minutes = max(1, wait // 60)
-        return _page(email=email, error=f"Too many sign-in requests; try again in {minutes} minutes.", status=429)
-    limiter.failed(ip, name)  # every request counts, answered or not
     try:
-        answer = signin.request_link(common.runtime(), email)
+        address = signin.address_of(email)
     except ServiceError as error:
         return _page(email=email, error=str(error), status=400)
-    return _page(email=email, sent=answer)
+    ip = request.remote_addr or "?"
+    limiter, name = login_limiter(), LIMIT_PREFIX + address
+    wait = limiter.retry_after(ip, name) or mail_wait()
+    if wait:
+        return _page(email=email, error=f"Too many sign-in requests; try again in {minutes(wait)}.", status=429)
+    limiter.failed(ip, name)  # every request counts, answered or not
+    binding = session.get(BINDING_KEY) or signin.new_binding()
+    session[BINDING_KEY] = binding
+    session.permanent = True  # the browser keeps it while the link is on its way
+    body, status = _page(email=email, sent=signin.answer_for(address), waiting=True)
+    response = make_response(body, status)
+    response.call_on_close(_send_after(common.runtime(), address, binding))
+    return response
+
+
+def _send_after(runtime: Runtime, address: str, binding: str):
+    """The lookup and the email, once the answer has gone: known and unknown addresses take the same time."""
+
+    def send() -> None:
+        try:
+            signin.request_link(runtime, address, binding)
+        except Exception:  # the answer is out; a failure here is the operator's to see
+            log.exception("could not queue a sign-in link")
+
+    return send
+
+
+def _signed_in(account_id: int):
+    """A fresh session (new form tokens) for ``account_id``; the pending link's secret is spent."""
+    session.pop("_csrf", None)
+    session.pop(BINDING_KEY, None)
+    sessions.end(common.runtime(), session.get(SESSION_KEY))
+    session[SESSION_KEY] = sessions.begin(common.runtime(), account_id)
+    session.permanent = True
+    return redirect(url_for("me.home"), code=303)
 
 
 @bp.get("/signin/<token>")
 def signin_link(token: str):
-    if not signin.check_link(common.runtime(), token):
-        return _page("signin_link.html", error=signin.INVALID, status=400)
+    problem = signin.check_link(common.runtime(), token, session.get(BINDING_KEY))
+    if problem:
+        return _page("signin_link.html", error=problem, status=400)
     return _page("signin_link.html", token=token)
 
 
@@ -73,17 +133,29 @@ def signin_use(token: str):
         return _page("signin_link.html", token=token, error="The form had expired; press the button again.",
                      status=400)  # fmt: skip
     try:
-        account_id = signin.redeem(common.runtime(), token)
+        account_id = signin.redeem(common.runtime(), token, session.get(BINDING_KEY))
     except ServiceError as error:
         return _page("signin_link.html", error=str(error), status=400)
-    session.pop("_csrf", None)  # a new session: new form tokens
-    session[SESSION_KEY] = account_id
-    return redirect(url_for("me.home"))
+    return _signed_in(account_id)
+
+
+@bp.post("/signin/code")
+def signin_code():
+    """The code from the email, typed in the browser that asked (the email was read on another device)."""
+    code = (request.form.get("code") or "").strip()[:40]
+    if not common.csrf_ok():
+        return _page(email="", waiting=True, error="The form had expired; type the code again.", status=400)
+    try:
+        account_id = signin.redeem_code(common.runtime(), session.get(BINDING_KEY), code)
+    except ServiceError as error:
+        return _page(email="", waiting=bool(session.get(BINDING_KEY)), error=str(error), status=400)
+    return _signed_in(account_id)
 
 
 @bp.post("/signout")
 def signout():
     if common.csrf_ok():
-        session.pop(SESSION_KEY, None)
+        sessions.end(common.runtime(), session.pop(SESSION_KEY, None))
+        session.pop(OLD_SESSION_KEY, None)
         session.pop("_csrf", None)
-    return redirect(url_for("public.index"))
+    return redirect(url_for("public.index"), code=303)

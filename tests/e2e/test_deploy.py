@@ -172,3 +172,16 @@ def test_the_image_leaves_out_history_state_and_secrets():
     for entry in ("**/*.sqlite3", "**/secret_key", "**/*.pem", "deploy/pbem.env", "**/*.env"):
         assert entry in ignored, entry
     assert "COPY . /app" in (DEPLOY / "Dockerfile").read_text(), "the context is what .dockerignore filters"
+
+
+def test_no_forwarded_header_is_believed_where_no_proxy_is_shipped():
+    """Compose publishes the web port with nothing in front, and the example ships no proxy either:
+    a forged X-Forwarded-For must not make a client look like another (the per-client limits)."""
+    example = (DEPLOY / "pbem.env.example").read_text()
+    assert re.findall(r"^PBEM_TRUSTED_PROXIES=(\S*)$", example, re.MULTILINE) == ["0"]
+    services = compose()
+    assert services["x-pbem"]["environment"]["PBEM_TRUSTED_PROXIES"] == "0"
+    web = services["services"]["web"]
+    assert web["ports"] and web["environment"]["PBEM_TRUSTED_PROXIES"] == "0"  # what the web process reads
+    assert not any("proxy" in name or "caddy" in name or "nginx" in name for name in services["services"])
+    assert not re.search(r"^PBEM_DEV_MAILBOX=1", example, re.MULTILINE)

@@ -123,3 +123,25 @@ def test_a_database_that_is_down_makes_postfix_defer_then_deliver(mta, game):
     assert b"Subject: while down" in row.raw and row.envelope_to == address
     assert "Mail queue is empty" in mta.queue()
     assert "status=bounced" not in mta.log() and os.path.exists(mta.env_file)
+
+
+def test_one_email_to_two_reply_addresses_applies_to_both_seats(mta, game):
+    """Postfix hands ``pbem`` one copy per recipient (``pbem_destination_recipient_limit = 1``): the
+    copies share a Message-ID and differ only in the headers Postfix adds; each seat gets its own."""
+    runtime, game_id, env = game
+    mta.write_env(**env)
+    second_game = start(runtime)
+    addresses = [seat_address(runtime, game_id), seat_address(runtime, second_game)]
+    email = reply(addresses[0], "two seats")
+    email.replace_header("To", ", ".join(addresses))
+    with smtplib.SMTP("127.0.0.1", mta.port, timeout=30) as client:
+        client.send_message(email, from_addr="ann@example.org", to_addrs=addresses)
+    for address in addresses:
+        mta.wait_for_log(r"to=<" + address.replace(".", r"\.") + r">, relay=pbem, .*status=sent")
+    copies = stored(runtime)
+    assert [row.message_id for row in copies] == ["<two-seats@example.org>"] * 2
+    assert {row.envelope_to for row in copies} == set(addresses)
+    from pbem.mail.inbound import process
+
+    assert [process(runtime, row.id) for row in copies] == ["done", "done"]
+    assert {row.game_id for row in stored(runtime)} == {game_id, second_game}

@@ -140,7 +140,8 @@ def test_every_kind_of_email_fits_72_columns(sqlite_runtime):
     assert table.write(f"press {other.seat}: {LONG_PRESS}", first) == "done"
     # another player (a known address, so answered) writes to the first seat's address
     assert table.write("play 3", first, sender=f"Someone Else Entirely <{other.account.email}>") == "rejected"
-    assert table.to_base("") == "done"
+    assert table.to_base("") == "dropped"  # nothing asked by a stranger: nothing answered
+    assert table.to_base("", sender=first.account.email) == "done"  # a player's empty message: the help
     assert table.remind() > 0
     assert table.pass_deadline()
     table.play_to_the_end()

@@ -82,7 +82,8 @@ def test_no_header_can_be_injected_into_a_reply(sqlite_runtime, seat, where, vec
     replies = [row for row in rows if row.recipient == sender]
     assert replies and all("=?" not in row.headers.get("In-Reply-To", "") for row in replies)
     if vector == "subject" and where != "receipt":
-        assert all("hello" in row.subject for row in replies)  # the sender's words are kept, inert
+        # To anyone but the seat's own player, From: may be forged: only the server's words go back.
+        assert all("hello" not in row.subject and "utf-8" not in row.subject for row in replies)
 
 
 def test_a_decoded_subject_cannot_hold_an_encoded_word():
@@ -133,4 +134,4 @@ def test_an_address_holding_an_encoded_word_is_not_an_address(sqlite_runtime):
     runtime = sqlite_runtime
     sender = "=?utf-8?q?x=0D=0ABcc=3A=20victim=40evil.example?=@evil.example"
     status, _ = deliver(runtime, raw_mail(runtime.settings.server_address, sender))
-    assert status == "done" and outbox(runtime, kind="commands") == []
+    assert status == "dropped" and outbox(runtime, kind="commands") == []  # no address to answer

@@ -217,12 +217,13 @@ def test_command_mode_answers_help_games_and_status_without_secrets(table):
 
 def test_observe_at_the_base_address_sends_a_confirmation_link_to_the_sender(table):
     runtime, game_id, _, _ = table
-    body = f"observe {game_id}\nobserve 999\nobserve soon"
+    body = f"observe 999\nobserve soon\nobserve {game_id}\nobserve {game_id}"
     status, _ = deliver(runtime, mail("pbem@pbem.test", "Fan <fan@example.net>", body, subject="follow"))
     assert status == "done"
     [reply] = outbox(runtime, kind="commands")
     assert "confirmation link is on its way" in reply.body_text
     assert "there is no game 999" in reply.body_text and "write: observe GAME" in reply.body_text
+    assert "one observe or join per message" in reply.body_text  # a stranger's second request waits
     [confirm] = outbox(runtime, kind="observer_confirm")
     assert confirm.recipient == "fan@example.net" and "/observe/confirm/" in confirm.body_text
 

@@ -213,6 +213,46 @@ def test_check_sender_trusts_the_owner_and_tells_them_of_anyone_else(table):
         assert pipeline.check_sender(ctx) is None and not ctx.trusted  # command mode: no seat to check
 
 
+@covers(pipeline.read_authentication)
+def test_read_authentication_records_only_the_trusted_hops_results(table):
+    runtime = table[0]
+    runtime.settings = runtime.settings.with_(authserv_ids=("mx.pbem.test",))
+    raw = (
+        b"Authentication-Results: mx.pbem.test; spf=pass smtp.mailfrom=example.org;\r\n"
+        b" dkim=fail (bad signature) header.d=example.org; dmarc=fail (p=reject) header.from=example.org\r\n"
+        b"Authentication-Results: mx.pbem.test; dmarc=pass header.from=example.org\r\n"
+        b"Authentication-Results: elsewhere.example; spf=pass; dkim=pass; dmarc=pass\r\n"
+        b"From: ann@example.org\r\n\r\nplay 3"
+    )
+    with context(runtime, raw) as ctx:
+        pipeline.read_headers(ctx)
+        pipeline.read_authentication(ctx)
+        assert (ctx.row.spf, ctx.row.dkim, ctx.row.dmarc) == ("pass", "fail", "fail")  # the topmost counts
+    runtime.settings = runtime.settings.with_(authserv_ids=())
+    with context(runtime, raw) as ctx:
+        pipeline.read_headers(ctx)
+        pipeline.read_authentication(ctx)
+        assert (ctx.row.spf, ctx.row.dkim, ctx.row.dmarc) == (None, None, None)  # nobody is trusted
+
+
+@covers(pipeline.hold_failed_dmarc)
+def test_hold_failed_dmarc_holds_the_players_address_when_dmarc_failed(table):
+    from pbem.mail.authresults import Verdicts
+
+    runtime, _, seat, _ = table
+    failed = Verdicts(dmarc="fail", dmarc_domain="example.org", authserv_id="mx.pbem.test")
+    with context(runtime) as ctx:
+        ctx.sender, ctx.seat, ctx.trusted, ctx.auth = seat.account.email, seat_in(ctx, seat.id), True, failed
+        with pytest.raises(pipeline.Hold, match=r"DMARC fail for example\.org"):
+            pipeline.hold_failed_dmarc(ctx)
+        [notice] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "held_sender_check")).all()
+        assert notice.recipient == seat.account.email and "held" in notice.body_text
+    for auth in (Verdicts(dmarc="pass"), Verdicts(), Verdicts(dmarc="fail", dmarc_domain="other.example")):
+        with context(runtime) as ctx:
+            ctx.sender, ctx.seat, ctx.trusted, ctx.auth = seat.account.email, seat_in(ctx, seat.id), True, auth
+            assert pipeline.hold_failed_dmarc(ctx) is None
+
+
 @covers(pipeline.extract_text)
 def test_extract_text_reads_html_only_mail(table):
     runtime = table[0]
@@ -241,9 +281,9 @@ def test_answer_in_command_mode_replies_to_the_sender(table):
     with context(runtime) as ctx:
         ctx.command_mode, ctx.sender, ctx.subject, ctx.lines = True, "fan@example.net", "hi", ["games"]
         pipeline.answer(ctx)
-        assert ctx.verdict == "commands: 1 answered"
+        assert ctx.verdict == "commands: 1 answered (not a player: 1 emails)" and ctx.row.stranger_emails == 1
         [reply] = ctx.session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "commands")).all()
-        assert reply.recipient == "fan@example.net" and reply.subject == "Re: hi"
+        assert reply.recipient == "fan@example.net" and reply.subject == "Re: your message to pbem@pbem.test"
         assert "KidSprout Jumboree #1" in reply.body_text
 
 

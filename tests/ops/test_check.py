@@ -17,7 +17,10 @@ from pbem.services.mailout.dkim_sign import dns_record
 from tests.support.services import free_port, postgres_schema, redis_url
 from tests.support.smtp_sink import SinkHandler
 
-NAMES = ("configuration", "database", "broker", "relay", "mailbox", "dkim", "base url", "secrets")
+NAMES = (
+    "configuration", "database", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
+    "dev mailbox", "metrics", "trusted proxies", "sender checks",
+)  # fmt: skip
 
 
 def run_check(tmp_path, **env: str) -> tuple[int, dict[str, str]]:
@@ -91,6 +94,10 @@ def test_embedded_default_is_all_ok(tmp_path):
     assert "schema at the newest migration" in lines["database"]
     assert "embedded, queue folder" in lines["broker"] and "writable" in lines["broker"]
     assert "dev mailbox at http://127.0.0.1:5000/dev/mail" in lines["relay"]
+    assert lines["dev mailbox"].startswith("ok (on at http://127.0.0.1:5000/dev/mail (no relay and no mailbox")
+    assert "only clients on this machine's loopback" in lines["metrics"]
+    assert lines["trusted proxies"].startswith("ok (0: X-Forwarded-* headers are ignored")
+    assert lines["sender checks"].startswith("ok (off: Authentication-Results are not read")
 
 
 def test_distributed_services_all_reached(tmp_path, dkim_key, tls):
@@ -115,6 +122,27 @@ def test_distributed_services_all_reached(tmp_path, dkim_key, tls):
     assert lines["dkim"] == f'ok (key {dkim_key}; publish: {name} TXT "{value}")'
     assert lines["base url"] == "ok (https://games.example.org)"
     assert "s3cret" not in "".join(lines.values())
+    assert lines["dev mailbox"] == "ok (off (mail leaves this machine))"
+
+
+def test_what_strangers_can_reach_is_reported(tmp_path):
+    """The dev mailbox, /metrics and the trusted proxies of a deployment, each on its own line."""
+    upgrade(f"sqlite:///{tmp_path / 'pbem.sqlite3'}")
+    dispose_all()
+    with Relay() as relay:
+        deployed = {"PBEM_SMTP_URL": f"smtp://127.0.0.1:{relay.port}", "PBEM_BASE_URL": "https://games.example.org"}
+        code, lines = run_check(tmp_path, **deployed)
+        assert code == 0 and lines["dev mailbox"] == "ok (off (mail leaves this machine))", lines
+        code, lines = run_check(tmp_path, **deployed, PBEM_DEV_MAILBOX="1", PBEM_METRICS_TOKEN="short",
+                                PBEM_TRUSTED_PROXIES="1", PBEM_AUTHSERV_ID="mx.example.org")  # fmt: skip
+    assert code == 1
+    assert lines["dev mailbox"].startswith("PROBLEM: on at https://games.example.org/dev/mail (PBEM_DEV_MAILBOX=1)")
+    assert "Fix: unset PBEM_DEV_MAILBOX" in lines["dev mailbox"]
+    assert lines["metrics"].startswith("PROBLEM: PBEM_METRICS_TOKEN has 5 characters")
+    assert "must be reachable only through it" in lines["trusted proxies"]
+    assert "Authentication-Results of mx.example.org are read" in lines["sender checks"]
+    code, lines = run_check(tmp_path, PBEM_METRICS_TOKEN="a-long-enough-token-for-scrapes")
+    assert lines["metrics"] == "ok (/metrics asks for Authorization: Bearer PBEM_METRICS_TOKEN)"
 
 
 def test_every_problem_is_named_with_its_fix(tmp_path, dkim_key):

@@ -14,9 +14,11 @@ from sqlalchemy import select
 
 from pbem.cli import main
 from pbem.models import Account, Game, LobbyEntry
+from pbem.services.people import sessions
 from pbem.services.people.players import account_for
 from pbem.services.play import games, lobby
 from pbem.services.play.verify import verify
+from pbem.web.signin import SESSION_KEY
 from tests.mail.support import Mailboxes, mail_world, send
 from tests.support.play import game_row
 from tests.web.conftest import csrf_of
@@ -120,8 +122,9 @@ def sign_in_as(client, runtime, email: str) -> int:
         account = account_for(session, email)
         session.flush()
         account_id = account.id
+    token = sessions.begin(runtime, account_id)  # a server-side session, as the link's button starts one
     with client.session_transaction() as web_session:
-        web_session["account_id"] = account_id
+        web_session[SESSION_KEY] = token
     return account_id
 
 

@@ -208,3 +208,27 @@ def test_game_show_says_who_must_act_who_acted_and_who_is_not_asked(runtime):
     mover = sorted(registry()["rankchain"].to_act(game.state))[0]
     shown = pbem("game", "show", str(game_id)).output
     assert f"{mover}" in shown and "to act" in shown and "not asked" in shown and "submitted" not in shown
+
+
+def test_players_separated_by_commas_or_semicolons_are_each_seated(runtime):
+    """``--player 'a@x.org, b@x.org'`` is two players: the second is never silently dropped."""
+    created = pbem("game", "create", "--engine", "kidsprout", "--player", "Ann <ann@example.org>, bob@example.org",
+                   "--player", '"Smith, Cy" <cy@example.org>; di@example.org', "--json")  # fmt: skip
+    assert created.exit_code == 0, created.output
+    game = game_row(runtime, json.loads(created.output)["id"])
+    assert sorted(s.account.email for s in game.seats) == [f"{n}@example.org" for n in ("ann", "bob", "cy", "di")]
+    assert {s.account.name for s in game.seats} >= {"Ann", "Smith, Cy"}
+
+
+@pytest.mark.parametrize("value", ["Smith, Ann <ann@example.org>", "ann@example.org, not-an-address"])
+def test_a_list_of_players_that_does_not_parse_is_refused_with_the_fix(runtime, value):
+    line = one_line_error(pbem("game", "create", "--engine", "kidsprout", "--player", value, *PLAYERS))
+    assert "is not a list of players" in line and '"Smith, Ann" <ann@example.org>' in line
+    assert json.loads(pbem("game", "list", "--json").output) == []
+
+
+def test_replacing_a_seat_with_two_addresses_is_refused(runtime):
+    game_id = str(start(runtime))
+    result = pbem("game", "replace", game_id, "Suns", "new@example.org, other@example.org")
+    assert result.exit_code != 0 and "names more than one player" in result.output
+    assert all(s.account.email != "new@example.org" for s in game_row(runtime, int(game_id)).seats)

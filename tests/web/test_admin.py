@@ -351,3 +351,15 @@ def test_game_page_shows_log_and_inbound_verdicts(admin_client, sqlite_runtime, 
     assert "<code>play 5</code>" in html  # the admin sees the orders themselves
     assert "my orders" in html and "1 line(s) accepted, 0 refused." in html
     assert re.search(r'<td data-label="Source">web</td>', html)
+
+
+def test_create_game_splits_players_written_with_commas_or_refuses_them(admin_client, sqlite_runtime):
+    csrf = page_csrf(admin_client, "/admin/games/new")
+    data = {"csrf_token": csrf, "engine": "kidsprout", "players": "Ann <ann@x.org>, bob@x.org\ncy@x.org; di@x.org"}
+    response = admin_client.post("/admin/games/new", data=data)
+    assert response.status_code == 303
+    game = game_row(sqlite_runtime, int(response.location.rsplit("/", 1)[1]))
+    assert sorted(s.account.email for s in game.seats) == ["ann@x.org", "bob@x.org", "cy@x.org", "di@x.org"]
+    refused = admin_client.post("/admin/games/new", data={**data, "players": "Smith, Ann <ann@x.org>\nbob@x.org"})
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and "is not a list of players" in page and "Smith, Ann" in page

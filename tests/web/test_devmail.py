@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from email import message_from_bytes, policy
 
+import pytest
 from sqlalchemy import select
 
 from pbem.app import create_app
@@ -114,3 +115,36 @@ def test_reply_errors_keep_the_text(client, sqlite_runtime, game_id):
     assert client.post("/dev/mail/reply/9999", data={"csrf_token": csrf_of(html), "body": "x"}).status_code == 404
     with sqlite_runtime.db.read() as session:
         assert session.scalars(select(InboundMessage)).first() is None
+
+
+def served(sqlite_runtime, **changes):
+    """A client of an app whose settings differ from the test default (no relay, no mailbox) by ``changes``."""
+    settings = sqlite_runtime.settings.with_(**changes)
+    return create_app(runtime=Runtime(settings=settings, db=sqlite_runtime.db)).test_client()
+
+
+def test_off_as_soon_as_mail_can_leave_the_machine(sqlite_runtime, game_id):
+    """The documented one-mailbox deployment is embedded too: with a relay or a mailbox, no dev mailbox,
+    even for a client straight on the loopback (a TLS front end in TCP mode adds no proxy header)."""
+    assert served(sqlite_runtime).get("/dev/mail/").status_code == 200
+    for changes in ({"smtp_url": "smtp://127.0.0.1:25"}, {"imap_url": "imaps://games:pw@imap.example.org/INBOX"}):
+        client = served(sqlite_runtime, **changes)
+        assert client.get("/dev/mail/").status_code == 404
+        assert client.get("/dev/mail/to?address=ann@example.org").status_code == 404
+        assert client.post("/dev/mail/reply/1", data={"body": "play 2"}).status_code == 404
+        assert "Dev mailbox" not in client.get("/").get_data(as_text=True)
+
+
+def test_pbem_dev_mailbox_forces_it_either_way(sqlite_runtime, game_id, monkeypatch):
+    from pbem.config import load_settings
+
+    monkeypatch.setenv("PBEM_DEV_MAILBOX", "1")
+    assert load_settings(instance=sqlite_runtime.settings.instance).dev_mailbox_setting is True
+    assert (
+        served(sqlite_runtime, smtp_url="smtp://127.0.0.1:25", dev_mailbox_setting=True).get("/dev/mail/").status_code
+        == 200
+    )
+    assert served(sqlite_runtime, dev_mailbox_setting=False).get("/dev/mail/").status_code == 404
+    monkeypatch.setenv("PBEM_DEV_MAILBOX", "sometimes")
+    with pytest.raises(ValueError, match="PBEM_DEV_MAILBOX must be 1 or 0"):
+        load_settings(instance=sqlite_runtime.settings.instance)

@@ -62,3 +62,25 @@ def test_readyz_fails_while_the_database_is_unreachable_and_healthz_stays_up(run
     assert response.status_code == 503 and "database unreachable" in response.get_json()["reason"]
     assert client.get("/healthz").status_code == 200
     assert samples(client)[("pbem_database_up", "")] == 0
+
+
+def test_metrics_answer_only_the_loopback_or_the_bearer_of_the_token(sqlite_runtime):
+    """How busy the server is, and how often strangers hit it, is the operator's business."""
+    plain = create_app(runtime=sqlite_runtime).test_client()
+    assert plain.get("/metrics").status_code == 200  # a client straight on the loopback
+    remote = create_app(runtime=sqlite_runtime).test_client()
+    remote.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    refused = remote.get("/metrics")
+    assert refused.status_code == 401 and "pbem_backlog" not in refused.get_data(as_text=True)
+    assert refused.headers["WWW-Authenticate"].startswith("Bearer")
+    proxied = plain.get("/metrics", headers={"X-Forwarded-For": "203.0.113.7"})  # through a proxy: not local
+    assert proxied.status_code == 401
+
+    sqlite_runtime.settings = sqlite_runtime.settings.with_(metrics_token="scrape-me-9")
+    with_token = create_app(runtime=sqlite_runtime).test_client()
+    with_token.environ_base["REMOTE_ADDR"] = "203.0.113.7"
+    assert with_token.get("/metrics").status_code == 401
+    assert with_token.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert with_token.get("/metrics", headers={"Authorization": "Bearer scrape-me-9"}).status_code == 200
+    local = create_app(runtime=sqlite_runtime).test_client()
+    assert local.get("/metrics").status_code == 401  # with a token, everyone shows it

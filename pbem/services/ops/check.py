@@ -68,6 +68,10 @@ def run_checks(settings: Settings) -> list[Finding]:
         ("dkim", check_dkim),
         ("base url", check_base_url),
         ("secrets", check_secrets),
+        ("dev mailbox", check_dev_mailbox),
+        ("metrics", check_metrics),
+        ("trusted proxies", check_trusted_proxies),
+        ("sender checks", check_authserv),
     ]
     findings = []
     for name, check in checks:
@@ -184,12 +188,12 @@ def without_password(url: str) -> str:
 def check_relay(settings: Settings) -> Finding:
     """EHLO, then STARTTLS when the URL asks for it, then AUTH when it carries credentials."""
     if not settings.smtp_url:
-        if settings.embedded:
+        if settings.dev_mailbox:
             where = f"{settings.base_url}/dev/mail"
             return ok("relay", f"none: emails stay in the outbox, shown in the dev mailbox at {where}")
         return problem(
             "relay",
-            "PBEM_SMTP_URL is not set, so emails wait in the outbox (the dev mailbox is only in embedded mode)",
+            "PBEM_SMTP_URL is not set, so emails wait in the outbox and nobody gets them",
             "set PBEM_SMTP_URL=smtp://user:password@relay.example.org:587?starttls=1",
         )
     from pbem.services.mailout.relay import Relay, tls_context
@@ -362,3 +366,78 @@ def check_secrets(settings: Settings) -> Finding:
             "set it to the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'",
         )
     return ok("secrets", "no placeholder left")
+
+
+# -- what strangers can reach: dev mailbox, metrics, proxies, sender checks ------------------
+
+#: Fewer characters than this make a bearer token guessable.
+MIN_TOKEN_LENGTH = 16
+
+
+def check_dev_mailbox(settings: Settings) -> Finding:
+    """The dev mailbox shows every player's mail and posts as anyone: never on where mail leaves the machine."""
+    where = f"{settings.base_url}/dev/mail"
+    if settings.dev_mailbox and settings.mail_leaves:
+        return problem(
+            "dev mailbox",
+            f"on at {where} (PBEM_DEV_MAILBOX=1) although mail leaves this machine: it shows every player's "
+            "mail and secret links, and posts as any player",
+            "unset PBEM_DEV_MAILBOX",
+        )
+    if settings.dev_mailbox:
+        why = "PBEM_DEV_MAILBOX=1" if settings.dev_mailbox_setting else "no relay and no mailbox: no mail leaves"
+        return ok("dev mailbox", f"on at {where} ({why}); only for this machine's loopback and admins")
+    if settings.dev_mailbox_setting is False:
+        return ok("dev mailbox", "off (PBEM_DEV_MAILBOX=0)")
+    why = "mail leaves this machine" if settings.mail_leaves else "not the embedded default"
+    return ok("dev mailbox", f"off ({why})")
+
+
+def check_metrics(settings: Settings) -> Finding:
+    """Who may read ``/metrics``: the bearer of PBEM_METRICS_TOKEN, or else this machine's loopback only."""
+    token = settings.metrics_token
+    if token is None:
+        return ok(
+            "metrics",
+            "/metrics answers only clients on this machine's loopback (no proxy headers); "
+            "set PBEM_METRICS_TOKEN for a scraper elsewhere",
+        )
+    if len(token) < MIN_TOKEN_LENGTH:
+        return problem(
+            "metrics",
+            f"PBEM_METRICS_TOKEN has {len(token)} characters: guessable",
+            "set it to the output of: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'",
+        )
+    return ok("metrics", "/metrics asks for Authorization: Bearer PBEM_METRICS_TOKEN")
+
+
+def check_trusted_proxies(settings: Settings) -> Finding:
+    """Whose ``X-Forwarded-For`` is believed: the per-client limits count the address it gives."""
+    hops = settings.trusted_proxies
+    if hops == 0:
+        return ok(
+            "trusted proxies",
+            "0: X-Forwarded-* headers are ignored; per-client limits count each connection's own address "
+            "(behind a reverse proxy, set PBEM_TRUSTED_PROXIES=1)",
+        )
+    return ok(
+        "trusted proxies",
+        f"{hops}: the client address given by the nearest {'proxy' if hops == 1 else f'{hops} proxies'} is "
+        "believed; the web port must be reachable only through "
+        f"{'it' if hops == 1 else 'them'} (anyone else could forge X-Forwarded-For)",
+    )
+
+
+def check_authserv(settings: Settings) -> Finding:
+    """Whose Authentication-Results (SPF, DKIM, DMARC) are read, if anyone's."""
+    if not settings.authserv_ids:
+        return ok(
+            "sender checks",
+            "off: Authentication-Results are not read (set PBEM_AUTHSERV_ID to your MTA's or mailbox "
+            "provider's authserv-id, e.g. mx.google.com)",
+        )
+    return ok(
+        "sender checks",
+        f"Authentication-Results of {', '.join(settings.authserv_ids)} are read: SPF, DKIM and DMARC are "
+        "recorded per message, and a message to a seat that fails DMARC is held",
+    )

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select, text
 
 from pbem.clock import utcnow
 from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import Runtime
+from pbem.services.ops import strangers
 from pbem.services.ops.outage import unreachable
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -92,9 +93,31 @@ class BacklogCollector(Collector):
         yield age
 
 
+class StrangerCollector(Collector):
+    """Messages from strangers left unanswered because their budget was spent (see :mod:`.strangers`)."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        try:
+            with self.runtime.db.read() as session:
+                found = strangers.withheld(session)
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            return  # pbem_database_up says so
+        withheld = CounterMetricFamily(
+            "pbem_stranger_answers_withheld", "Messages from non-players left unanswered: their budget was spent"
+        )
+        withheld.add_metric([], found.total)
+        yield withheld
+
+
 def registry_for(runtime: Runtime) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(BacklogCollector(runtime))
+    registry.register(StrangerCollector(runtime))
     return registry
 
 

@@ -25,7 +25,7 @@ from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, load_game, status_text
 from pbem.tokens import reply_address
 
-REFUSED_INBOUND = ("rejected", "failed")
+REFUSED_INBOUND = ("rejected", "failed", "held")
 #: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
 DROPPED_INBOUND = ("dropped",)
 OPEN_STATUSES = ("active", "paused")
@@ -141,6 +141,12 @@ def inbound_row(message: InboundMessage) -> dict[str, Any]:
         "game_id": message.game_id,
         "received_at": message.received_at,
         "subject": _subject_of(message.raw),
+        # The receiving server's sender checks (PBEM_AUTHSERV_ID), when it gave any.
+        "checks": ", ".join(
+            f"{name.upper()} {result}"
+            for name, result in (("spf", message.spf), ("dkim", message.dkim), ("dmarc", message.dmarc))
+            if result
+        ),
     }
 
 

@@ -1,0 +1,98 @@
+"""Players' sessions, kept on the server: a signed-in browser holds a random secret whose
+hash is a :class:`~pbem.models.PlayerSession` row.
+
+A cookie is only a key to that row, so signing out ends the session for every
+copy of the cookie, "sign out everywhere" ends all of a player's sessions at
+once, and a session nobody used for :data:`IDLE` lapses on the server whatever
+the cookie says.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+from sqlalchemy import select, update
+
+from pbem.clock import utcnow
+from pbem.models import PlayerSession
+from pbem.runtime import Runtime
+
+#: A session unused this long is over (stated on the player's page).
+IDLE = dt.timedelta(days=14)
+#: How often a session's last use is written down (not on every request).
+TOUCH_EVERY = dt.timedelta(minutes=5)
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def begin(runtime: Runtime, account_id: int) -> str:
+    """A new session for ``account_id``; returns the secret the browser keeps."""
+    token = secrets.token_urlsafe(32)
+    with runtime.db.write() as session:
+        session.add(PlayerSession(account_id=account_id, token_hash=_hash(token)))
+    return token
+
+
+def _live(row: PlayerSession | None, now: dt.datetime) -> bool:
+    return row is not None and row.ended_at is None and now - row.last_seen_at <= IDLE
+
+
+def check(runtime: Runtime, token: str | None) -> tuple[int | None, bool]:
+    """``(account id, touched)`` of a live session (None if it ended or lapsed).
+
+    ``touched``: its last use was written down now, so the caller renews the cookie too."""
+    if not isinstance(token, str) or not token or len(token) > 100:
+        return None, False
+    now = utcnow()
+    with runtime.db.read() as session:
+        row = session.scalars(select(PlayerSession).where(PlayerSession.token_hash == _hash(token))).one_or_none()
+        if not _live(row, now):
+            return None, False
+        account_id, stale = row.account_id, now - row.last_seen_at > TOUCH_EVERY
+    if stale:
+        with runtime.db.write() as session:
+            session.execute(
+                update(PlayerSession).where(PlayerSession.token_hash == _hash(token)).values(last_seen_at=now)
+            )
+    return account_id, stale
+
+
+def end(runtime: Runtime, token: str | None) -> None:
+    """This browser's session is over (every copy of its cookie with it)."""
+    if not isinstance(token, str) or not token:
+        return
+    with runtime.db.write() as session:
+        session.execute(
+            update(PlayerSession)
+            .where(PlayerSession.token_hash == _hash(token), PlayerSession.ended_at.is_(None))
+            .values(ended_at=utcnow())
+        )
+
+
+def end_all(runtime: Runtime, account_id: int) -> int:
+    """Every session of the player is over ("sign out everywhere"); how many were live."""
+    with runtime.db.write() as session:
+        done = session.execute(
+            update(PlayerSession)
+            .where(PlayerSession.account_id == account_id, PlayerSession.ended_at.is_(None))
+            .values(ended_at=utcnow())
+        )
+        return done.rowcount or 0
+
+
+def live_count(runtime: Runtime, account_id: int) -> int:
+    """Sessions the player has open now (devices signed in)."""
+    since = utcnow() - IDLE
+    with runtime.db.read() as session:
+        rows = session.scalars(
+            select(PlayerSession.id).where(
+                PlayerSession.account_id == account_id,
+                PlayerSession.ended_at.is_(None),
+                PlayerSession.last_seen_at >= since,
+            )
+        ).all()
+        return len(rows)

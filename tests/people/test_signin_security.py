@@ -1,0 +1,244 @@
+"""Sign-in links as secret as seat links, sessions that end, and limits per client on every
+form that makes the server send an email.
+
+- a sign-in link (and the calendar's key) never reaches a log;
+- a link works once, and only in the browser that asked for it (a log reader or a
+  mail scanner elsewhere gets nothing); the code in the email, typed in that browser,
+  serves a player who reads their mail on another device;
+- ``/signin`` answers a known and an unknown address alike, and does the work after
+  the answer has gone;
+- signing out ends the session on the server, "sign out everywhere" ends them all, and an
+  idle session lapses;
+- following a game, asking for a link and taking a seat are counted per client (a forged
+  ``X-Forwarded-For`` changes nothing) and over all clients.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from sqlalchemy import event, func, select, update
+
+from pbem.clock import utcnow
+from pbem.logmask import MaskingLogger, mask
+from pbem.models import OutboxMessage, SigninLink
+from tests.support.play import PLAYERS, start
+from tests.web.conftest import csrf_of
+
+ANN = "ann@example.org"
+
+
+def ask(client, email: str = ANN, **extra):
+    token = csrf_of(client.get("/signin").get_data(as_text=True))
+    response = client.post("/signin", data={"csrf_token": token, "email": email}, **extra)
+    response.get_data()
+    response.close()  # the link is looked up and queued once the answer has gone
+    return response
+
+
+def latest_link(runtime) -> tuple[str, str]:
+    """``(path, code)`` of the newest sign-in email."""
+    with runtime.db.read() as session:
+        body = session.scalars(
+            select(OutboxMessage.body_text).where(OutboxMessage.kind == "signin").order_by(OutboxMessage.id.desc())
+        ).first()
+    path = re.search(r"http://pbem\.test(/signin/\S+)", body).group(1)
+    code = re.search(r"code on the sign-in page of that browser: ([A-Z0-9]{4}-[A-Z0-9]{4})", body).group(1)
+    return path, code
+
+
+def press(client, path: str):
+    page = client.get(path)
+    return page, client.post(path, data={"csrf_token": csrf_of(client.get("/signin").get_data(as_text=True))})
+
+
+def signed_in(client) -> bool:
+    return client.get("/me.json").status_code == 200
+
+
+def test_sign_in_links_and_calendar_keys_are_masked_in_the_access_log():
+    line = 'GET /signin/AbC123_-x.0123456789abcdef HTTP/1.1 ref="https://x/signin/AbC123_-x.0123456789abcdef"'
+    assert "AbC123" not in mask(line) and mask(line).count("/signin/***") == 2
+    assert mask("GET /me/deadlines.ics?key=Zm9vYmFy HTTP/1.1") == "GET /me/deadlines.ics?key=*** HTTP/1.1"
+    assert mask("GET /signin HTTP/1.1") == "GET /signin HTTP/1.1"
+
+    class Config:
+        access_log_format = '%(r)s %(U)s %(q)s "%(f)s"'
+        errorlog = accesslog = "-"
+        loglevel = "info"
+        logconfig_dict = logconfig = syslog = None
+        capture_output = False
+        syslog_addr = syslog_prefix = syslog_facility = None
+        disable_redirect_access_to_syslog = False
+        user = group = 0
+        umask = 0
+        logconfig_json = None
+
+    logger = MaskingLogger.__new__(MaskingLogger)
+    logger.cfg = Config()
+    environ = {
+        "REQUEST_METHOD": "GET", "RAW_URI": "/me/deadlines.ics?key=SECRETKEY", "PATH_INFO": "/me/deadlines.ics",
+        "QUERY_STRING": "key=SECRETKEY", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_REFERER": "http://x/signin/TOKEN.mac",
+        "REMOTE_ADDR": "127.0.0.1",
+    }  # fmt: skip
+
+    class Response:
+        status, headers, sent = "200 OK", [], 0
+        response_length = 0
+
+    class Request:
+        headers: list = []
+
+    atoms = logger.atoms(Response(), Request(), environ, dt.timedelta(seconds=0.01))
+    assert not any("SECRETKEY" in str(v) or "TOKEN" in str(v) for v in atoms.values()), atoms
+
+
+def test_a_link_from_the_log_or_a_scanner_signs_no_one_in_elsewhere(sqlite_runtime, app):
+    runtime = sqlite_runtime
+    start(runtime, players=PLAYERS[:3])
+    player, stranger = app.test_client(), app.test_client()
+    ask(player)
+    path, _ = latest_link(runtime)
+    opened, used = press(stranger, path)  # another browser: the scanner's fetch, the log reader's POST
+    assert opened.status_code == 400 and "only in the browser where it was asked" in opened.get_data(as_text=True)
+    assert used.status_code == 400 and not signed_in(stranger)
+    opened, used = press(player, path)  # the browser that asked: still usable
+    assert opened.status_code == 200 and used.status_code == 303 and signed_in(player)
+    again = player.get(path)
+    assert again.status_code == 400 and "not valid any more" in again.get_data(as_text=True)  # once only
+    with runtime.db.read() as session:
+        assert session.scalar(select(func.count(SigninLink.id)).where(SigninLink.used_at.is_not(None))) == 1
+
+
+def test_the_code_typed_in_the_asking_browser_signs_in_and_only_there(sqlite_runtime, app):
+    runtime = sqlite_runtime
+    start(runtime, players=PLAYERS[:3])
+    player, stranger = app.test_client(), app.test_client()
+    ask(player)
+    _, code = latest_link(runtime)
+
+    def type_code(client, typed: str):
+        token = csrf_of(client.get("/signin").get_data(as_text=True))
+        return client.post("/signin/code", data={"csrf_token": token, "code": typed})
+
+    assert type_code(stranger, code).status_code == 400 and not signed_in(stranger)
+    assert type_code(player, "ZZZZ-ZZZZ").status_code == 400 and not signed_in(player)
+    assert type_code(player, code.lower().replace("-", " ")).status_code == 303 and signed_in(player)
+    assert type_code(player, code).status_code == 400  # used once
+
+
+def test_wrong_codes_use_the_link_up(sqlite_runtime, app):
+    from pbem.services.mailout.signin import MAX_CODE_TRIES
+
+    start(sqlite_runtime, players=PLAYERS[:3])
+    player = app.test_client()
+    ask(player)
+    path, code = latest_link(sqlite_runtime)
+    token = csrf_of(player.get("/signin").get_data(as_text=True))
+    for _ in range(MAX_CODE_TRIES):
+        player.post("/signin/code", data={"csrf_token": token, "code": "2222-2222"})
+    assert player.post("/signin/code", data={"csrf_token": token, "code": code}).status_code == 400
+    assert player.get(path).status_code == 400 and not signed_in(player)
+
+
+def test_signin_does_the_same_work_for_known_and_unknown_addresses_before_answering(sqlite_runtime, app):
+    """The time an answer takes tells nothing: no statement before the answer depends on the address."""
+    runtime = sqlite_runtime
+    start(runtime, players=PLAYERS[:3])
+    statements: list[str] = []
+    event.listen(runtime.db.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    counts, pages = {}, {}
+    for email in ("nobody@example.org", ANN):
+        client = app.test_client()
+        token = csrf_of(client.get("/signin").get_data(as_text=True))
+        statements.clear()
+        response = client.post("/signin", data={"csrf_token": token, "email": email})
+        counts[email] = list(statements)
+        with runtime.db.read() as session:
+            assert session.scalar(select(func.count(SigninLink.id))) == 0  # nothing looked up yet
+        page = response.get_data(as_text=True).replace(email, "X")  # the answer is sent, then closed
+        pages[email] = re.sub(r'value="[^"]*"', "", page)  # the form tokens differ, nothing else
+        response.close()
+    assert counts[ANN] == counts["nobody@example.org"] and pages[ANN] == pages["nobody@example.org"]
+    with runtime.db.read() as session:
+        assert session.scalar(select(func.count(SigninLink.id))) == 1  # then Ann's link, after the answer
+
+
+def test_signing_out_ends_the_session_for_every_copy_of_the_cookie(sqlite_runtime, app):
+    runtime = sqlite_runtime
+    start(runtime, players=PLAYERS[:3])
+    player = app.test_client()
+    ask(player)
+    press(player, latest_link(runtime)[0])
+    copied = player.get_cookie("session").value  # taken before signing out
+    assert signed_in(player)
+    page = player.get("/me").get_data(as_text=True)
+    assert "Sign out everywhere" in page and "for 14 days without a visit" in page
+    player.post("/signout", data={"csrf_token": csrf_of(page)})
+    thief = app.test_client()
+    thief.set_cookie("session", copied)
+    assert not signed_in(player) and not signed_in(thief)
+    assert thief.get("/me").status_code == 302
+
+
+def test_sign_out_everywhere_and_an_idle_session_lapses(sqlite_runtime, app):
+    runtime = sqlite_runtime
+    start(runtime, players=PLAYERS[:3])
+    phone, laptop = app.test_client(), app.test_client()
+    for client in (phone, laptop):
+        ask(client)
+        press(client, latest_link(runtime)[0])
+    assert signed_in(phone) and signed_in(laptop)
+    page = laptop.get("/me").get_data(as_text=True)
+    assert "signed in on 2 devices" in page
+    done = laptop.post("/me/signout-everywhere", data={"csrf_token": csrf_of(page)}, follow_redirects=True)
+    assert "signed out everywhere (2 sessions ended)" in done.get_data(as_text=True)
+    assert not signed_in(phone) and not signed_in(laptop)
+
+    ask(phone)
+    press(phone, latest_link(runtime)[0])
+    assert signed_in(phone)
+    from pbem.models import PlayerSession
+    from pbem.services.people import sessions
+
+    with runtime.db.write() as session:
+        session.execute(update(PlayerSession).values(last_seen_at=utcnow() - sessions.IDLE - dt.timedelta(minutes=1)))
+    assert not signed_in(phone)
+
+
+def test_one_client_cannot_make_the_server_mail_many_addresses(sqlite_runtime, app):
+    runtime = sqlite_runtime
+    game_id = start(runtime, players=PLAYERS[:3])
+    client = app.test_client()
+    token = csrf_of(client.get(f"/games/{game_id}/follow").get_data(as_text=True))
+    statuses = []
+    for n in range(30):  # a forged X-Forwarded-For is no other client (PBEM_TRUSTED_PROXIES=0)
+        headers = {"X-Forwarded-For": f"198.51.100.{n}"}
+        data = {"csrf_token": token, "email": f"target{n}@example.net"}
+        statuses.append(client.post(f"/games/{game_id}/follow", data=data, headers=headers).status_code)
+    allowed = 10  # per client per 15 minutes (pbem.web.ratelimit.MailLimits)
+    assert statuses.count(303) == allowed and statuses.count(429) == 30 - allowed
+    with runtime.db.read() as session:
+        mailed = session.scalar(select(func.count(OutboxMessage.id)).where(OutboxMessage.kind == "observer_confirm"))
+    assert mailed == allowed
+    assert ask(client, ANN).status_code == 429  # the same count for every form that sends mail
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "203.0.113.9"
+    assert ask(other, ANN).status_code == 200  # another client has its own count
+
+
+def test_all_clients_together_are_bounded_too(sqlite_runtime, app):
+    from pbem.web.ratelimit import MailLimits, mail_limiter
+
+    game_id = start(sqlite_runtime, players=PLAYERS[:3])
+    with app.app_context():
+        mail_limiter().configure(MailLimits(per_client=10, overall=12))
+    statuses = []
+    for n in range(20):
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = f"203.0.113.{n}"
+        token = csrf_of(client.get(f"/games/{game_id}/follow").get_data(as_text=True))
+        data = {"csrf_token": token, "email": f"t{n}@example.net"}
+        statuses.append(client.post(f"/games/{game_id}/follow", data=data).status_code)
+    assert statuses.count(303) == 12 and statuses.count(429) == 8
