@@ -1,15 +1,15 @@
 """seats.resigned_at (a player who left), games.rematch_of (a new game offered to the same table)
 
-Revision ID: 0009_i31
-Revises: 0008_bot_accounts_index
+Revision ID: 0010_resign_rematch
+Revises: 0009_strangers_dedupe_sessions
 Create Date: 2026-11-26 04:30:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009_i31"
-down_revision = "0008_bot_accounts_index"
+revision = "0010_resign_rematch"
+down_revision = "0009_strangers_dedupe_sessions"
 branch_labels = None
 depends_on = None
 

@@ -2,7 +2,7 @@
 the strangers' budget and the trusted hop's SPF/DKIM/DMARC per message; sign-in links bound to the
 browser that asked; players' sessions kept on the server
 
-Revision ID: 0009_i26
+Revision ID: 0009_strangers_dedupe_sessions
 Revises: 0008_bot_accounts_index
 Create Date: 2026-11-26 10:00:00
 """
@@ -12,7 +12,7 @@ import datetime as dt
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009_i26"
+revision = "0009_strangers_dedupe_sessions"
 down_revision = "0008_bot_accounts_index"
 branch_labels = None
 depends_on = None
