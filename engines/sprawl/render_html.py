@@ -1,5 +1,8 @@
 """Sprawl drawn in email-safe HTML: every square a table cell, pieces by colour, size and pointing.
 
+Each square carries ``data-pick`` (its name): on the web page, a click on it
+offers the orders that name that square.
+
 The web page shows the SVG drawing (engines/sprawl/svg.py); this is the same
 board for email, where SVG is not shown.  It reads only the view: the only
 private parts are the seat's own coup cards and its sealed reply.
@@ -26,14 +29,17 @@ def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Marku
     style = "padding:0;text-align:center;vertical-align:middle;border:1px solid #999999;height:38px;font-size:12px;"
     if cell is None:
         mark = Markup('<span title="you can spore here" style="color:#333333">•</span>') if target else Markup("")
-        return kit.html('<td title="{}" style="{}background:#f3f0e6">{}</td>', square, style, mark)
+        return kit.html(
+            '<td title="{}" data-pick="{}" style="{}background:#f3f0e6">{}</td>', square, square, style, mark
+        )
     if cell["kind"] == "branch":
         fill = FILL.get(cell["owner"], "#777777")
         label = kit.html("{}<br>{}{}", ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
         title = f"{square}: {cell['owner']} branch, size {cell['size']}, pointing {cell['points']}"
         return kit.html(
-            '<td title="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>',
+            '<td title="{}" data-pick="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>',
             title,
+            square,
             style,
             fill,
             kit.ink_on(fill),
@@ -57,8 +63,10 @@ def square_html(square: str, cell: dict[str, Any] | None, target: bool) -> Marku
         dead,
     )
     return kit.html(
-        '<td title="{}" style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>',
+        '<td title="{}" data-pick="{}" '
+        'style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>',
         title,
+        square,
         style,
         top,
         ring,

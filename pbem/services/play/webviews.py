@@ -284,13 +284,13 @@ def lean_game(session, game_id: int):
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account, public_name
+    from pbem.models import Account, player_handle, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Seat.account_id, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -304,7 +304,9 @@ def lean_game(session, game_id: int):
         SimpleNamespace(
             seat=s.seat,
             position=s.position,
-            account=SimpleNamespace(name=public_name(s.name, s.position, s.email), email=""),
+            account=SimpleNamespace(
+                name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
+            ),
         )
         for s in seats
     ]
