@@ -133,7 +133,7 @@ def test_text_control_needs_its_text(client, sqlite_runtime, game_id):
     )
     page = ask.get_data(as_text=True)
     assert ask.status_code == 200 and "Send this order?" in page
-    assert "<code class=\"order-line\">excuse 1 + Suns he was lost in the woods</code>" in page
+    assert '<code class="order-line">excuse 1 + Suns he was lost in the woods</code>' in page
     assert log_count(sqlite_runtime, game_id) == before
     html = client.post(
         f"/play/{token}",
