@@ -250,17 +250,14 @@ def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any
         ]
 
 
-def mailbox(runtime: Runtime, recipient: str, limit: int = 200) -> list[OutboxMessage]:
-    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one)."""
+def mailbox(runtime: Runtime, recipient: str, limit: int = 200, before: int | None = None) -> list[OutboxMessage]:
+    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one);
+    ``before``: only those older than that message (the next page)."""
+    query = select(OutboxMessage).where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
+    if before is not None:
+        query = query.where(OutboxMessage.id < before)
     with runtime.db.read() as session:
-        return list(
-            session.scalars(
-                select(OutboxMessage)
-                .where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
-                .order_by(OutboxMessage.id.desc())
-                .limit(limit)
-            )
-        )
+        return list(session.scalars(query.order_by(OutboxMessage.id.desc()).limit(limit)))
 
 
 def outbox_message(runtime: Runtime, message_id: int) -> OutboxMessage:
