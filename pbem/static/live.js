@@ -36,7 +36,7 @@
   function addRules(css) {
     // A drawn board's <style> carries the nonce of the response it came from, which this page's
     // Content-Security-Policy does not name: its rules go into this page's own sheet instead.
-    var own = document.querySelector("style[nonce]");
+    var own = document.querySelector("head style[nonce]") || document.querySelector("style[nonce]");
     if (!own || !own.sheet) { return; }
     css.join("").split("}").forEach(function (rule) {
       if (!rule.trim()) { return; }
@@ -73,9 +73,9 @@
     body.setAttribute("data-live-every", fresh.body.getAttribute("data-live-every") || "0");
     var cue = document.querySelector("[data-live-cue]");
     if (cue) {
-      var now = fresh.querySelector("[data-action] .now, [data-live-summary]");
+      var said = fresh.body.getAttribute("data-live-summary") || "this page changed.";
       var time = new Date().toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit"});
-      cue.textContent = "Updated at " + time + ": " + (now ? now.textContent.replace(/\s+/g, " ").trim() : "this page changed.") +
+      cue.textContent = "Updated at " + time + ": " + said +
         (kept ? " The part you are editing was kept as it is; reload the page to see all of it." : "");
     }
     document.dispatchEvent(new CustomEvent("pbem:updated"));
