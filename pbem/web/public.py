@@ -26,7 +26,6 @@ from pbem.services.play.queries import acted_seats, load_game, public_history, p
 from pbem.services.play.webviews import history_size, lean_game
 from pbem.web import caching, common, live, longpoll, prg, replay, yourturn
 from pbem.web.board import LruCache, public_board
-from pbem.web.signin import current_account_id
 
 bp = Blueprint("public", __name__)
 common.install(bp)
@@ -233,8 +232,7 @@ def _render_status(data: dict[str, Any], page: int, step: int | None, tag: str |
 def _page_tag(game_id: int, page: int, step: int | None, probe: tuple[Any, ...]) -> str:
     """The status page's ``ETag``: its data, the no-JavaScript countdown's text and what differs per reader."""
     deadline = probe[3] if probe[1] == "active" else None
-    reader = ("admin", session.get("admin_id")) if session.get("admin_id") else yourturn.viewer_key()
-    return caching.etag_of("game", game_id, page, step, probe, time_left(deadline), reader)
+    return caching.etag_of("game", game_id, page, step, probe, time_left(deadline), yourturn.viewer_key())
 
 
 @bp.get("/games/<int:game_id>")
@@ -247,7 +245,7 @@ def game_page(game_id: int):
         probe = _probe(db, game_id)
     if probe is None:
         abort(404)
-    personal = bool(session.get("admin_id") or current_account_id())
+    personal = yourturn.personal()
     policy = caching.PERSONAL if personal else caching.PUBLIC
     tag = None if "_flashes" in session else _page_tag(game_id, page, step, probe)
     if tag is not None and caching.fresh(tag):

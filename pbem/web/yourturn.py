@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g
+from flask import Blueprint, g, session
 
 from pbem.services.people.turns import SeatTurn, Turns, turns_of
 from pbem.web import common
@@ -41,9 +41,15 @@ def seat_in(game_id: int) -> SeatTurn | None:
 
 
 def viewer_key() -> tuple[Any, ...]:
-    """What a page shows differently to this reader (part of its ``ETag``)."""
+    """What a page shows differently to this reader (part of its ``ETag``): an admin's menu, a player's turns."""
     turns = viewer_turns()
-    return ("player", current_account_id(), turns.probe) if turns is not None else ("anyone",)
+    admin = ("admin", session.get("admin_id")) if session.get("admin_id") else ()
+    return (*admin, "player", current_account_id(), turns.probe) if turns is not None else (*admin, "anyone")
+
+
+def personal() -> bool:
+    """The page differs per reader (a signed-in player or an admin): no shared cache may keep it."""
+    return bool(session.get("admin_id") or current_account_id())
 
 
 def install(bp: Blueprint) -> None:

@@ -184,3 +184,10 @@ def test_etag_differs_for_a_signed_in_reader(client, sqlite_runtime, game_id):
     assert mine.status_code == 200 and etag(mine) != anonymous  # the page now says which seat is theirs
     assert mine.headers["Cache-Control"] == "private, no-cache"
     assert client.get(f"/games/{game_id}", headers={"If-None-Match": etag(mine)}).status_code == 304
+
+
+def test_rules_pages_revalidate_to_304(client):
+    first = client.get("/rules/sprawl")
+    again = client.get("/rules/sprawl", headers={"If-None-Match": etag(first)})
+    assert again.status_code == 304 and again.headers["Cache-Control"] == "no-cache"
+    assert etag(client.get("/rules/sneak")) != etag(first)
