@@ -10,11 +10,16 @@ answers ``304`` with a page the new code would draw differently.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from flask import Response, current_app, request
+from sqlalchemy import Connection
+
+from pbem.web import common
 
 #: Public game pages and their JSON: a browser or proxy may keep them, but asks each time.
 PUBLIC = "no-cache"
@@ -34,6 +39,13 @@ def build_id() -> str:
                 stat = path.stat()
                 digest.update(f"{path.relative_to(_ROOT)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
     return digest.hexdigest()
+
+
+@contextmanager
+def quick_read() -> Iterator[Connection]:
+    """A bare connection for the small reads that decide a ``304`` (no ORM session to build: half the cost)."""
+    with common.runtime().db.engine.connect() as connection:
+        yield connection
 
 
 def etag_of(*parts: Any) -> str:

@@ -199,7 +199,7 @@ def seat_tag(token: str, *reader: Any) -> str | None:
     indexed read (None for an unknown link).  Nothing another seat does in secret changes it."""
     if not token or len(token) > 64:
         return None
-    with common.runtime().db.read() as db:
+    with caching.quick_read() as db:
         row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
     return caching.etag_of("seat", token, tuple(row), *reader) if row is not None else None
 

@@ -114,7 +114,7 @@ def game_json(game_id: int):
     rt = common.runtime()
 
     def tag() -> str | None:
-        with rt.db.read() as db:
+        with caching.quick_read() as db:
             probe = _probe(db, game_id)
         return caching.etag_of("game.json", game_id, probe) if probe is not None else None
 
@@ -241,7 +241,7 @@ def game_page(game_id: int):
     step = _int_arg("replay", None)
     if page > MAX_PAGE:
         abort(404)
-    with common.runtime().db.read() as db:
+    with caching.quick_read() as db:
         probe = _probe(db, game_id)
     if probe is None:
         abort(404)

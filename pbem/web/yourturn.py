@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, g, session
 
 from pbem.services.people.turns import SeatTurn, Turns, turns_of
-from pbem.web import common
+from pbem.web import caching, common
 from pbem.web.signin import current_account_id
 
 
@@ -22,9 +22,8 @@ def viewer_turns() -> Turns | None:
         account_id = current_account_id()
         turns = None
         if account_id is not None:
-            rt = common.runtime()
-            with rt.db.read() as session:
-                turns = turns_of(session, rt.settings.database_url, account_id)
+            with caching.quick_read() as connection:
+                turns = turns_of(connection, common.runtime().settings.database_url, account_id)
         g.viewer_turns = turns
     return g.viewer_turns
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
@@ -64,8 +64,9 @@ class Turns:
         return next((seat for seat in self.seats if seat.game_id == game_id), None)
 
 
-def turns_of(session: Session, scope: str, account_id: int) -> Turns:
-    """The account's seats in running games; ``scope`` names the database (the cache is per process)."""
+def turns_of(session: Session | Connection, scope: str, account_id: int) -> Turns:
+    """The account's seats in running games; ``scope`` names the database (the cache is per process).
+    Core statements only: a bare connection serves as well as a session."""
     rows = session.execute(_SEATS, {"account_id": account_id}).all()
     missing = [r.game_id for r in rows if r.status == "active" and (scope, r.game_id, r.version) not in _to_act]
     if missing:
