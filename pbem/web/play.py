@@ -32,7 +32,7 @@ from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.board import render_view
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
-from pbem.web.public import API_VERSION
+from pbem.web.public import API_VERSION, time_left
 
 bp = Blueprint("play", __name__)
 bp.add_app_template_global(plain_grammar, "plain_grammar")
@@ -194,20 +194,24 @@ _SEAT_PROBE = (
 )
 
 
-def seat_tag(token: str, *reader: Any) -> str | None:
-    """The ``ETag`` of a seat's page or JSON: its game's version and the press it may read, in one
-    indexed read (None for an unknown link).  Nothing another seat does in secret changes it."""
+def seat_tag(token: str, *reader: Any, page: bool = False) -> str | None:
+    """The ``ETag`` of a seat's JSON (or ``page``, whose no-JavaScript countdown text counts too): its
+    game's version and the press it may read, in one indexed read (None for an unknown link).
+    Nothing another seat does in secret changes it."""
     if not token or len(token) > 64:
         return None
     with caching.quick_read() as db:
         row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
-    return caching.etag_of("seat", token, tuple(row), *reader) if row is not None else None
+    if row is None:
+        return None
+    countdown = time_left(row.deadline) if page and row.status == "active" else ""
+    return caching.etag_of("seat", token, tuple(row), countdown, *reader)
 
 
 @bp.get("/play/<token>")
 def play_page(token: str):
     has_outcome = prg.outcome_waiting(_page_key(token)) or "_flashes" in session
-    tag = None if has_outcome else seat_tag(token, yourturn.viewer_key())
+    tag = None if has_outcome else seat_tag(token, yourturn.viewer_key(), page=True)
     if tag is not None and caching.fresh(tag):
         return caching.not_modified(tag)
     page = _seat_or_404(token)

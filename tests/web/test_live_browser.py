@@ -292,3 +292,33 @@ def test_my_games_update_when_a_turn_comes(site, chromium):
         shoot(page, "updated-me-390")
     finally:
         context.close()
+
+
+SMALL_TARGETS = """() => Array.from(document.querySelectorAll('header a, header summary, summary, .pager a, button'))
+  .filter(el => el.getBoundingClientRect().width > 0)
+  .filter(el => el.getBoundingClientRect().height < 24)
+  .map(el => el.tagName + ': ' + el.textContent.trim().slice(0, 30) + ' '
+    + Math.round(el.getBoundingClientRect().height))"""
+
+
+def test_targets_are_large_enough_and_the_admin_bar_is_one_line_on_a_phone(site, chromium):
+    _, token = acting_seat(site, site.boards["sprawl"])
+    context = context_for(chromium, 390)
+    try:
+        page = context.new_page()
+        for path in ("/", f"/games/{site.boards['sprawl']}", f"/play/{token}", "/rules/sprawl"):
+            page.goto(site.url + path)
+            assert page.evaluate(SMALL_TARGETS) == [], path
+        page.goto(f"{site.url}/admin/login")
+        page.get_by_label("Username").fill("admin")
+        page.get_by_label("Password").fill("live-admin-pass")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{site.url}/admin/")
+        assert page.locator("header.top").bounding_box()["height"] < 60  # one line, not three
+        assert page.evaluate(SMALL_TARGETS) == []
+        page.locator("header .menu summary").click()
+        assert page.get_by_role("link", name="New game").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        shoot(page, "admin-menu-390")
+    finally:
+        context.close()
