@@ -295,6 +295,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--no-lighthouse", action="store_true")
     parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page and preset (the median is kept)")
+    parser.add_argument("--only", nargs="*", help="Lighthouse on these pages only (front, status, player, /me, ...)")
+    parser.add_argument("--presets", nargs="*", default=["mobile", "desktop"], choices=["mobile", "desktop"])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.no_lighthouse and not (shutil.which("npm") and Path(CHROME).exists()):
@@ -325,7 +327,9 @@ def main() -> int:
             if not args.no_lighthouse:
                 binary = install_lighthouse()
                 for name, path, cookie in pages:
-                    for preset in ("mobile", "desktop"):
+                    if args.only and name not in args.only:
+                        continue
+                    for preset in args.presets:
                         runs = [
                             lighthouse(
                                 binary,
@@ -388,10 +392,11 @@ def report(args, sizes: dict[str, Any], speed: dict[str, Any], scores: dict[str,
                 f"{preset} {'/'.join(str(run['scores'][c]) for c in CATEGORIES)}" for preset, run in presets.items()
             )
             failed = sorted({a for run in presets.values() for a in run["failed"]})
-            lcp = presets["mobile"]["ms"]["largest-contentful-paint"]
-            runs = ",".join(map(str, presets["mobile"]["all"]))
+            first = next(iter(presets))
+            lcp = presets[first]["ms"]["largest-contentful-paint"]
+            runs = ",".join(map(str, presets[first]["all"]))
             print(
-                f"{name:8} {line}   mobile LCP {lcp} ms, performance of each run {runs}"
+                f"{name:8} {line}   {first} LCP {lcp} ms, performance of each run {runs}"
                 + (f"   below 0.9: {', '.join(failed)}" if failed else "")
             )
 
