@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.web_status import free_port, measure, wait_up  # noqa: E402
+from pbem.commands.serve import gunicorn_command  # noqa: E402
 
 LIGHTHOUSE = "lighthouse@12.2.3"
 NODE_DIR = Path(os.environ.get("PBEM_LIGHTHOUSE_DIR", ROOT / "bench" / "out" / "node"))
@@ -267,23 +268,8 @@ def serve(instance: Path, url: str, port: int, workers: int, threads: int) -> su
         PYTHONPATH=str(ROOT),
     )
     env.pop("PBEM_SMTP_URL", None)
-    command = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
-        "--worker-class",
-        "gthread",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--log-level",
-        "warning",
-        "pbem.app:create_app()",
-    ]
-    return subprocess.Popen(command, env=env, cwd=instance)
+    command = gunicorn_command("127.0.0.1", port, workers, threads)  # as `pbem serve` runs it (access log and all)
+    return subprocess.Popen(command, env=env, cwd=instance, stdout=subprocess.DEVNULL)
 
 
 def main() -> int:

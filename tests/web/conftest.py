@@ -52,3 +52,23 @@ def admin_client(app, admin_user):
 @pytest.fixture
 def game_id(sqlite_runtime):
     return start(sqlite_runtime)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium, headless, driven by Playwright (one per test module)."""
+    from tests.web.test_browser import CHROMIUM, _need_chromium
+
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

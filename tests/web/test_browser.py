@@ -54,20 +54,9 @@ def live_server(live):
 
 
 @pytest.fixture
-def browser():
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(chromium):
+    """The module's headless Chromium (tests/web/conftest.py); each test opens its own context."""
+    return chromium
 
 
 def flags(page) -> dict[str, str]:

@@ -17,7 +17,6 @@ from pbem.models import Account, Seat
 from pbem.services.play import orders
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, seat_ids, start
-from tests.web.test_browser import CHROMIUM, _need_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -43,23 +42,6 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("live")
     with live_site(folder, "live-test-secret", "live-admin-pass", prepare, {"PBEM_LIVE_POLL_SECONDS": 1}) as served:
         yield served
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def context_for(chromium, width: int, **options):

@@ -29,7 +29,6 @@ from pbem.web.choices import plain_grammar
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, start
 from tests.support.services import required
-from tests.web.test_browser import CHROMIUM, _need_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -106,23 +105,6 @@ def watched_seat(runtime, game_id: int) -> SimpleNamespace:
             prompt=engine.prompt(game.state, seat_name),
             email_html=mail.body_html,
         )
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def words(text: str) -> str:
