@@ -22,7 +22,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from engines import get_engine
-from engines.base import TEXT, Engine, OrderError, State
+from engines.base import TEXT, Engine, State
 from engines.playout import fill_text
 from engines.rng import Rng
 from pbem.web.board import LruCache
@@ -91,9 +91,11 @@ def grouped(choices: list[Choice]) -> list[Group]:
 
 
 def _apply(engine: Engine, state: State, seat: str, text: str) -> State | None:
+    """The state after ``text``, or None if the trial fails for any reason (the order then counts as final:
+    a page must never fail because a trial could not be made)."""
     try:
         return engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
-    except (OrderError, ValueError, KeyError, IndexError):
+    except Exception:
         return None
 
 
