@@ -60,3 +60,23 @@ def live_site(
         thread.join(timeout=10)
         set_runtime(None)
         dispose_all()
+
+
+@contextmanager
+def headless_chromium() -> Iterator[object]:
+    """Debian's Chromium, headless, driven by Playwright (never a downloaded browser)."""
+    from tests.web.test_browser import CHROMIUM, _need_chromium
+
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

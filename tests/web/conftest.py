@@ -9,6 +9,7 @@ from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 
 from pbem.models import AdminUser, Seat
+from tests.support.live import headless_chromium
 from tests.support.play import start
 
 ADMIN_PASSWORD = "correct horse battery"
@@ -56,19 +57,6 @@ def game_id(sqlite_runtime):
 
 @pytest.fixture(scope="module")
 def chromium():
-    """Debian's Chromium, headless, driven by Playwright (one per test module)."""
-    from tests.web.test_browser import CHROMIUM, _need_chromium
-
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    """One headless Chromium per test module."""
+    with headless_chromium() as browser:
+        yield browser

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live import live_site
+from tests.support.live import headless_chromium, live_site
 from tests.support.services import required
 
 CHROMIUM = "/usr/bin/chromium"
@@ -54,9 +54,9 @@ def live_server(live):
 
 
 @pytest.fixture
-def browser(chromium):
-    """The module's headless Chromium (tests/web/conftest.py); each test opens its own context."""
-    return chromium
+def browser():
+    with headless_chromium() as chromium:
+        yield chromium
 
 
 def flags(page) -> dict[str, str]:
