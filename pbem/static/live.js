@@ -12,6 +12,7 @@
   if (etag.indexOf('"') < 0) { etag = 'W/"' + etag + '"'; }  // the page carries its tag's bare value
   var timer = null, failures = 0, served = {};
 
+  // The parts as served, to tell a real change from the marks of this page's other scripts (which run after this one).
   document.querySelectorAll("[data-live]").forEach(function (region) {
     served[region.getAttribute("data-live")] = region.innerHTML;
   });
