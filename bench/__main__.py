@@ -30,6 +30,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
     "scale": ("bench.scale", [], "100,000 games: lists, pages, deadlines, sweep, memory, database size"),
     "email-count": ("bench.email_count", [], "emails each player receives in whole 3-player KidSprout games by email"),
+    "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
 }
 
 

@@ -78,9 +78,17 @@ def wait_up(port: int, timeout: float = 30.0) -> None:
 
 
 def measure(
-    port: int, paths, seconds: float, clients: int, max_requests: int, headers: dict[str, str] | None = None
+    port: int,
+    paths,
+    seconds: float,
+    clients: int,
+    max_requests: int,
+    headers: dict[str, str] | None = None,
+    ok: tuple[int, ...] = (200,),
 ) -> dict[str, float]:
-    """Requests per second over ``seconds`` (or until ``max_requests``) with ``clients`` threads."""
+    """Requests per second over ``seconds`` (or until ``max_requests``) with ``clients`` threads.
+
+    ``paths(rng)`` gives each request's path, or ``(path, headers)``; answers with a status in ``ok`` count."""
     done = [0] * clients
     failures = [0] * clients
     stop_at = time.monotonic() + seconds
@@ -91,10 +99,12 @@ def measure(
         pick = random.Random(slot)
         while time.monotonic() < stop_at and done[slot] < budget:
             try:
-                connection.request("GET", paths(pick), headers=headers or {})
+                path = paths(pick)
+                path, extra = path if isinstance(path, tuple) else (path, {})
+                connection.request("GET", path, headers={**(headers or {}), **extra})
                 response = connection.getresponse()
                 response.read()
-                if response.status == 200:
+                if response.status in ok:
                     done[slot] += 1
                 else:
                     failures[slot] += 1

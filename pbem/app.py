@@ -68,6 +68,9 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         return jsonify(status="ok")
 
     _register_blueprints(app)
+    from pbem.web import assets
+
+    assets.install(app)
     return app
 
 

@@ -7,6 +7,8 @@ written in the same transaction as the change it belongs to.
 from __future__ import annotations
 
 import datetime as dt
+import re
+import unicodedata
 from typing import Any
 
 from sqlalchemy import (
@@ -67,6 +69,22 @@ class Account(Base):
     @property
     def display(self) -> str:
         return self.name or self.email.split("@")[0]
+
+    @property
+    def handle(self) -> str:
+        """The name of the player's public page (``/players/<handle>``)."""
+        return player_handle(self.name, self.id)
+
+
+def name_slug(name: str | None) -> str:
+    """``Zoë  Smith`` -> ``zoe-smith``: the readable part of a player's page name."""
+    ascii_name = unicodedata.normalize("NFKD", name or "").encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")[:40]
+
+
+def player_handle(name: str | None, account_id: int) -> str:
+    """``ann-12``: the id keeps a player's page name unique and stable, the name readable."""
+    return f"{name_slug(name) or 'player'}-{account_id}"
 
 
 class AdminUser(Base):

@@ -1,7 +1,9 @@
 """KidSprout drawn in email-safe HTML: coins by suit, the table, schedules, points, the Buck.
 
 Works from a view only, so it shows no more than the view allows: another
-seat's sealed coin is drawn as "sealed", never by its value.
+seat's sealed coin is drawn as "sealed", never by its value.  Your coins, your
+excuse tiles and every suit carry ``data-pick`` (``play ace``, ``excuse 2``,
+``Suns``): on the web page, a click on one offers the orders it can start.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ SEALED_FILL = "#3b3b3b"
 
 def coin(seat: str, name: str, note: str = "") -> Markup:
     return kit.chip(name, SUIT_FILL.get(seat, "#777777"), title=f"{seat} coin {name}{note}", round_=True)
+
+
+def pick(phrase: str, body: Markup) -> Markup:
+    """``body`` marked as the start of the orders that hold ``phrase``."""
+    return kit.html('<span data-pick="{}">{}</span>', phrase, body)
 
 
 def sprout(view: dict[str, Any], seat: str) -> Markup:
@@ -58,17 +65,19 @@ def seat_block(view: dict[str, Any], seat: str) -> Markup:
     points = f"{view['scores'][seat]}" + (f" (+{today} today)" if today and view["phase"] != "over" else "")
     head = kit.html(
         "{} <strong>{}</strong> · {} {}",
-        kit.chip(seat, SUIT_FILL.get(seat, "#777777")),
+        pick(seat, kit.chip(seat, SUIT_FILL.get(seat, "#777777"))),
         view["troops"].get(seat, ""),
         view["players"][seat],
         Markup("").join(marks),
     )
-    coins = view["hands"].get(seat, view["you"]["hand"] if seat == view.get("seat") else None)
+    own = seat == view.get("seat")
+    coins = view["hands"].get(seat, view["you"]["hand"] if own else None)
     if coins is None:
         hand = kit.html("{} coins, hidden", view["hand_sizes"][seat])
     else:
-        hand = kit.chips((coin(seat, name) for name in coins), "no coins")
-    excuses = " ".join(str(v) for v in view["excuses_left"][seat]) or "none"
+        hand = kit.chips((pick(f"play {n}", coin(seat, n)) if own else coin(seat, n) for n in coins), "no coins")
+    tiles = [pick(f"excuse {v}", kit.html("{}", v)) if own else kit.html("{}", v) for v in view["excuses_left"][seat]]
+    excuses = Markup(" ").join(tiles) or "none"
     rows = [
         head,
         kit.line("Hand", hand),
@@ -88,7 +97,9 @@ def you_block(view: dict[str, Any]) -> Markup:
     seat = view["seat"]
     rows = [
         kit.para(kit.html("You are <strong>{}</strong> ({}), {}.", seat, you["troop"], you["player"])),
-        kit.line("Your coins", kit.chips((coin(seat, name) for name in you["hand"]), "none left")),
+        kit.line(
+            "Your coins", kit.chips((pick(f"play {name}", coin(seat, name)) for name in you["hand"]), "none left")
+        ),
     ]
     if you["sealed"]:
         again = f" (replaced {you['replaced']} time(s))" if you["replaced"] else ""

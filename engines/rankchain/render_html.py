@@ -1,7 +1,9 @@
 """Rank Chain drawn in email-safe HTML: the 4 x 8 grid, pawns, turned cards, your hand.
 
 Works from a view only: a face-down card is drawn as a green back with no value,
-and only a private view (which holds the seat's own hand) draws a hand.
+and only a private view (which holds the seat's own hand) draws a hand.  Each
+cell carries ``data-pick`` (its name, and ``stay`` under the seat's own pawn):
+on the web page, a click on it offers the orders it can start.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def pawn(seat: str) -> Markup:
     return kit.chip(seat[:1], PAWN_COLOURS.get(seat, "#555555"), title=f"{seat}'s pawn", round_=True)
 
 
-def cell_html(cell: dict[str, Any], chained: bool) -> Markup:
+def cell_html(cell: dict[str, Any], chained: bool, seat: str | None = None) -> Markup:
     face, card = cell["face"], cell["card"]
     border = "3px solid #d4a017" if chained else "1px solid #555555"
     if face == "down":
@@ -41,11 +43,13 @@ def cell_html(cell: dict[str, Any], chained: bool) -> Markup:
         fill, label, title = card_fill(card), ("" if card == "blank" else card), f"{cell['cell']}: {card_name(card)}"
     colour = "#b00000" if card == X else kit.ink_on(fill)
     under = pawn(cell["pawn"]) if cell["pawn"] else Markup("&nbsp;")
+    pick = f"{cell['cell']}|stay" if seat and cell["pawn"] == seat else cell["cell"]  # your own pawn: "stay"
     return kit.html(
-        '<td title="{}" style="padding:2px;text-align:center;vertical-align:top">'
+        '<td title="{}" data-pick="{}" style="padding:2px;text-align:center;vertical-align:top">'
         '<div style="border:{};border-radius:4px;background:{};color:{};font-weight:bold;font-size:18px;'
         'line-height:30px;min-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>',
         title,
+        pick,
         border,
         fill,
         colour,
@@ -62,7 +66,7 @@ def grid_html(view: dict[str, Any]) -> Markup:
     )
     rows = []
     for row in view["board"]:
-        cells = Markup("").join(cell_html(cell, cell["cell"] in chains) for cell in row)
+        cells = Markup("").join(cell_html(cell, cell["cell"] in chains, view.get("seat")) for cell in row)
         rows.append(
             kit.html(
                 '<tr><th scope="row" style="font-size:12px;padding-right:2px">{}</th>{}</tr>', row[0]["cell"][0], cells

@@ -2,6 +2,8 @@
 
 Works from a view only: a private view holds the seat's own camp, sealed answer
 and the looks it bought; a hidden answer is drawn as "(hidden)", never by value.
+Seat names carry ``data-pick``: on the web page, a click on one offers the
+orders that name that seat (a look to buy, a ballot).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def seats_html(view: dict[str, Any]) -> Markup:
         you = " (you)" if seat == view.get("seat") else ""
         rows.append(
             [
-                kit.html("<strong>{}</strong>{}{}", seat, you, mark),
+                kit.html('<strong data-pick="{}">{}</strong>{}{}', seat, seat, you, mark),
                 view["players"][seat],
                 counters(view["counters"][seat]),
                 view["scores"][seat],

@@ -1,5 +1,8 @@
 """Sprawl drawn in email-safe HTML: every square a table cell, pieces by colour, size and pointing.
 
+Each square carries ``data-pick`` (its name): on the web page, a click on it
+offers the orders that name that square.
+
 The web page shows the SVG drawing (engines/sprawl/svg.py); this is the same
 board for email, where SVG is not shown.  It reads only the view: the only
 private parts are the seat's own coup cards and its sealed reply.
@@ -43,14 +46,17 @@ def square_html(square: str, cell: dict[str, Any] | None, spores: list[str], vie
     if cell is None:
         title = square + (f": {', '.join(spores)} could spore here" if spores else "")
         mark = spore_marks(spores, viewer) if spores else Markup("")
-        return kit.html('<td title="{}" style="{}background:#f3f0e6">{}</td>', title, style, mark)
+        return kit.html(
+            '<td title="{}" data-pick="{}" style="{}background:#f3f0e6">{}</td>', title, square, style, mark
+        )
     if cell["kind"] == "branch":
         fill = FILL.get(cell["owner"], "#777777")
         label = kit.html("{}<br>{}{}", ARROW[cell["points"]], _letter(cell["owner"]), cell["size"])
         title = f"{square}: {cell['owner']} branch, size {cell['size']}, pointing {cell['points']}"
         return kit.html(
-            '<td title="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>',
+            '<td title="{}" data-pick="{}" style="{}background:{};color:{};font-weight:bold;line-height:1.1">{}</td>',
             title,
+            square,
             style,
             fill,
             kit.ink_on(fill),
@@ -74,8 +80,10 @@ def square_html(square: str, cell: dict[str, Any] | None, spores: list[str], vie
         dead,
     )
     return kit.html(
-        '<td title="{}" style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>',
+        '<td title="{}" data-pick="{}" '
+        'style="{}background:{};border:3px solid {};font-weight:bold;line-height:1.1">{}</td>',
         title,
+        square,
         style,
         top,
         ring,

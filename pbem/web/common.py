@@ -90,7 +90,8 @@ def _security_headers(response: Response) -> Response:
     headers = response.headers
     nonce = g.get("style_nonce")  # a drawn board's stylesheet (see pbem.web.board.style_nonce)
     policy = CSP.replace("style-src 'self'", f"style-src 'self' 'nonce-{nonce}'") if nonce else CSP
-    headers.setdefault("Content-Security-Policy", policy)
+    if response.status_code != 304:  # a 304's headers replace the cached page's: its policy names its nonce
+        headers.setdefault("Content-Security-Policy", policy)
     headers["Referrer-Policy"] = "no-referrer"
     headers["X-Content-Type-Options"] = "nosniff"
     headers["X-Frame-Options"] = "DENY"

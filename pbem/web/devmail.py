@@ -24,6 +24,8 @@ from pbem.services.play.webviews import mailbox, mailbox_recipients, outbox_mess
 from pbem.web import common
 
 bp = Blueprint("devmail", __name__, url_prefix="/dev/mail")
+#: Emails shown on one page of a mailbox (a long game sends hundreds; each holds a whole drawn board).
+PAGE = 10
 
 #: Email HTML carries inline styles; it is shown in a sandboxed frame (no scripts, opaque origin).
 DEVMAIL_CSP = (
@@ -51,13 +53,29 @@ def index():
     return render_template("devmail/index.html", recipients=mailbox_recipients(common.runtime()))
 
 
+def _page(address: str, before: int | None = None, *, error: str | None = None, typed: dict | None = None):
+    """One page of a mailbox, newest first, and the cursor of the next (older) page."""
+    found = mailbox(common.runtime(), address, limit=PAGE + 1, before=before) if address else []
+    messages, older = found[:PAGE], (found[PAGE - 1].id if len(found) > PAGE else None)
+    if not messages:
+        abort(404)
+    return render_template(
+        "devmail/mailbox.html",
+        address=address,
+        messages=messages,
+        error=error,
+        typed=typed or {},
+        older=older,
+        newer=before is not None,
+    )
+
+
 @bp.get("/to")
 def recipient():
     address = (request.args.get("address") or "").strip()
-    messages = mailbox(common.runtime(), address) if address else []
-    if not messages:
-        abort(404)
-    return render_template("devmail/mailbox.html", address=address, messages=messages, error=None, typed={})
+    raw = request.args.get("before") or ""
+    before = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+    return _page(address, before)
 
 
 def build_reply(message, body: str) -> tuple[bytes, str, str]:
@@ -91,11 +109,7 @@ def reply(outbox_id: int):
     body = (request.form.get("body") or "").replace("\r\n", "\n")
 
     def again(error: str):
-        messages = mailbox(rt, message.recipient)
-        page = render_template(
-            "devmail/mailbox.html", address=message.recipient, messages=messages, error=error, typed={outbox_id: body}
-        )
-        return page, 400
+        return _page(message.recipient, outbox_id + 1, error=error, typed={outbox_id: body}), 400
 
     if not common.csrf_ok():
         return again("The form had expired; nothing was sent. Send it again.")

@@ -32,10 +32,10 @@ def server_address_global() -> str:
 def _act(game_id: int, action) -> object:
     account_id = current_account_id()
     if account_id is None:
-        flash("Sign in first: we send you a link by email.")
+        flash("Sign in first: we send you a link by email.", "error")
         return redirect(url_for("signin.signin_page"))
     if not common.csrf_ok():
-        flash("The form had expired; nothing was changed. Try again.")
+        flash("The form had expired; nothing was changed. Try again.", "error")
         return redirect(url_for("public.index"))
     wait = mail_wait()  # taking the last seat mails every player: counted per client and over all clients
     if wait:
@@ -45,7 +45,7 @@ def _act(game_id: int, action) -> object:
         result = action(common.runtime(), game_id, account_id)
     except NotFound:
         abort(404)
-    flash(result.message if result.ok else f"Not done: {result.message}.")
+    flash(result.message if result.ok else f"Not done: {result.message}.", "message" if result.ok else "error")
     return redirect(url_for("me.home"))
 
 

@@ -7,12 +7,26 @@ games at once) and the secret calendar link, which the player may replace.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, flash, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Response,
+    flash,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from sqlalchemy import func, select
 
+from pbem.models import Account, LobbyEntry
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences, subscriptions
 from pbem.services.people import accounts, calendar, sessions
-from pbem.web import common
+from pbem.web import caching, common, yourturn
+from pbem.web.public import API_VERSION
 from pbem.web.signin import SESSION_KEY, current_account_id
 
 bp = Blueprint("me", __name__)
@@ -31,21 +45,45 @@ def _home_data(account_id: int) -> dict:
         return {}
 
 
+def home_tag(account_id: int) -> str | None:
+    """The ``ETag`` of ``/me``: the player's running seats, open seats held and settings (a few indexed reads)."""
+    turns = yourturn.viewer_turns()
+    with common.runtime().db.read() as db:
+        account = db.get(Account, account_id)
+        if account is None or turns is None:
+            return None
+        held = select(LobbyEntry.game_id).where(LobbyEntry.account_id == account_id)
+        lobby = db.execute(
+            select(LobbyEntry.game_id, func.count(LobbyEntry.id))
+            .where(LobbyEntry.game_id.in_(held))
+            .group_by(LobbyEntry.game_id)
+            .order_by(LobbyEntry.game_id)
+        ).all()
+        settings = (account.name, account.tz, account.notify, account.calendar_token)
+    devices = sessions.live_count(common.runtime(), account_id)  # "signed in on N browsers" is on the page
+    return caching.etag_of("me", account_id, settings, devices, turns.probe, tuple(map(tuple, lobby)))
+
+
 @bp.get("/me")
 def home():
     account_id = current_account_id()
+    tag = home_tag(account_id) if account_id and "_flashes" not in session else None
+    if tag is not None and caching.fresh(tag):
+        return caching.not_modified(tag)
     data = _home_data(account_id) if account_id else {}
     if not data:
         return redirect(url_for("signin.signin_page"))
     rt = common.runtime()
     key = accounts.calendar_token(rt, account_id)
-    with rt.db.read() as session:
-        account = accounts.get_account(session, account_id)
+    devices = sessions.live_count(rt, account_id)
+    with rt.db.read() as db:
+        account = accounts.get_account(db, account_id)
         handle = accounts.handle(account)
-    return render_template(
+    page = render_template(
         "me.html",
         idle_days=sessions.IDLE.days,
-        devices=sessions.live_count(rt, account_id),
+        devices=devices,
+        etag=tag,
         home=data,
         to_act=[g for g in data["games"] if g["to_act"]],
         others=[g for g in data["games"] if not g["to_act"]],
@@ -54,6 +92,7 @@ def home():
         choices=preferences.DESCRIPTIONS,
         handle=handle,
     )
+    return caching.tagged(make_response(page), tag) if tag else page
 
 
 @bp.get("/me.json")
@@ -62,7 +101,7 @@ def home_json():
     data = _home_data(account_id) if account_id else {}
     if not data:
         return jsonify(error="sign in first: /signin", status=401), 401
-    return jsonify(data)
+    return jsonify({"api_version": API_VERSION, **data})
 
 
 @bp.get("/me/deadlines.ics")
@@ -87,7 +126,7 @@ def _signed_in_post() -> int | None:
     if account_id is None:
         return None
     if not common.csrf_ok():
-        flash("The form had expired; nothing was changed. Try again.")
+        flash("The form had expired; nothing was changed. Try again.", "error")
         return None
     return account_id
 
@@ -99,7 +138,7 @@ def set_tz():
         try:
             flash(accounts.set_time_zone(common.runtime(), account_id, request.form.get("tz", "")))
         except ServiceError as error:
-            flash(str(error))
+            flash(str(error), "error")
     return redirect(url_for("me.home"))
 
 
@@ -113,7 +152,7 @@ def set_notify():
         try:
             flash(subscriptions.set_preference(rt, email, request.form.get("preference", "")))
         except ServiceError as error:
-            flash(str(error))
+            flash(str(error), "error")
     return redirect(url_for("me.home"))
 
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, abort, flash, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, flash, jsonify, make_response, render_template, request, session, url_for
+from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy.orm import aliased
 
 from engines import get_engine
 from pbem.boards import example_from
-from pbem.models import public_name
+from pbem.models import Game, LobbyEntry, PressMessage, Seat, public_name
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
 from pbem.services.play import press, rematch
@@ -27,11 +29,14 @@ from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.webviews import SeatAnswer, answer_seat, reread
-from pbem.web import common, prg
+from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.board import render_view
-from pbem.web.forms import FormProblem, lines_from_form, order_groups
+from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
+from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
+from pbem.web.public import API_VERSION, time_left
 
 bp = Blueprint("play", __name__)
+bp.add_app_template_global(plain_grammar, "plain_grammar")
 
 #: Press shown on the page, newest first.
 PRESS_SHOWN = 100
@@ -68,6 +73,8 @@ class SeatPage:
     resigned: bool = False
     #: After the game: the rematch on offer, if any (see pbem.services.play.rematch.status_for).
     rematch: dict[str, Any] | None = None
+    #: The legal orders as concrete choices (free text named, final ones marked).
+    choices: list[Choice] = field(default_factory=list)
 
     @property
     def press_open(self) -> bool:
@@ -81,13 +88,15 @@ class SeatPage:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "api_version": API_VERSION,
             "seat": self.seat,
             "player": self.player,
             "game": self.game,
             "to_act": self.to_act,
             "may_act": self.may_act,
             "prompt": self.prompt,
-            "legal_orders": self.legal,
+            "legal_orders": [choice.order for choice in self.choices if not choice.text],
+            "text_orders": [choice.to_json() for choice in self.choices if choice.text],
             "view": self.view,
             "deadline": self.game["deadline"],
             "house_rules": self.rules,
@@ -137,6 +146,8 @@ def load_seat(token: str) -> SeatPage | None:
             resigned=resigned,
         )
         account_id = seat.account_id
+        scope = (rt.settings.database_url, game.id, game.version, seat.seat)
+        page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
     page.press_log = press.history_for_seat(rt, page.game_id, page.seat_id)
     if page.game["status"] == "finished" and not page.resigned:
         page.rematch = rematch.status_for(rt, page.game_id, account_id)
@@ -150,12 +161,17 @@ def _seat_or_404(token: str) -> SeatPage:
     return page
 
 
-def _render(page: SeatPage, *, status: int = 200, **extra: Any):
+def _render(page: SeatPage, *, status: int = 200, tag: str | None = None, **extra: Any):
     board = render_view(page.game["engine"], page.view)
     context = {
         "page": page,
         "board": board,
-        "groups": order_groups(page.legal),
+        "choice_groups": grouped(page.choices),
+        "text_names": sorted({choice.text for choice in page.choices if choice.text}),
+        "etag": tag,
+        "confirm": None,
+        "chosen": "",
+        "chosen_text": "",
         "example": example_from(page.legal),
         "verdicts": None,
         "headline": None,
@@ -175,12 +191,65 @@ def _page_key(token: str) -> str:
     return f"play:{token}"
 
 
+_PRESS_SEEN = (
+    select(func.max(PressMessage.id))
+    .where(
+        PressMessage.game_id == Seat.game_id,
+        or_(PressMessage.to_seat.is_(None), PressMessage.to_seat == Seat.seat, PressMessage.from_seat == Seat.seat),
+    )
+    .scalar_subquery()
+)
+_REMATCH = aliased(Game)
+#: A finished game's rematch: its newest change and the seats taken in it (the page offers or reports it).
+_REMATCH_SEEN = (
+    select(func.max(_REMATCH.updated_at), func.count(LobbyEntry.id))
+    .select_from(_REMATCH)
+    .outerjoin(LobbyEntry, LobbyEntry.game_id == _REMATCH.id)
+    .where(_REMATCH.rematch_of == Seat.game_id)
+)
+_SEAT_PROBE = (
+    select(
+        Seat.id,
+        Seat.resigned_at,
+        Game.version,
+        Game.status,
+        Game.updated_at,
+        Game.deadline,
+        Game.paused_remaining,
+        _PRESS_SEEN,
+        _REMATCH_SEEN.with_only_columns(func.max(_REMATCH.updated_at)).scalar_subquery(),
+        _REMATCH_SEEN.with_only_columns(func.count(LobbyEntry.id)).scalar_subquery(),
+    )
+    .join(Game, Game.id == Seat.game_id)
+    .where(Seat.web_token == bindparam("token"))
+)
+
+
+def seat_tag(token: str, *reader: Any, page: bool = False) -> str | None:
+    """The ``ETag`` of a seat's JSON (or ``page``, whose no-JavaScript countdown text counts too): its
+    game's version and the press it may read, in one indexed read (None for an unknown link).
+    Nothing another seat does in secret changes it."""
+    if not token or len(token) > 64:
+        return None
+    with caching.quick_read() as db:
+        row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
+    if row is None:
+        return None
+    countdown = time_left(row.deadline) if page and row.status == "active" else ""
+    return caching.etag_of("seat", token, tuple(row), countdown, *reader)
+
+
 @bp.get("/play/<token>")
 def play_page(token: str):
+    has_outcome = prg.outcome_waiting(_page_key(token)) or "_flashes" in session
+    tag = None if has_outcome else seat_tag(token, yourturn.viewer_key(), page=True)
+    if tag is not None and caching.fresh(tag):
+        return caching.not_modified(tag)
     page = _seat_or_404(token)
     shown = prg.outcome(_page_key(token))
     if shown is None:
-        return _render(page)
+        body, status = _render(page, tag=tag)
+        return caching.tagged(make_response(body, status), tag) if tag else (body, status)
     verdicts = shown["verdicts"]
     for verdict in verdicts:  # help and status are read again rather than carried in the cookie
         if verdict.get("reread"):
@@ -211,15 +280,22 @@ def stale_page_note(page: SeatPage, shown_turn: str | None) -> str:
 
 @bp.post("/play/<token>")
 def play_submit(token: str):
-    """Orders and commands from the page; the answer is shown by the page a 303 leads to (a reload sends nothing)."""
+    """Orders and commands from the page; the answer is shown by the page a 303 leads to (a reload sends nothing).
+
+    A chosen order that cannot be taken back is sent only once confirmed: the page's script asks
+    first, and without it the page answers with the question."""
     page = _seat_or_404(token)
     typed = request.form.get("orders") or ""
+    keep = {"chosen": request.form.get("order") or "", "chosen_text": request.form.get("text") or ""}
     if not common.csrf_ok():
-        return _render(page, status=400, problem=EXPIRED, typed=typed)
+        return _render(page, status=400, problem=EXPIRED, typed=typed, **keep)
     try:
-        lines, typed = lines_from_form(request.form)
+        lines, typed = lines_from_form(request.form, page.choices)
     except FormProblem as error:
-        return _render(page, status=400, problem=str(error), typed=typed)
+        return _render(page, status=400, problem=str(error), typed=typed, **keep)
+    choice = chosen_choice(request.form, page.choices)
+    if choice is not None and choice.final and request.form.get("confirmed") != "yes":
+        return _render(page, confirm={"line": lines[0], **keep}, **keep)
     note = stale_page_note(page, request.form.get("turn"))
     answer = _answer(page, lines)
     typed_lines = {line.strip() for line in typed.splitlines()}
@@ -278,10 +354,17 @@ def _json_error(message: str, status: int):
 
 @bp.get("/play/<token>.json")
 def play_json(token: str):
-    page = load_seat(token)
-    if page is None:
-        return _json_error("unknown or replaced link", 404)
-    return jsonify(page.to_json())
+    """The seat's JSON, with an ``ETag`` (``If-None-Match`` gives ``304``; ``?wait=N`` holds a ``304`` for up to
+    N seconds, answering as soon as the seat's game or press changes)."""
+
+    def build():
+        page = load_seat(token)
+        if page is None:
+            abort(404)
+        return jsonify(page.to_json())
+
+    answer = longpoll.conditional(lambda: seat_tag(token), build, caching.PUBLIC)
+    return answer if answer is not None else _json_error("unknown or replaced link", 404)
 
 
 def json_lines(body: Any) -> list[str] | None:
@@ -310,6 +393,7 @@ def play_json_submit(token: str):
         return _json_error(str(error), 404)
     fresh = load_seat(token)
     return jsonify(
+        api_version=API_VERSION,
         headline=answer.headline,
         verdicts=[v.to_json() for v in answer.verdicts],
         to_act=bool(fresh and fresh.to_act),

@@ -17,7 +17,12 @@ def player(name: str):
     try:
         data = profiles.player_page(common.runtime(), name)
     except NotFound:
-        abort(404)
+        namesakes = profiles.players_named(common.runtime(), name)
+        if len(namesakes) == 1:  # a name typed without its number: the one player it can mean
+            return redirect(url_for("players.player", name=namesakes[0]["handle"]), code=302)
+        if not namesakes:
+            abort(404)
+        return render_template("players_named.html", name=name, players=namesakes)
     if data["handle"] != name:  # a renamed player: one address per page
         return redirect(url_for("players.player", name=data["handle"]), code=301)
     titles = {engine.name: engine.title for engine in registry().values()}

@@ -28,6 +28,12 @@ def see_other(url: str, outcome: dict[str, Any] | None = None, *, page: str = ""
     return redirect(url, code=303)
 
 
+def outcome_waiting(page: str) -> bool:
+    """True if a POST left an outcome for ``page`` that its next GET shows (such a page is never a ``304``)."""
+    kept = session.get(_KEY)
+    return isinstance(kept, dict) and kept.get("page") == page
+
+
 def outcome(page: str) -> dict[str, Any] | None:
     """The outcome a POST left for ``page``, once (None if there is none or it was for another page)."""
     kept = session.get(_KEY)

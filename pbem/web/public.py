@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, Response, abort, g, jsonify, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request, session, url_for
 from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.models import Game, PressMessage
+from pbem.models import Game, LobbyEntry, PressMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import observers
 from pbem.services.play import export, press
@@ -24,12 +24,16 @@ from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.play.webviews import history_size, lean_game
-from pbem.web import common, prg, replay
+from pbem.web import caching, common, live, longpoll, prg, replay, yourturn
 from pbem.web.board import LruCache, public_board
 from pbem.web.ratelimit import mail_wait, minutes
 
 bp = Blueprint("public", __name__)
 common.install(bp)
+yourturn.install(bp)
+live.install(bp)
+#: The version of the JSON API's schema (docs/api.md); it changes only when a field changes meaning or goes.
+API_VERSION = 1
 
 HISTORY_PAGE = 25
 #: Page numbers beyond any real history are refused before touching the database.
@@ -106,13 +110,25 @@ def _cursor_args() -> dict[str, str | None]:
 
 @bp.get("/games/<int:game_id>.json")
 def game_json(game_id: int):
+    """The public JSON, with an ``ETag`` (``If-None-Match`` gives ``304``; ``?wait=N`` holds a ``304`` for up
+    to N seconds, answering as soon as the game changes)."""
     rt = common.runtime()
-    with rt.db.read() as db:
-        try:
-            game = load_game(db, game_id)
-        except NotFound:
-            return jsonify(error=f"there is no game {game_id}", status=404), 404
-        return jsonify(public_summary(game))
+
+    def tag() -> str | None:
+        with caching.quick_read() as db:
+            probe = _probe(db, game_id)
+        return caching.etag_of("game.json", game_id, probe) if probe is not None else None
+
+    def build():
+        with rt.db.read() as db:
+            summary = public_summary(load_game(db, game_id))
+        return jsonify({"api_version": API_VERSION, **summary})
+
+    try:
+        answer = longpoll.conditional(tag, build, caching.PUBLIC)
+    except NotFound:
+        answer = None
+    return answer if answer is not None else (jsonify(error=f"there is no game {game_id}", status=404), 404)
 
 
 _LAST_PRESS = (
@@ -120,13 +136,15 @@ _LAST_PRESS = (
     .where(PressMessage.game_id == bindparam("game_id"), PressMessage.to_seat.is_(None))
     .scalar_subquery()
 )
-_PROBE = select(Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining, _LAST_PRESS).where(
-    Game.id == bindparam("game_id")
-)
+_SEATS_TAKEN = select(func.count(LobbyEntry.id)).where(LobbyEntry.game_id == bindparam("game_id")).scalar_subquery()
+_PROBE = select(
+    Game.version, Game.status, Game.updated_at, Game.deadline, Game.paused_remaining, _SEATS_TAKEN, _LAST_PRESS
+).where(Game.id == bindparam("game_id"))
 
 
 def _probe(db, game_id: int) -> tuple[Any, ...] | None:
-    """What identifies a game's current public data (broadcast press included): one indexed read."""
+    """What identifies a game's current public data (broadcast press and an open game's taken
+    seats included): one indexed read."""
     row = db.execute(_PROBE, {"game_id": game_id}).one_or_none()
     return tuple(row) if row is not None else None
 
@@ -140,7 +158,7 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
     if game is None:
         return None
     acted = acted_seats(db, game_id, game.turn) if game.status in OPEN else set()
-    summary = public_summary(game, acted)
+    summary = public_summary(game, acted, session=db)
     finished = game.status == "finished"
     return {
         "game": summary,
@@ -157,17 +175,17 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
     }
 
 
-def status_data(game_id: int, page: int) -> dict[str, Any] | None:
+def status_data(game_id: int, page: int, probe: tuple[Any, ...] | None = None) -> dict[str, Any] | None:
     """The status page's data, cached per game version (None: no such game or page).
 
     Every change a page shows (orders, turns, timeouts, admin actions) bumps
     the game's version or touches its row, and broadcast press is in the probe,
     so the key below is enough; the time-dependent parts (countdown) are
-    rendered per request from ``deadline``.
+    rendered per request from ``deadline``.  ``probe``: one the caller has just read.
     """
     rt = common.runtime()
     with rt.db.read() as db:
-        probe = _probe(db, game_id)
+        probe = probe or _probe(db, game_id)
         if probe is None:
             return None
         key = (rt.settings.database_url, game_id, page, *probe)
@@ -208,8 +226,14 @@ def _replay_frame(data: dict[str, Any], index: int | None) -> replay.Frame | Non
     return replay.frame_at(data["game"]["engine"], frames, index, private)
 
 
-def _render_status(data: dict[str, Any], page: int, step: int | None) -> str:
-    return render_template("game.html", page=page, frame=_replay_frame(data, step), **data)
+def _render_status(data: dict[str, Any], page: int, step: int | None, tag: str | None) -> str:
+    return render_template("game.html", page=page, frame=_replay_frame(data, step), etag=tag, **data)
+
+
+def _page_tag(game_id: int, page: int, step: int | None, probe: tuple[Any, ...]) -> str:
+    """The status page's ``ETag``: its data, the no-JavaScript countdown's text and what differs per reader."""
+    deadline = probe[3] if probe[1] == "active" else None
+    return caching.etag_of("game", game_id, page, step, probe, time_left(deadline), yourturn.viewer_key())
 
 
 @bp.get("/games/<int:game_id>")
@@ -218,20 +242,31 @@ def game_page(game_id: int):
     step = _int_arg("replay", None)
     if page > MAX_PAGE:
         abort(404)
-    data = status_data(game_id, page)
+    with caching.quick_read() as db:
+        probe = _probe(db, game_id)
+    if probe is None:
+        abort(404)
+    personal = yourturn.personal()
+    policy = caching.PERSONAL if personal else caching.PUBLIC
+    tag = None if "_flashes" in session else _page_tag(game_id, page, step, probe)
+    if tag is not None and caching.fresh(tag):
+        return caching.not_modified(tag, policy)
+    data = status_data(game_id, page, probe)
     if data is None:
         abort(404)
-    if session.get("admin_id") or "_flashes" in session:  # the header differs per session
-        return _render_status(data, page, step)
-    # anonymous views share the rendered page while the no-JavaScript countdown text stays the same
-    key = (*data["cache_key"], step, time_left(data["deadline"]))
-    cached = _html.get(key)
-    if cached is None:
-        cached = (_render_status(data, page, step), g.get("style_nonce"))
-        _html.put(key, cached)
-    elif cached[1]:
-        g.style_nonce = cached[1]  # the page's <style> carries this nonce; the CSP header must name it
-    return cached[0]
+    if personal or tag is None:  # the header and banner differ per session
+        body = _render_status(data, page, step, tag)
+    else:  # anonymous views share the rendered page while the no-JavaScript countdown text stays the same
+        key = (*data["cache_key"], step, time_left(data["deadline"]))
+        cached = _html.get(key)
+        if cached is None:
+            cached = (_render_status(data, page, step, tag), g.get("style_nonce"))
+            _html.put(key, cached)
+        elif cached[1]:
+            g.style_nonce = cached[1]  # the page's <style> carries this nonce; the CSP header must name it
+        body = cached[0]
+    response = current_app.make_response(body)
+    return caching.tagged(response, tag, policy) if tag else response
 
 
 # -- feed, export, following by email ---------------------------------------------------

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, make_response, render_template, session
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from engines import get_engine, registry
+from pbem.web import caching, yourturn
 
 bp = Blueprint("rules", __name__)
 
@@ -45,7 +46,13 @@ def rules_index():
 
 @bp.get("/rules/<name>")
 def rules_page(name: str):
+    """The rules change only with the code: an ``ETag`` of the build (and of the reader's header) gives ``304``."""
     body = rules_html(name.lower())
     if body is None:
         abort(404)
-    return render_template("rules.html", engine=get_engine(name.lower()), body=body, engines=None)
+    tag = None if "_flashes" in session else caching.etag_of("rules", name.lower(), yourturn.viewer_key())
+    policy = caching.PERSONAL if yourturn.personal() else caching.PUBLIC
+    if tag is not None and caching.fresh(tag):
+        return caching.not_modified(tag, policy)
+    page = make_response(render_template("rules.html", engine=get_engine(name.lower()), body=body, engines=None))
+    return caching.tagged(page, tag, policy) if tag else page

@@ -81,6 +81,15 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             rf"embedded pbem serve: 5 processes, RSS {RATE} MB",
         ],
     ),
+    "lighthouse": (
+        ["--games", "4", "--seconds", "0.3", "--runs", "1", "--only", "status", "--presets", "mobile"],
+        (),
+        [
+            r"^status +\d+ +\d+ +\d+ +0\.\d\d +\d+ +\d+ +304, 0 B$",
+            rf"^/games/<id> 304 +{RATE} req/s +ratio +{RATE} +\(0 other\)",
+            r"^status +mobile \d+/100/100/100 ",
+        ],
+    ),
     "email-count": (
         ["--games", "1", "--limit", "30"],
         (),

@@ -23,9 +23,14 @@ from tests.support.services import free_port
 
 @contextmanager
 def live_site(
-    folder: Path, secret: str, admin_password: str, prepare: Callable[[Runtime], dict] | None = None
+    folder: Path,
+    secret: str,
+    admin_password: str,
+    prepare: Callable[[Runtime], dict] | None = None,
+    config: dict | None = None,
 ) -> Iterator[SimpleNamespace]:
-    """Yields ``url``, ``runtime`` and whatever ``prepare(runtime)`` returned (set up before serving)."""
+    """Yields ``url``, ``runtime``, ``app`` and whatever ``prepare(runtime)`` returned (set up before
+    serving); ``config`` is added to the app's configuration."""
     port = free_port()
     settings = load_settings(
         instance=folder / "instance",
@@ -43,13 +48,35 @@ def live_site(
     with runtime.db.write() as session:
         session.add(AdminUser(username="admin", password_hash=generate_password_hash(admin_password)))
     extra = prepare(runtime) if prepare else {}
-    server = make_server("127.0.0.1", port, create_app(runtime=runtime), threaded=True)
+    app = create_app(runtime=runtime)
+    app.config.update(config or {})
+    server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", runtime=runtime, **extra)
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", runtime=runtime, app=app, **extra)
     finally:
         server.shutdown()
         thread.join(timeout=10)
         set_runtime(None)
         dispose_all()
+
+
+@contextmanager
+def headless_chromium() -> Iterator[object]:
+    """Debian's Chromium, headless, driven by Playwright (never a downloaded browser)."""
+    from tests.web.test_browser import CHROMIUM, _need_chromium
+
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -9,7 +9,9 @@ from werkzeug.security import generate_password_hash
 from pbem.app import create_app
 from pbem.models import AdminUser, Observer
 from pbem.services.mailout import observers
-from tests.support.play import game_row, play_some, start
+from pbem.services.play import games, lobby, orders
+from tests.people.test_lobby import sign_in_as
+from tests.support.play import game_row, play_some, seat_ids, start
 from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
 
 
@@ -90,3 +92,21 @@ def test_observer_links_and_preferences(db_client, runtime):
     page = db_client.get(f"/notify/{notify_url}").get_data(as_text=True)
     changed = db_client.post(f"/notify/{notify_url}", data={"csrf_token": csrf_of(page), "preference": "digest"})
     assert changed.status_code == 303 and "one daily digest" in db_client.get(changed.location).get_data(as_text=True)
+
+
+def test_conditional_gets_your_turn_and_open_seats(db_client, runtime):
+    """The one-row reads behind ETags, a player's turns and an open game's seats, on both databases."""
+    game_id = start(runtime, engine="kidsprout", players=["Al <a@x.org>", "Bo <b@x.org>", "Cy <c@x.org>"])
+    token = web_tokens(runtime, game_id)["Suns"]
+    for path in (f"/games/{game_id}", f"/games/{game_id}.json", f"/play/{token}", f"/play/{token}.json"):
+        tag = db_client.get(path).headers["ETag"]
+        assert db_client.get(path, headers={"If-None-Match": tag}).status_code == 304, path
+    sign_in_as(db_client, runtime, "a@x.org")
+    assert "<title>(1) " in db_client.get(f"/games/{game_id}").get_data(as_text=True)
+    suns = next(s for s in game_row(runtime, game_id).seats if s.account.email == "a@x.org").seat
+    orders.submit(runtime, game_id, seat_ids(runtime, game_id)[suns], ["play 2"], source="web")
+    assert "<title>(1) " not in db_client.get(f"/games/{game_id}").get_data(as_text=True)
+    request = games.NewGame(engine="sprawl", players=["Al <a@x.org>"], open_seats=2, seed=3)
+    open_id = lobby.create_open_game(runtime, request)
+    seats = db_client.get(f"/games/{open_id}.json").get_json()["seats"]
+    assert [s["open"] for s in seats] == [False, True, True] and seats[0]["player"] == "Al"

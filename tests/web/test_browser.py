@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live import live_site
+from tests.support.live import headless_chromium, live_site
 from tests.support.services import required
 
 CHROMIUM = "/usr/bin/chromium"
@@ -55,19 +55,8 @@ def live_server(live):
 
 @pytest.fixture
 def browser():
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with headless_chromium() as chromium:
+        yield chromium
 
 
 def flags(page) -> dict[str, str]:
@@ -117,7 +106,11 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
         play_url = re.search(r"http://127\.0\.0\.1:\d+/play/[a-z0-9]+", text).group(0)
         player_page.goto(play_url)
         seat = re.search(r"you play (\w+)", player_page.locator("h1").inner_text()).group(1)
-        player_page.get_by_role("button", name=f"play {coin}", exact=True).click()
+        player_page.locator("#order-choice").select_option(f"play {coin}")
+        player_page.locator("[data-send]").click()
+        if number == len(coins):  # the last coin resolves the turn at once: the page asks first
+            assert player_page.locator("[data-confirm]").is_visible()
+            player_page.get_by_role("button", name="Yes, send it").click()
         receipt = player_page.locator("section.receipt")
         assert "1 line(s) accepted, 0 refused." in receipt.inner_text()
         assert "ACCEPTED:" in receipt.inner_text()

@@ -13,8 +13,8 @@ from pbem.app import create_app
 from pbem.models import InboundMessage, LogEntry, OutboxMessage
 from pbem.runtime import Runtime
 from pbem.services.play.webviews import outbox_message
-from pbem.web.devmail import build_reply
-from tests.support.play import game_row
+from pbem.web.devmail import PAGE, build_reply
+from tests.support.play import game_row, play_some
 from tests.web.conftest import csrf_of
 
 
@@ -148,3 +148,28 @@ def test_pbem_dev_mailbox_forces_it_either_way(sqlite_runtime, game_id, monkeypa
     monkeypatch.setenv("PBEM_DEV_MAILBOX", "sometimes")
     with pytest.raises(ValueError, match="PBEM_DEV_MAILBOX must be 1 or 0"):
         load_settings(instance=sqlite_runtime.settings.instance)
+
+
+def test_a_long_mailbox_is_paged(client, sqlite_runtime, game_id):
+    play_some(sqlite_runtime, game_id, seed=5, count=60)  # many turns: many emails to each player
+    with sqlite_runtime.db.read() as session:
+        ids = sorted(
+            session.scalars(
+                select(OutboxMessage.id).where(
+                    OutboxMessage.recipient == "ann@example.org", OutboxMessage.status != "folded"
+                )
+            ),
+            reverse=True,
+        )
+    assert len(ids) > 2 * PAGE
+    shown: list[int] = []
+    url = "/dev/mail/to?address=ann@example.org"
+    while url:
+        html = client.get(url).get_data(as_text=True)
+        page_ids = [int(i) for i in re.findall(r'<details class="mail" id="mail-(\d+)"', html)]
+        assert 0 < len(page_ids) <= PAGE
+        shown += page_ids
+        older = re.search(r'href="(/dev/mail/to\?address=[^"]+before=\d+)" rel="next"', html)
+        url = older.group(1).replace("&amp;", "&") if older else ""
+        assert ("Newest emails" in html) == (len(shown) > len(page_ids))
+    assert shown == ids  # every email once, newest first

@@ -32,8 +32,12 @@ def test_page_shows_view_prompt_and_controls(client, sqlite_runtime, game_id):
     assert response.headers["Cache-Control"] == "no-store"
     html = response.get_data(as_text=True)
     assert "you play Suns" in html and "Play one Sprout, sealed" in html
-    for order in get_engine("kidsprout").legal_orders(game_row(sqlite_runtime, game_id).state, "Suns"):
-        assert f'<button type="submit" name="order" value="{order}">' in html
+    legal = get_engine("kidsprout").legal_orders(game_row(sqlite_runtime, game_id).state, "Suns")
+    control = html.split('<select id="order-choice"', 1)[1].split("</select>", 1)[0]
+    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', control)
+    assert [value for value, _ in options] == legal  # one control, every legal order, each as it is sent
+    assert all(value == label for value, label in options)
+    assert '<optgroup label="play">' in html and "play null, ace, 2, 3, 4 or 5" in html  # no grammar in words
     assert '<textarea id="orders" name="orders"' in html
     assert "You are Suns" in html
 
@@ -112,21 +116,39 @@ def test_text_control_needs_its_text(client, sqlite_runtime, game_id):
         orders.submit(sqlite_runtime, game_id, ids[seat], ["play 2"], source="web")
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     html, csrf = open_page(client, token)
-    assert "excuse 1 + Suns &lt;text&gt;" in html and 'name="text"' in html
+    assert "&lt;text&gt;" not in html and "<text>" not in html  # the grammar's placeholder is never shown
+    option = '<option value="excuse 1 + Suns" data-text="excuse" data-final="1">excuse 1 + Suns …</option>'
+    assert option in html
+    assert '<label for="order-text">Your excuse</label>' in html and 'name="text"' in html
     response = client.post(
         f"/play/{token}",
-        data={"csrf_token": csrf, "order": "excuse 1 + Suns <text>", "text": ""},
+        data={"csrf_token": csrf, "order": "excuse 1 + Suns", "text": "", "confirmed": "yes"},
         follow_redirects=True,
     )
-    assert response.status_code == 400 and "write the text" in response.get_data(as_text=True)
+    assert response.status_code == 400 and "write your excuse" in response.get_data(as_text=True)
     before = log_count(sqlite_runtime, game_id)
+    # an excuse is played at once: without the page's script, the server asks before sending it
+    ask = client.post(
+        f"/play/{token}", data={"csrf_token": csrf, "order": "excuse 1 + Suns", "text": "he was\nlost in the woods"}
+    )
+    page = ask.get_data(as_text=True)
+    assert ask.status_code == 200 and "Send this order?" in page
+    assert '<code class="order-line">excuse 1 + Suns he was lost in the woods</code>' in page
+    assert log_count(sqlite_runtime, game_id) == before
     html = client.post(
         f"/play/{token}",
-        data={"csrf_token": csrf, "order": "excuse 1 + Suns <text>", "text": "he was\nlost in the woods"},
+        data={"csrf_token": csrf, "order": "excuse 1 + Suns", "text": "he was\nlost in the woods", "confirmed": "yes"},
         follow_redirects=True,
     ).get_data(as_text=True)
     assert "1 line(s) accepted" in html
     assert log_count(sqlite_runtime, game_id) == before + 1
+    # a page drawn with the placeholder in the order (before an upgrade) still works
+    html = client.post(
+        f"/play/{token}",
+        data={"csrf_token": csrf, "order": "excuse 2 + Moons <text>", "text": "", "confirmed": "yes"},
+        follow_redirects=True,
+    ).get_data(as_text=True)
+    assert "write the words that go in place of" in html
 
 
 def test_unknown_and_rotated_tokens_are_404(client, sqlite_runtime, game_id):
@@ -195,9 +217,10 @@ def test_paused_game_takes_no_orders(client, sqlite_runtime, game_id):
     assert log_count(sqlite_runtime, game_id) == 1  # only the admin's pause
 
 
-def test_large_enumerations_become_selects(client, sqlite_runtime):
+def test_large_enumerations_become_one_grouped_select(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org", "c@x.org"])
     state = game_row(sqlite_runtime, game_id).state
     seat = sorted(get_engine("rankchain").to_act(state))[0]
     html = client.get(f"/play/{web_tokens(sqlite_runtime, game_id)[seat]}").get_data(as_text=True)
-    assert "<select" in html and '<option value="move A1 flip">' in html
+    assert html.count('<select id="order-choice"') == 1 and '<optgroup label="move">' in html
+    assert '<option value="move A1 flip" data-final="1">move A1 flip</option>' in html  # a move is asked first

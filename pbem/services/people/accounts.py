@@ -7,8 +7,6 @@ links appear, nobody else's.
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -54,9 +52,7 @@ def shown_name(account: Account) -> str:
 
 def handle(account: Account) -> str:
     """The player's page name, ``ann-12``: the id keeps it unique and stable, the name readable."""
-    slug = re.sub(r"[^a-z0-9]+", "-", unicodedata.normalize("NFKD", account.name or "").encode("ascii", "ignore")
-                  .decode().lower()).strip("-")[:40]  # fmt: skip
-    return f"{slug or 'player'}-{account.id}"
+    return account.handle
 
 
 def account_id_of_handle(text: str) -> int | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from engines import get_engine
-from pbem.models import Account, RatingChange
+from pbem.models import Account, RatingChange, name_slug
 from pbem.runtime import Runtime
 from pbem.services import NotFound
 from pbem.services.people.accounts import account_id_of_handle, handle, seat_rows, shown_name
@@ -20,11 +20,30 @@ from pbem.services.people.ratings import places, ratings_of
 
 #: Games listed on a player's page (the newest).
 MAX_GAMES = 100
+#: Players listed for a name several of them go by.
+MAX_NAMESAKES = 20
 
 
 def _ordinal(number: int) -> str:
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
     return f"{number}{suffix}"
+
+
+def players_named(runtime: Runtime, page_name: str) -> list[dict[str, str]]:
+    """Players whose name reads as ``page_name`` (``Ann``, ``ann``, ``ann-smith``), for a page name
+    typed without its number; each with their page's handle."""
+    slug = name_slug(page_name)
+    if not slug:
+        return []
+    spellings = {page_name.strip().lower(), slug, slug.replace("-", " ")}
+    with runtime.db.read() as session:
+        found = session.scalars(
+            select(Account)
+            .where(func.lower(Account.name).in_(sorted(spellings)))
+            .order_by(Account.id)
+            .limit(MAX_NAMESAKES)
+        )
+        return [{"handle": a.handle, "name": shown_name(a)} for a in found if name_slug(a.name) == slug]
 
 
 def player_page(runtime: Runtime, page_name: str) -> dict[str, Any]:

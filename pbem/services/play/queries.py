@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
-from pbem.models import Game, LogEntry, Seat, public_name
+from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services import NotFound
 from pbem.services.play.game_pages import Cursor, list_page
@@ -71,12 +71,14 @@ def _acted_of(game: Game) -> set[str]:
     return acted_seats(session, game.id, game.turn) if session is not None else set()
 
 
-def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str, Any]:
+def public_summary(game: Game, acted: Collection[str] | None = None, session: Session | None = None) -> dict[str, Any]:
     """The public JSON of a game (the design's ``/games/<id>.json``): never a secret, never an address.
 
     ``acted``: the seats with an order in the current turn (read from the game's
     session when not given).  ``submitted`` is true for them, false for seats
-    that must act now and null for seats not asked to act now.
+    that must act now and null for seats not asked to act now.  An open game's
+    seats are those taken so far and those still open (read from ``session``,
+    or the game's own).
     """
     engine = get_engine(game.engine)
     waiting = engine.to_act(game.state) if game.status == "active" else set()
@@ -92,16 +94,43 @@ def public_summary(game: Game, acted: Collection[str] | None = None) -> dict[str
             {
                 "name": seat.seat,
                 "player": public_name(seat.account.name, seat.position, seat.account.email),
+                "handle": seat.account.handle,
                 "submitted": flags[seat.seat],
                 "resigned": getattr(seat, "resigned_at", None) is not None,
             }
             for seat in game.seats
-        ],
+        ]
+        or open_table(session or object_session(game), game),
         "public": engine.public_view(game.state),
         "result": game.result,
         "created_at": iso(game.created_at),
         "finished_at": iso(game.finished_at),
     }
+
+
+def open_table(session: Session | None, game: Game) -> list[dict[str, Any]]:
+    """An open game's seats before the start: the players who took one, in joining order, then
+    the open ones (seat names are drawn at the start, so none has a name yet)."""
+    if game.status != "open" or session is None:
+        return []
+    entries = session.scalars(
+        select(LobbyEntry)
+        .where(LobbyEntry.game_id == game.id)
+        .options(selectinload(LobbyEntry.account))
+        .order_by(LobbyEntry.id)
+    ).all()
+    taken = [
+        {
+            "name": None,
+            "player": public_name(e.account.name, n, e.account.email),
+            "handle": e.account.handle,
+            "submitted": None,
+            "open": False,
+        }
+        for n, e in enumerate(entries)
+    ]
+    free = max(0, (game.seats_wanted or 0) - len(taken))
+    return taken + [{"name": None, "player": None, "handle": None, "submitted": None, "open": True}] * free
 
 
 def admin_sentence(text: str) -> str:

@@ -256,17 +256,14 @@ def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any
         ]
 
 
-def mailbox(runtime: Runtime, recipient: str, limit: int = 200) -> list[OutboxMessage]:
-    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one)."""
+def mailbox(runtime: Runtime, recipient: str, limit: int = 200, before: int | None = None) -> list[OutboxMessage]:
+    """A recipient's emails, newest first (a receipt folded into a later email is shown in that one);
+    ``before``: only those older than that message (the next page)."""
+    query = select(OutboxMessage).where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
+    if before is not None:
+        query = query.where(OutboxMessage.id < before)
     with runtime.db.read() as session:
-        return list(
-            session.scalars(
-                select(OutboxMessage)
-                .where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
-                .order_by(OutboxMessage.id.desc())
-                .limit(limit)
-            )
-        )
+        return list(session.scalars(query.order_by(OutboxMessage.id.desc()).limit(limit)))
 
 
 def outbox_message(runtime: Runtime, message_id: int) -> OutboxMessage:
@@ -290,13 +287,13 @@ def lean_game(session, game_id: int):
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account, public_name
+    from pbem.models import Account, player_handle, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Seat.resigned_at, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Seat.resigned_at, Seat.account_id, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -311,7 +308,9 @@ def lean_game(session, game_id: int):
             seat=s.seat,
             position=s.position,
             resigned_at=s.resigned_at,
-            account=SimpleNamespace(name=public_name(s.name, s.position, s.email), email=""),
+            account=SimpleNamespace(
+                name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
+            ),
         )
         for s in seats
     ]

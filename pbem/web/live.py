@@ -1,0 +1,31 @@
+"""Pages that update themselves: how often a page's script asks whether it changed.
+
+The status, player and ``/me`` pages carry their ``ETag`` and a poll interval
+on ``<body>``; ``static/live.js`` asks again with ``If-None-Match`` (an
+unchanged page is a ``304`` from one indexed read) and, on a change, swaps in
+the parts marked ``data-live`` that the reader is not editing, and says so in
+an ``aria-live`` region.  Without JavaScript the pages are the same, and a
+reload shows the news.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app
+
+#: Seconds between two checks of a page that may change (the app's ``PBEM_LIVE_POLL_SECONDS``).
+POLL_SECONDS = 20
+#: Games in these states change no more by themselves: their pages stop asking.
+STILL = ("finished", "cancelled")
+
+
+def live_every(status: str | None = None) -> int:
+    """Seconds between a page's checks; 0 for a game that will not change again."""
+    if status in STILL:
+        return 0
+    return int(current_app.config.get("PBEM_LIVE_POLL_SECONDS", POLL_SECONDS))
+
+
+def install(bp: Blueprint) -> None:
+    @bp.record_once
+    def _setup(state) -> None:
+        state.app.jinja_env.globals["live_every"] = live_every

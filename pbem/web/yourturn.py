@@ -1,0 +1,60 @@
+"""Your turn, on every page: a signed-in player's seats and the games that wait for them.
+
+Read at most once per request (kept on ``g``) and only for a signed-in
+session: the navigation shows how many games wait, the tab title counts them,
+a game's pages say which seat is the reader's and link its private page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, g, session
+
+from pbem.services.people.turns import SeatTurn, Turns, turns_of
+from pbem.web import caching, common
+from pbem.web.signin import current_account_id
+
+
+def viewer_turns() -> Turns | None:
+    """The signed-in player's seats in running games (None for anyone not signed in)."""
+    if "viewer_turns" not in g:
+        account_id = current_account_id()
+        turns = None
+        if account_id is not None:
+            with caching.quick_read() as connection:
+                turns = turns_of(connection, common.runtime().settings.database_url, account_id)
+        g.viewer_turns = turns
+    return g.viewer_turns
+
+
+def waiting_count() -> int:
+    turns = viewer_turns()
+    return len(turns.waiting) if turns else 0
+
+
+def seat_in(game_id: int) -> SeatTurn | None:
+    """The reader's seat in this game, if they are signed in and play it."""
+    turns = viewer_turns()
+    return turns.in_game(game_id) if turns else None
+
+
+def viewer_key() -> tuple[Any, ...]:
+    """What a page shows differently to this reader (part of its ``ETag``): an admin's menu, a player's turns."""
+    turns = viewer_turns()
+    admin = ("admin", session.get("admin_id")) if session.get("admin_id") else ()
+    return (*admin, "player", current_account_id(), turns.probe) if turns is not None else (*admin, "anyone")
+
+
+def personal() -> bool:
+    """The page differs per reader (a signed-in player or an admin): no shared cache may keep it."""
+    return bool(session.get("admin_id") or current_account_id())
+
+
+def install(bp: Blueprint) -> None:
+    @bp.record_once
+    def _setup(state) -> None:
+        env = state.app.jinja_env
+        env.globals["viewer_turns"] = viewer_turns
+        env.globals["waiting_count"] = waiting_count
+        env.globals["seat_in"] = seat_in
