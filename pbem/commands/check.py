@@ -18,7 +18,12 @@ def check() -> None:
         click.echo(f"configuration: PROBLEM: {error}. Fix: {fix}")
         raise SystemExit(1) from None
     mode = "embedded: SQLite and the file-system broker" if settings.embedded else "distributed"
-    click.echo(f"configuration: ok ({mode}; instance folder {settings.instance})")
+    source = (
+        f"settings from the environment and {settings.env_file}"
+        if settings.env_file
+        else "settings from the environment"
+    )
+    click.echo(f"configuration: ok ({mode}; instance folder {settings.instance}; {source})")
     findings = run_checks(settings)
     for finding in findings:
         click.echo(finding.line())

@@ -158,9 +158,6 @@ def game_create(
     except ServiceError as error:
         fail(str(error))
     rt = runtime()
-    from pbem.migrations import upgrade
-
-    upgrade(rt.settings.database_url)
     try:
         game_id = (lobby.create_open_game if open_seats else games.create_game)(rt, request, rules)
     except ServiceError as error:
@@ -344,16 +341,33 @@ def game_pause(game_id: int, reason: str) -> None:
 @game_group.command("resume")
 @click.argument("game_id", type=GAME_ID)
 def game_resume(game_id: int) -> None:
+    """Start the clock of a paused game again, with the time that was left (at least a minute)."""
     _admin(games.resume, game_id)
     click.echo(f"game {game_id} resumed")
 
 
 @game_group.command("cancel")
 @click.argument("game_id", type=GAME_ID)
-@click.option("--reason", default="")
-def game_cancel(game_id: int, reason: str) -> None:
+@click.option("--reason", default="", help="Said to the players in their final email.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def game_cancel(game_id: int, reason: str, yes: bool) -> None:
+    """End a game for good: every player gets a final email; it cannot be resumed."""
+    rt = runtime()
+    if not yes:
+        try:
+            summary = game_summary(rt, game_id)
+        except ServiceError as error:
+            fail(str(error))
+        if summary["status"] in ("finished", "cancelled"):
+            fail(f"cannot cancel game {game_id}: it is {summary['status']}")
+        players = ", ".join(seat["player"] for seat in summary["seats"]) or "no players yet"
+        click.confirm(
+            f"Cancel game {game_id}, {summary['name']} ({summary['status']}; {players})? "
+            "Every player is told it is over, and it cannot be resumed",
+            abort=True,
+        )
     _admin(games.cancel, game_id, reason)
-    click.echo(f"game {game_id} cancelled")
+    click.echo(f"game {game_id} cancelled; its players have been sent a final email")
 
 
 @game_group.command("extend")
