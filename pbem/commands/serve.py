@@ -87,6 +87,7 @@ def embedded_worker_command(concurrency: int) -> list[str]:
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool | None, concurrency: int) -> None:
     """Run web, SMTP listener, worker and beat together (the embedded default)."""
+    check_urls(get_runtime().settings)
     if smtp is None:
         asked = ctx.get_parameter_source("smtp_port") is not click.core.ParameterSource.DEFAULT
         smtp = wants_smtp(get_runtime().settings, asked)
@@ -106,6 +107,21 @@ def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool |
         click.echo(line)
     note_server(settings.instance, served, os.getpid())
     exec_supervisor(roles, env)
+
+
+def check_urls(settings: Settings) -> None:
+    """A malformed relay, mailbox, broker or database URL stops ``serve`` at once, with its fix
+    (the same reading as ``pbem check``), rather than a server that quietly sends nowhere."""
+    from pbem.services.ops import urls
+
+    kinds = [(urls.SMTP, settings.smtp_url), (urls.IMAP, settings.imap_url)]
+    kinds.append((urls.database_kind(settings.database_url), settings.database_url))
+    if not settings.embedded_broker:
+        kinds.append((urls.broker_kind(), settings.broker_url))
+    for kind, url in kinds:
+        found = urls.problem_of(kind, url)
+        if found:
+            raise ConfigError(f"{found.detail}. Fix: {found.fix}")
 
 
 def wants_smtp(settings: Settings, port_given: bool) -> bool:

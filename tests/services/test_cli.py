@@ -202,7 +202,8 @@ def test_serve_refuses_a_malformed_imap_url(tmp_path):
     done = run_cli(tmp_path, "serve", "--port", str(free_port()), PBEM_IMAP_URL="pop3://player:secret@mail.example.org")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert "PBEM_IMAP_URL must look like imaps://" in line and "secret" not in line
+    assert "pop3:// is not one of imaps://, imap://" in line and "Fix: set PBEM_IMAP_URL=imaps://player:***@" in line
+    assert "secret" not in line
 
 
 def test_game_show_says_who_must_act_who_acted_and_who_is_not_asked(runtime):
