@@ -71,6 +71,7 @@ def _attach_commands() -> None:
     for module_name, names in (
         ("pbem.commands.db", ("db_group", "admin_group")),
         ("pbem.commands.admins", ()),
+        ("pbem.commands.player", ("player_group",)),
         ("pbem.commands.game", ("game_group",)),
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),

@@ -387,3 +387,25 @@ def game_replace(game_id: int, seat: str, player: str) -> None:
     """Give SEAT to PLAYER (EMAIL or 'Name <EMAIL>'); the seat's secret links change."""
     _admin(games.replace_player, game_id, seat, player)
     click.echo(f"game {game_id}: {seat} now played by {player}")
+
+
+@game_group.command("remove")
+@click.argument("game_id", type=GAME_ID)
+@click.argument("seat")
+@click.option("--reason", default="", help="Said to the removed player.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def game_remove(game_id: int, seat: str, reason: str, yes: bool) -> None:
+    """Take SEAT from its player: the game's late-seat rule plays it from now on
+    (the bot with --late bot:N, else the game's defaults)."""
+    from pbem.services.play.removal import remove_player
+
+    if not yes:
+        click.confirm(
+            f"Remove the player of {seat} from game {game_id}? They are told, and cannot come back to the seat",
+            abort=True,
+        )
+    try:
+        plays = remove_player(runtime(), game_id, seat, reason)
+    except ServiceError as error:
+        fail(str(error))
+    click.echo(f"game {game_id}: {seat}'s player removed; {plays} plays the seat now")

@@ -23,7 +23,7 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
-from pbem.services.play import bounces, games, house_rules, lobby
+from pbem.services.play import addresses, bounces, games, house_rules, lobby, removal
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
 from pbem.services.play.webviews import game_inbound, game_log, resend_latest
@@ -357,6 +357,9 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
             for s in game.seats
         ]
         deadline, paused_remaining = game.deadline, game.paused_remaining
+        late_rule = (
+            "the bot" if house_rules.rules_of(game).late_kind == "bot" else "the game's defaults, as for a late seat"
+        )
     log, log_total = game_log(rt, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
     if log_page > 1 and not log:
         abort(404)
@@ -373,6 +376,7 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
         inbound=game_inbound(rt, game_id),
         error=error,
         values=values or {},
+        late_rule=late_rule,
     )
     return page, status
 
@@ -433,6 +437,26 @@ def _cancel(rt, game_id: int) -> str:
     return "The game is cancelled; every player has been told."
 
 
+def _remove(rt, game_id: int) -> str:
+    seat = request.form.get("seat", "")
+    if request.form.get("confirm") != "yes":
+        raise ServiceError("nobody was removed: tick the box to confirm that the player leaves the seat for good")
+    plays = removal.remove_player(rt, game_id, seat, _reason())
+    return f"{seat}'s player was removed and told; {plays} plays the seat now."
+
+
+def _address(rt, game_id: int) -> str:
+    seat, new = request.form.get("seat", ""), (request.form.get("address") or "").strip()
+    if not new:
+        raise ServiceError("give the player's new address")
+    if request.form.get("confirm") != "yes":
+        raise ServiceError("no address was changed: tick the box to confirm the change in all the player's games")
+    with rt.db.read() as db:
+        old = games.seat_by_name(load_game(db, game_id), seat).account.email
+    change = addresses.change_address(rt, old, new)
+    return f"{change.old} is now {change.new} in all their games; both addresses have been told."
+
+
 ACTIONS = {
     "pause": _pause,
     "resume": _resume,
@@ -441,6 +465,8 @@ ACTIONS = {
     "replace": _replace,
     "resend": _resend,
     "rotate": _rotate,
+    "remove": _remove,
+    "address": _address,
 }
 
 

@@ -39,8 +39,11 @@ def places(result: dict[str, Any] | None, seats: list[str]) -> dict[str, int]:
 
 
 def rateable(session: Session, game: Game) -> bool:
-    """Finished, with a ranking, among two or more people, no bot orders, and not rated yet."""
+    """Finished, with a ranking, among two or more people, no bot orders, no seat left without a
+    player, and not rated yet."""
     if game.status != "finished" or not (game.result or {}).get("ranking") or len(game.seats) < 2:
+        return False
+    if any(seat.is_vacant for seat in game.seats):
         return False
     bots = session.scalar(
         select(LogEntry.id).where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES)).limit(1)
