@@ -72,6 +72,8 @@ def _attach_commands() -> None:
         ("pbem.commands.db", ("db_group", "admin_group")),
         ("pbem.commands.admins", ()),
         ("pbem.commands.player", ("player_group",)),
+        ("pbem.commands.importing", ()),
+        ("pbem.commands.backup", ("backup", "restore")),
         ("pbem.commands.game", ("game_group",)),
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),

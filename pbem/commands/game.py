@@ -294,10 +294,16 @@ def game_verify(game: str) -> None:
     help="Write to FILE instead of standard output.",
 )
 @click.option("--public", "public_only", is_flag=True, help="Only what the public may see (no seed, no orders).")
-def game_export(game_id: int, output: str | None, public_only: bool) -> None:
-    """Export a game's set-up and full log as JSON (replay it with `pbem game verify FILE`)."""
+@click.option(
+    "--addresses", is_flag=True, help="Add each seat's player address (to move the game with `pbem game import`)."
+)
+def game_export(game_id: int, output: str | None, public_only: bool, addresses: bool) -> None:
+    """Export a game's set-up and full log as JSON (replay it with `pbem game verify FILE`,
+    recreate it here or on another server with `pbem game import FILE`)."""
+    if public_only and addresses:
+        raise click.UsageError("--addresses goes with a full export, not --public")
     try:
-        data = export_game(runtime(), game_id, full=not public_only)
+        data = export_game(runtime(), game_id, full=not public_only, addresses=addresses)
     except ServiceError as error:
         fail(str(error))
     text = json.dumps(data, indent=2, ensure_ascii=False)
