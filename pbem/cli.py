@@ -14,6 +14,11 @@ from pbem.commands import first_line
 from pbem.config import ConfigError
 from pbem.services import ServiceError
 
+#: Click calls an integer with bounds an "integer range" in its errors ("'abc' is not a valid
+#: integer range"); people read "whole number".
+click.IntRange.name = "whole number"
+click.FloatRange.name = "number"
+
 
 class _Commands(click.Group):
     """Configuration mistakes, an unreachable database and refused requests end a command

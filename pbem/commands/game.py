@@ -17,7 +17,7 @@ from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
 #: Time per turn of a game created without --deadline (or --no-deadline).
-DEFAULT_DEADLINE = "3d"
+DEFAULT_DEADLINE = games.DEFAULT_DEADLINE
 #: Game ids are INTEGER columns: anything larger is refused as a bad argument, not sent to the database.
 GAME_ID = click.IntRange(1, 2**31 - 1)
 

@@ -165,7 +165,8 @@ class GameForm:
 
     @classmethod
     def blank(cls, engine: str) -> GameForm:
-        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | {"engine": engine})
+        given = {"engine": engine, "deadline": games.DEFAULT_DEADLINE}
+        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | given)
 
     @classmethod
     def from_request(cls) -> GameForm:
@@ -248,7 +249,8 @@ class GameForm:
             seconds = self.duration("phase_deadlines", text)
             if seconds:
                 per_phase[kind] = seconds
-        deadline = self.duration("deadline", v["deadline"]) if v["deadline"].strip() else None
+        no_deadline = v["deadline"].strip().lower() in ("", "none")
+        deadline = None if no_deadline else self.duration("deadline", v["deadline"])
         reminders = None
         if v["reminders"].strip():
             reminders = [s for s in (self.duration("reminders", t.strip()) for t in v["reminders"].split(",")) if s]

@@ -107,7 +107,10 @@ def check_database(settings: Settings) -> Finding:
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database or ""
         if path and path != ":memory:" and not Path(path).exists():
-            fix = "run `pbem db upgrade` (`pbem serve` does it too)"
+            fix = (
+                "run `pbem db upgrade` to make a new instance here (`pbem serve` does it too), "
+                "or set PBEM_INSTANCE to the running server's instance folder"
+            )
             return problem("database", f"no database file at {path}", fix)
     else:
         connect_args["connect_timeout"] = TIMEOUT
@@ -151,6 +154,12 @@ def check_broker(settings: Settings) -> Finding:
     """The embedded broker's folder is writable, or the broker answers."""
     if settings.embedded_broker:
         folder = Path(settings.instance) / "broker"
+        if not Path(settings.instance).is_dir():  # a check creates nothing, not even the instance
+            return problem(
+                "broker",
+                f"the instance folder {settings.instance} does not exist yet",
+                "run `pbem db upgrade` (or `pbem serve`) there, or set PBEM_INSTANCE to the server's instance folder",
+            )
         try:
             folder.mkdir(parents=True, exist_ok=True)
             probe = folder / f".check-{os.getpid()}"

@@ -26,6 +26,8 @@ from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
 
+#: Time per turn of a game whose creator chose none (the CLI's and the admin form's default).
+DEFAULT_DEADLINE = "3d"
 #: Seeds are stored as signed 64-bit integers.
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Unicode categories refused in a game name: control characters and line/paragraph separators.
