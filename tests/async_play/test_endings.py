@@ -12,22 +12,18 @@ from sqlalchemy import select
 from engines import get_engine
 from engines.rng import Rng
 from pbem.cli import main
-from pbem.models import Account, LogEntry, OutboxMessage, RatingChange
+from pbem.models import Account, LogEntry, RatingChange
 from pbem.services import ServiceError
 from pbem.services.play import addresses, bot_turns, games, orders, removal
 from pbem.services.play.house_rules import parse_rules
 from pbem.services.play.verify import verify
+from tests.async_play.helpers import outbox
 from tests.support.play import PLAYERS, game_row, legal_move, play_some, seat_ids, start
 
 ENGINES = {"kidsprout": 3, "rankchain": 2, "sneak": 4, "sprawl": 3}
 
 
-def emails(runtime, **filters) -> list[OutboxMessage]:
-    with runtime.db.read() as session:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
-        for name, value in filters.items():
-            query = query.where(getattr(OutboxMessage, name) == value)
-        return list(session.scalars(query))
+emails = outbox
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
@@ -79,7 +75,10 @@ def test_replace_tells_the_old_player_relabels_the_board_and_shows_a_fitting_exa
     seat = next(s for s in game_row(runtime, game_id).seats if s.account.email == "bob@example.org")
     games.replace_player(runtime, game_id, seat.seat, "Eve <eve@example.org>")
     game = game_row(runtime, game_id)
-    assert game.state["players"][seat.seat] == "Eve" and game.players[seat.position] == "Eve"
+    assert game.state["players"][seat.seat] == "Eve" and game.players[seat.position] == "Bob", "set-up kept"
+    with runtime.db.read() as session:
+        [entry] = session.scalars(select(LogEntry).where(LogEntry.game_id == game_id, LogEntry.kind == "relabel"))
+    assert (entry.seat, entry.text) == (seat.seat, "Eve")
     assert "Bob" not in game.state["players"].values()
 
     [told] = emails(runtime, recipient="bob@example.org", kind="replaced")

@@ -15,6 +15,7 @@ from pbem.services import ServiceError
 from pbem.services.play import importing, press
 from pbem.services.play.export import export_game, state_digest
 from pbem.services.play.verify import verify
+from tests.async_play.helpers import outbox
 from tests.conftest import build_runtime
 from tests.mail.helpers import deliver, inbound, mail, seat_address
 from tests.support.play import PLAYERS, game_row, play_some, play_to_end, seat_ids, start
@@ -69,9 +70,7 @@ def test_a_game_in_play_moves_with_its_players_and_goes_on(runtime, other_server
         log = session.scalar(select(func.count(LogEntry.id)).where(LogEntry.game_id == moved.game_id))
     assert kept == {("Suns", "Moons", "Meet me at dawn"), ("Crowns", None, "Good luck!")}
     assert log == len(data["log"])
-    from tests.async_play.test_endings import emails
-
-    told = emails(other_server, kind="moved")
+    told = outbox(other_server, kind="moved")
     assert len(told) == len(seats) and all("has moved to this server" in e.body_text for e in told)
     seat = there.seats[0]
     status, inbound_id = deliver(other_server, mail(seat_address(other_server, seat), seat.account.email, "status"))

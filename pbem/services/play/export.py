@@ -29,7 +29,7 @@ from pbem.services.play.verify import Verification, replay_log
 
 FORMAT = "pbem-game-export"
 VERSION = 1
-REPLAYABLE = ("order", "timeout")
+REPLAYABLE = ("order", "timeout", "relabel")
 
 
 def state_digest(state: dict[str, Any]) -> str:

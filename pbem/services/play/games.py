@@ -191,17 +191,7 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     step = engine.new_game(names, game.seed, game.variant, game.options)
     game.players, game.state, game.status = names, step.state, "active"
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
-        account = account_for(session, email, name)
-        session.add(
-            Seat(
-                game=game,
-                account=account,
-                seat=seat_name,
-                position=position,
-                reply_token=new_token(),
-                web_token=new_token(),
-            )
-        )
+        session.add(new_seat(game, account_for(session, email, name), seat_name, position))
     session.flush()
     sync_summary(engine, game)
     game.thread_id = f"game-{game.id}"
@@ -217,6 +207,18 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
         first=True,
     )
     bot_seats.nudge_if_due(runtime, session, game, engine)
+
+
+def new_seat(game: Game, account, seat_name: str, position: int) -> Seat:
+    """A seat of ``game`` for ``account``, with fresh secret reply and web tokens."""
+    return Seat(
+        game=game,
+        account=account,
+        seat=seat_name,
+        position=position,
+        reply_token=new_token(),
+        web_token=new_token(),
+    )
 
 
 def rules_line(game: Game) -> str:

@@ -23,16 +23,15 @@ from typing import Any
 from engines import get_engine
 from engines.playout import apply_entry
 from pbem.clock import utcnow
-from pbem.models import BOT_DOMAIN, Game, LogEntry, PressMessage, Seat
+from pbem.models import BOT_DOMAIN, Game, LogEntry, PressMessage
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
-from pbem.services.play import bot_seats
-from pbem.services.play.export import verify_export
+from pbem.services.play import bot_seats, games
+from pbem.services.play.export import REPLAYABLE, verify_export
 from pbem.services.play.progress import schedule_deadline, sync_summary
 from pbem.services.play.verify import verify
-from pbem.tokens import new_token
 
 #: Exported statuses a game comes back in (an unfinished game was active, paused or cancelled).
 KEPT_STATUSES = ("paused", "cancelled")
@@ -57,7 +56,7 @@ def import_game(runtime: Runtime, data: Any, players: list[str] | None = None) -
     seat_names = list(engine.seat_names(len(setup["players"]), setup["variant"]))
     state = engine.new_game(list(setup["players"]), int(setup["seed"]), setup["variant"], dict(setup["options"])).state
     for entry in data["log"]:
-        if entry.get("kind") in ("order", "timeout"):
+        if entry.get("kind") in REPLAYABLE:
             state = apply_entry(engine, state, entry).state
     over = engine.outcome(state) is not None
     exported = str(data["game"].get("status") or "active")
@@ -88,17 +87,7 @@ def import_game(runtime: Runtime, data: Any, players: list[str] | None = None) -
                 setup["players"][position],
                 f"imported-{game.id}-{position}@{BOT_DOMAIN}",
             )
-            account = account_for(session, email, name)
-            session.add(
-                Seat(
-                    game=game,
-                    account=account,
-                    seat=seat_name,
-                    position=position,
-                    reply_token=new_token(),
-                    web_token=new_token(),
-                )
-            )
+            session.add(games.new_seat(game, account_for(session, email, name), seat_name, position))
         _log(session, game, data["log"])
         _press(session, game, data.get("press") or [], seat_names)
         sync_summary(engine, game)

@@ -15,7 +15,7 @@ from pbem.models import Account, Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, threads
 from pbem.services.play import vacations
-from pbem.services.play.progress import engine_for
+from pbem.services.play.progress import append_log, engine_for
 from pbem.tokens import new_token
 
 
@@ -24,8 +24,7 @@ def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, accoun
 
     The departing player's vacations end (a deadline they held comes in), the
     count of missed deadlines starts again, both secret tokens change and the
-    new player's thread starts afresh; the board and the names the game was
-    set up with now show the new player.
+    new player's thread starts afresh; the board shows the new player's name.
     """
     departing = seat.account
     vacations.end_now(session, game, seat, utcnow())
@@ -33,17 +32,15 @@ def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, accoun
     seat.missed_deadlines = 0
     seat.reply_token, seat.web_token = new_token(), new_token()
     seat.last_message_id = None
-    relabel(game, seat, public_name(account.name, seat.position, account.email))
+    relabel(session, game, seat, public_name(account.name, seat.position, account.email))
     return departing
 
 
-def relabel(game: Game, seat: Seat, name: str) -> None:
-    """Show ``name`` for ``seat`` on the board and in the set-up names replay starts from."""
+def relabel(session: Session, game: Game, seat: Seat, name: str) -> None:
+    """Show ``name`` for ``seat`` on the board from now on: a ``relabel`` log entry, which replay
+    applies at the same point (earlier events keep the name they were played under)."""
     game.state = engine_for(game).relabel(game.state, seat.seat, name)
-    players = list(game.players)
-    if seat.position < len(players):
-        players[seat.position] = name
-        game.players = players
+    append_log(session, game, kind="relabel", source="admin", seat=seat.seat, text=name)
 
 
 def tell_departing(
