@@ -154,11 +154,15 @@ def check_broker(settings: Settings) -> Finding:
     """The embedded broker's folder is writable, or the broker answers."""
     if settings.embedded_broker:
         folder = Path(settings.instance) / "broker"
-        if not Path(settings.instance).is_dir():  # a check creates nothing, not even the instance
+        instance = Path(settings.instance)
+        if not instance.is_dir():  # a check creates nothing, not even the instance folder
+            parent = next((p for p in instance.parents if p.exists()), instance.anchor)
+            if os.access(parent, os.W_OK):
+                return ok("broker", f"embedded, queue folder {folder} writable once the server has made it")
             return problem(
                 "broker",
-                f"the instance folder {settings.instance} does not exist yet",
-                "run `pbem db upgrade` (or `pbem serve`) there, or set PBEM_INSTANCE to the server's instance folder",
+                f"the instance folder {instance} does not exist and {parent} is not writable to make it",
+                "set PBEM_INSTANCE to a folder the pbem user may write, or create it for that user",
             )
         try:
             folder.mkdir(parents=True, exist_ok=True)
