@@ -30,8 +30,10 @@ PLAYERS = ["--player", "Ann <ann@example.org>", "--player", "Bob <bob@example.or
 
 def _env(instance: Path, port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
+    # XDG_STATE_HOME: pbem serve notes itself there, in the bench's folder rather than the user's home.
     return {**env, "PBEM_INSTANCE": str(instance), "PBEM_SECRET_KEY": "bench-secret", "PYTHONPATH": str(ROOT),
-            "PBEM_MAIL_DOMAIN": "serve.bench", "PBEM_BASE_URL": f"http://127.0.0.1:{port}"}  # fmt: skip
+            "PBEM_MAIL_DOMAIN": "serve.bench", "PBEM_BASE_URL": f"http://127.0.0.1:{port}",
+            "XDG_STATE_HOME": str(instance.parent / "state")}  # fmt: skip
 
 
 def _old_layout(port: int, smtp_port: int) -> list[list[str]]:

@@ -405,5 +405,14 @@ class Engine(ABC):
         """Engine-specific orders that look plausible but are illegal now (for tests)."""
         return []
 
+    def relabel(self, state: State, seat: str, name: str) -> State:
+        """The state with ``seat``'s player shown as ``name`` (the seat changed hands); the rules
+        never read the name, so play goes on exactly as before.  Engines keep names in
+        ``state["players"]``; one that keeps them elsewhere overrides this."""
+        players = state.get("players")
+        if not isinstance(players, dict) or seat not in players:
+            return state
+        return {**state, "players": {**players, seat: name}}
+
     def clone(self, state: State) -> State:
         return copy.deepcopy(state)

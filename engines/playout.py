@@ -44,6 +44,8 @@ def apply_entry(engine: Engine, state: State, entry: LogEntry) -> Step:
     if entry["kind"] == "order":
         order = engine.parse_order(state, entry["seat"], entry["text"])
         return engine.apply_order(state, entry["seat"], order)
+    if entry["kind"] == "relabel":  # the seat changed hands: the board names its new player from here on
+        return Step(engine.relabel(state, entry["seat"], entry["text"]))
     raise ValueError(f"unknown log entry kind {entry['kind']!r}")
 
 

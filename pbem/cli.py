@@ -14,6 +14,11 @@ from pbem.commands import first_line
 from pbem.config import ConfigError
 from pbem.services import ServiceError
 
+#: Click calls an integer with bounds an "integer range" in its errors ("'abc' is not a valid
+#: integer range"); people read "whole number".
+click.IntRange.name = "whole number"
+click.FloatRange.name = "number"
+
 
 class _Commands(click.Group):
     """Configuration mistakes, an unreachable database and refused requests end a command
@@ -72,6 +77,10 @@ def _attach_commands() -> None:
 
     for module_name, names in (
         ("pbem.commands.db", ("db_group", "admin_group")),
+        ("pbem.commands.admins", ()),
+        ("pbem.commands.player", ("player_group",)),
+        ("pbem.commands.importing", ()),
+        ("pbem.commands.backup", ("backup", "restore")),
         ("pbem.commands.game", ("game_group",)),
         ("pbem.commands.serve", ("serve", "web")),
         ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),

@@ -14,26 +14,72 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pbem import envfile
 from pbem.clock import DurationError, parse_duration
 from pbem.tokens import default_template, template_problem
 
+#: The file in the instance folder holding the generated secret key (kept by ``pbem backup``).
+SECRET_FILE = "secret_key"
+#: The file in the instance folder where ``pbem serve`` notes the address it serves on.
+SERVED_URL_FILE = "served_url"
+#: The address links point at when neither PBEM_BASE_URL nor a served address is known.
+DEFAULT_BASE_URL = "http://127.0.0.1:5000"
+
 
 def instance_path() -> Path:
-    """The instance folder: SQLite file, embedded broker, generated secret."""
-    path = Path(os.environ.get("PBEM_INSTANCE", Path.cwd() / "instance")).resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    """The instance folder (``PBEM_INSTANCE``, else ``./instance``): database, secret, served address.
+
+    Never created here: only ``pbem serve`` and ``pbem db upgrade`` make a new instance
+    (:func:`create_instance`), so a command run in the wrong folder cannot start a second one.
+    """
+    return Path(os.environ.get("PBEM_INSTANCE") or _named_in_env_file() or Path.cwd() / "instance").resolve()
+
+
+def _named_in_env_file() -> str | None:
+    """``PBEM_INSTANCE`` as the file ``PBEM_ENV_FILE`` sets it (an unreadable file is reported later)."""
+    if not os.environ.get("PBEM_ENV_FILE"):
+        return None
+    try:
+        return envfile.read(Path.cwd())[1].get("PBEM_INSTANCE") or None
+    except envfile.EnvFileError:
+        return None
+
+
+def create_instance(path: Path) -> Path:
+    """Make the instance folder (readable by its owner only) if it is not there yet."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o750)
     return path
 
 
-def _secret_key(instance: Path) -> str:
-    """PBEM_SECRET_KEY, or one generated once and kept in the instance folder."""
-    if os.environ.get("PBEM_SECRET_KEY"):
-        return os.environ["PBEM_SECRET_KEY"]
-    path = instance / "secret_key"
+def _secret_key(instance: Path, env: Callable[[str], str | None] = os.environ.get) -> str:
+    """PBEM_SECRET_KEY, or one generated once and kept in the instance folder.
+
+    "" where the instance folder does not exist: such a process must not run
+    (commands refuse first), and generating a key would create the folder.
+    """
+    if env("PBEM_SECRET_KEY"):
+        return str(env("PBEM_SECRET_KEY"))
+    path = instance / SECRET_FILE
     if not path.exists():
+        if not instance.is_dir():
+            return ""
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+def served_url(instance: Path) -> str | None:
+    """The address ``pbem serve`` last served this instance on, if it noted one."""
+    try:
+        text = (instance / SERVED_URL_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text or None
+
+
+def note_served_url(instance: Path, url: str) -> None:
+    """Note where ``pbem serve`` answers, so every command of this instance links there."""
+    (instance / SERVED_URL_FILE).write_text(url.rstrip("/") + "\n", encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -190,6 +236,10 @@ class Settings:
     #: Authentication-Results (SPF, DKIM, DMARC) are read, nobody else's.
     authserv_ids: tuple[str, ...] = ()
     stranger_budget: StrangerBudget = field(default_factory=StrangerBudget)
+    #: The environment file the settings were read from, besides the environment (see :mod:`pbem.envfile`).
+    env_file: Path | None = None
+    #: Where ``base_url`` came from: ``PBEM_BASE_URL``, ``served`` (noted by ``pbem serve``) or ``default``.
+    base_url_source: str = "default"
 
     @property
     def embedded_broker(self) -> bool:
@@ -229,9 +279,19 @@ class Settings:
 
 def load_settings(**overrides: Any) -> Settings:
     """Read the environment once; keyword overrides win (tests use them)."""
-    instance = Path(overrides.pop("instance", None) or instance_path())
-    instance.mkdir(parents=True, exist_ok=True)
-    env = os.environ.get
+    given = overrides.pop("instance", None)
+    instance = Path(given) if given else instance_path()
+    if given:
+        create_instance(instance)
+    try:
+        env_file, from_file = envfile.read(instance)
+    except envfile.EnvFileError as error:
+        raise ConfigError(str(error)) from None
+
+    def env(name: str, default: str | None = None) -> str | None:
+        """The real environment first, then the instance's environment file."""
+        return os.environ.get(name) or from_file.get(name) or default
+
     reply = _reply_template(env("PBEM_REPLY_ADDRESS"))
     domain = env("PBEM_MAIL_DOMAIN") or (reply.rpartition("@")[2] if reply else "pbem.localhost")
     settings = Settings(
@@ -240,8 +300,8 @@ def load_settings(**overrides: Any) -> Settings:
         broker_url=env("PBEM_BROKER_URL") or "filesystem://",
         smtp_url=env("PBEM_SMTP_URL") or None,
         mail_domain=domain,
-        secret_key=_secret_key(instance),
-        base_url=(env("PBEM_BASE_URL") or "http://127.0.0.1:5000").rstrip("/"),
+        secret_key=_secret_key(instance, env),
+        base_url=(env("PBEM_BASE_URL") or served_url(instance) or DEFAULT_BASE_URL).rstrip("/"),
         imap_url=env("PBEM_IMAP_URL") or None,
         inbound_secret=env("PBEM_INBOUND_SECRET") or None,
         reply_address=reply,
@@ -256,10 +316,16 @@ def load_settings(**overrides: Any) -> Settings:
         metrics_token=(env("PBEM_METRICS_TOKEN") or "").strip() or None,
         authserv_ids=_authserv_ids(env("PBEM_AUTHSERV_ID")),
         stranger_budget=StrangerBudget.from_env(env),
+        env_file=env_file,
+        base_url_source=_base_url_source(env("PBEM_BASE_URL"), served_url(instance)),
     )
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings
+
+
+def _base_url_source(configured: str | None, served: str | None) -> str:
+    return "PBEM_BASE_URL" if configured else "served" if served else "default"
 
 
 def _receipt_wait(value: str | None) -> int:

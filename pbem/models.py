@@ -156,6 +156,15 @@ def is_bot_address(email: str) -> bool:
     return email.lower().endswith("@" + BOT_DOMAIN)
 
 
+#: The account of a seat whose player was removed and that the game's defaults play (no email,
+#: no bot): in the bot's reserved domain, so no mail is ever sent to it.
+VACANT_ADDRESS = f"vacant@{BOT_DOMAIN}"
+
+
+def is_vacant_address(email: str) -> bool:
+    return email.lower() == VACANT_ADDRESS
+
+
 class Seat(Base):
     __tablename__ = "seats"
     __table_args__ = (
@@ -187,7 +196,12 @@ class Seat(Base):
     @property
     def is_bot(self) -> bool:
         """Played by the server's bot (``--bot N``): its account's address is in the reserved bot domain."""
-        return is_bot_address(self.account.email)
+        return is_bot_address(self.account.email) and not self.is_vacant
+
+    @property
+    def is_vacant(self) -> bool:
+        """Nobody plays it: its player was removed and the game's defaults are played for it."""
+        return is_vacant_address(self.account.email)
 
     @property
     def public_player(self) -> str:

@@ -38,3 +38,43 @@ def test_the_command_line_reports_a_bad_setting_in_one_line(tmp_path, monkeypatc
         == "Error: configuration: PBEM_MAIL_RATE_SENDER must be a whole number above zero, not '-3'"
     )
     assert "Traceback" not in result.output
+
+
+def test_the_instance_environment_file_is_read_and_the_environment_wins(tmp_path, monkeypatch):
+    for name in ("PBEM_SMTP_URL", "PBEM_MAIL_DOMAIN", "PBEM_BASE_URL", "PBEM_ENV_FILE", "PBEM_SECRET_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "pbem.env").write_text(
+        "# one mailbox\n"
+        "export PBEM_SMTP_URL='smtp://games%40example.org:pw@smtp.example.org:587?starttls=1'\n"
+        'PBEM_MAIL_DOMAIN="example.org"  \n'
+        "PBEM_BASE_URL=https://games.example.org # where players' links point\n"
+    )
+    settings = load_settings(instance=tmp_path)
+    assert settings.smtp_url == "smtp://games%40example.org:pw@smtp.example.org:587?starttls=1"
+    assert settings.mail_domain == "example.org" and settings.base_url == "https://games.example.org"
+    assert settings.env_file == tmp_path / "pbem.env" and settings.base_url_source == "PBEM_BASE_URL"
+    monkeypatch.setenv("PBEM_MAIL_DOMAIN", "shell.example.org")
+    assert load_settings(instance=tmp_path).mail_domain == "shell.example.org"
+
+
+def test_an_environment_file_named_elsewhere_may_name_the_instance(tmp_path, monkeypatch):
+    from pbem.config import instance_path
+
+    monkeypatch.delenv("PBEM_INSTANCE", raising=False)
+    env_file = tmp_path / "pbem.env"
+    env_file.write_text(f"PBEM_INSTANCE={tmp_path / 'var'}\nPBEM_MAIL_DOMAIN=games.example.org\n")
+    monkeypatch.setenv("PBEM_ENV_FILE", str(env_file))
+    assert instance_path() == tmp_path / "var"
+    assert not (tmp_path / "var").exists(), "reading the settings creates no instance"
+    assert load_settings(instance=tmp_path / "var").mail_domain == "games.example.org"
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [("PBEM_SMTP_URL smtp://x", "line 2: 'PBEM_SMTP_URL smtp://x' is not NAME=VALUE"), ("A='open", "never closes")],
+)
+def test_a_bad_line_of_the_environment_file_is_named(tmp_path, monkeypatch, line, words):
+    monkeypatch.delenv("PBEM_ENV_FILE", raising=False)
+    (tmp_path / "pbem.env").write_text(f"# settings\n{line}\n")
+    with pytest.raises(ConfigError, match=words):
+        load_settings(instance=tmp_path)

@@ -81,8 +81,9 @@ def legal_summary(state: State, seat: str) -> str:
         return f"Legal now: choose <{'|'.join(state['tied'])}>."
     parts = []
     if state["excuses"][seat]:
-        values = "|".join(str(v) for v in sorted(state["excuses"][seat]))
-        parts.append(f"excuse <{values}> <+|-> <seat> <excuse text>")
+        tiles = sorted(state["excuses"][seat])
+        tile = str(tiles[0]) if len(tiles) == 1 else "<" + "|".join(str(v) for v in tiles) + ">"
+        parts.append(f"excuse {tile} <+|-> <seat> <excuse text>")
         if seat not in state["passed"]:
             parts.append("pass")
     if seat == state["buck"] and not state["last_call"]:

@@ -99,8 +99,19 @@ def seat_table(view: dict[str, Any]) -> list[str]:
             f"{excuses:<3} {sprout_cell(view, seat):<9} {view['schedules'][seat]['pawn']:<10} "
             f"{points}{marks}"
         )
-    lines.append("* Buck  ! to act  Ex: excuses left  Sprout: coin>age  Points: +today")
-    return lines
+    return lines + legend(view)
+
+
+def legend(view: dict[str, Any]) -> list[str]:
+    """What the marks and columns mean, for a newcomer (each line under 72 columns)."""
+    marks = "* Leaping Buck (breaks ties)" + ("   ! still to act" if view["to_act"] else "")
+    return [
+        f"{marks}   Ex: Excuse tiles left",
+        "Sprout: the coin played; 3>5 is a 3 that excuses made a 5. The",
+        "  oldest Sprout leads the Activity, and leading costs Stress Points.",
+        "Points: Stress Points so far (+today's, added at the day's end).",
+        "  Fewest Stress Points wins.",
+    ]
 
 
 def schedule_lines(view: dict[str, Any]) -> list[str]:

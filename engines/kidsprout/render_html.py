@@ -33,7 +33,7 @@ def sprout(view: dict[str, Any], seat: str) -> Markup:
     if played is not None:
         base = {"null": 0, "ace": 1}.get(played["coin"])
         value = base if base is not None else int(played["coin"])
-        age = "" if value == played["age"] else kit.html(" <span>age {}</span>", played["age"])
+        age = "" if value == played["age"] else kit.html(" <span>now age {} after excuses</span>", played["age"])
         return kit.html("{}{}", coin(seat, played["coin"]), age)
     if view["phase"] == "coins" and view["submitted"].get(seat):
         return kit.chip("sealed", SEALED_FILL, title="a sealed coin", round_=True)
@@ -85,7 +85,7 @@ def seat_block(view: dict[str, Any], seat: str) -> Markup:
         kit.line("Excuse tiles", excuses),
         kit.line("Pawn", view["schedules"][seat]["pawn"]),
         kit.line("Schedule", schedule(view, seat)),
-        kit.line("Stress Points", points),
+        kit.line("Stress Points (fewest wins)", points),
     ]
     return kit.panel(Markup("").join(rows), accent=SUIT_FILL.get(seat, kit.LINE), background="#ffffff")
 
@@ -123,6 +123,13 @@ def table_block(view: dict[str, Any]) -> Markup:
                 )
             )
         )
+    out.append(
+        kit.para(
+            "The oldest Sprout leads the Activity, and leading costs Stress Points: "
+            "the fewest Stress Points after three days wins.",
+            muted=True,
+        )
+    )
     if view["table"]["excuses"]:
         said = [
             kit.html("{} {}{} on {}: “{}”", item["by"], item["sign"], item["value"], item["target"], item["text"])

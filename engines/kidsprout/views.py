@@ -170,11 +170,17 @@ def prompt(state: State, seat: str) -> str:
         return f"The Sprouts of {', '.join(tied)} are tied for oldest: choose <{'|'.join(tied)}>."
     parts = []
     if state["excuses"][seat]:
-        values = "|".join(str(v) for v in sorted(state["excuses"][seat]))
+        tiles = sorted(state["excuses"][seat])
+        tile = str(tiles[0]) if len(tiles) == 1 else "<" + "|".join(str(v) for v in tiles) + ">"
+        left = " and ".join(str(v) for v in tiles)
+        grammar = f"excuse {tile} <+|-> <seat> <excuse text>"
         if seat in state["passed"]:
-            parts.append(f"You have passed; you may still play an excuse <{values}> if you change your mind.")
+            parts.append(f"You have passed; you may still play your Excuse tile {left} ({grammar}).")
         else:
-            parts.append(f"Play an excuse (excuse <{values}> <+|-> <seat> <excuse text>) or send pass.")
+            parts.append(
+                f"Your Excuse tile{'s' if len(tiles) > 1 else ''} {left}: make any Sprout older (+) or younger (-) "
+                f"with an excuse nobody has used yet ({grammar}), or send pass."
+            )
     if state["last_call"]:
         parts.append("Last call: the excuses close when the window runs out.")
     elif seat == state["buck"]:

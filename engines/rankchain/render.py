@@ -14,6 +14,9 @@ LEGEND = [
     "Ranks: 1 Webelos, 2 Scout, 3 Tenderfoot, 4 Second Class, 5 First Class,",
     "6 Star, 7 Life, 8 Eagle.  Also B, S, A (wild), X (bad) and blank cards.",
     "##### is a face-down card, . an empty cell.",
+    "Goal: the first to lay a connected chain of the ranks 1 to 8 in order",
+    "on the grid wins. Quiet turns: turns in a row in which no card was",
+    "turned up, placed or drawn; at the limit the game is a draw.",
 ]
 PAWN_COLOURS = {
     "Red": "#d62728",

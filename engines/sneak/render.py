@@ -34,7 +34,8 @@ def _table(view: dict[str, Any]) -> list[str]:
         mark = "*" if seat in to_act else " "
         name = _short(view["players"][seat], 24)
         lines.append(f"{mark} {seat:<8} {name:<24} {view['counters'][seat]:>8} {view['scores'][seat]:>7}")
-    lines.append("  (* still to act)")
+    marks = "* still to act; " if to_act else ""
+    lines.append(f"  ({marks}Points: this game's total so far, the highest wins)")
     return lines
 
 

@@ -66,6 +66,13 @@ def board_lines(view: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: What the seat table's columns mean, in the words of the goal.
+SEATS_LEGEND = (
+    "1s 2s 3s: pieces left in the stash by size; Pips: their total, the score: "
+    "the fewest pips left at the end wins. Towers: towers held (+Nx: neutralised)."
+)
+
+
 def _wrap(text: str, indent: str = "") -> list[str]:
     return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False) or [""]
 
@@ -134,6 +141,7 @@ def render(view: dict[str, Any]) -> str:
     lines += _wrap(LEGEND)
     lines.append("")
     lines += seat_lines(view)
+    lines += _wrap(SEATS_LEGEND)
     mixed = [
         f"{sq}: " + ", ".join(f"{owner} {size}" for owner, size in c["pieces"])
         for sq, c in view["board"]["cells"].items()

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 import click
 
-from pbem.runtime import Runtime, connect_worker, get_runtime
+from pbem.runtime import Runtime, connect_worker, get_runtime, make_runtime, set_runtime
 
 
-def runtime() -> Runtime:
-    """The runtime for a CLI command (built from the environment), nudging the workers."""
-    return connect_worker(get_runtime())
+def runtime(*, create: bool = False) -> Runtime:
+    """The runtime for a CLI command (built from the environment), nudging the workers.
+
+    A command works on an existing instance: where its database does not exist it
+    stops and says where the running servers keep theirs (see :mod:`pbem.commands.where`).
+    ``create`` (``pbem db upgrade``, ``pbem serve``) makes the instance folder instead.
+    """
+    from pbem.commands.where import require_database
+    from pbem.config import create_instance
+
+    rt = get_runtime()
+    if create:
+        create_instance(rt.settings.instance)
+        if not rt.settings.secret_key:  # the folder did not exist when the settings were read
+            rt = make_runtime()
+            set_runtime(rt)
+    else:
+        require_database(rt.settings)
+    return connect_worker(rt)
 
 
 def fail(message: str) -> None:

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from pbem.config import ConfigError, load_settings
 from pbem.services.ops.check import run_checks
+
+
+def settings_source(settings) -> str:
+    """Where the settings came from; "nothing set" is said aloud, since a shell variable set
+    without ``export`` silently reaches no command."""
+    if settings.env_file:
+        return f"settings from the environment and {settings.env_file}"
+    if not any(name.startswith("PBEM_") and value for name, value in os.environ.items()):
+        return "no PBEM_* setting in the environment and no pbem.env: every default (in a shell, set them with export)"
+    return "settings from the environment"
 
 
 @click.command("check")
@@ -18,7 +30,8 @@ def check() -> None:
         click.echo(f"configuration: PROBLEM: {error}. Fix: {fix}")
         raise SystemExit(1) from None
     mode = "embedded: SQLite and the file-system broker" if settings.embedded else "distributed"
-    click.echo(f"configuration: ok ({mode}; instance folder {settings.instance})")
+    source = settings_source(settings)
+    click.echo(f"configuration: ok ({mode}; instance folder {settings.instance}; {source})")
     findings = run_checks(settings)
     for finding in findings:
         click.echo(finding.line())

@@ -9,6 +9,7 @@ from werkzeug.security import generate_password_hash
 from pbem.commands import fail, runtime
 from pbem.migrations import upgrade
 from pbem.models import AdminUser
+from pbem.runtime import shown_url
 
 
 @click.group("db")
@@ -19,9 +20,9 @@ def db_group() -> None:
 @db_group.command("upgrade")
 def db_upgrade() -> None:
     """Apply every pending migration."""
-    url = runtime().settings.database_url
-    upgrade(url)
-    click.echo("database is up to date")
+    settings = runtime(create=True).settings
+    upgrade(settings.database_url)
+    click.echo(f"database is up to date ({shown_url(settings.database_url)}; instance folder {settings.instance})")
 
 
 @click.group("admin")
@@ -29,18 +30,22 @@ def admin_group() -> None:
     """Admin users of the web console."""
 
 
+def _username(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """Checked before the password is asked for: a bad name is refused at once."""
+    value = value.strip()
+    if not value or len(value) > 100:
+        raise click.BadParameter("the username must be 1 to 100 characters, not empty or blank")
+    return value
+
+
 @admin_group.command("create")
-@click.argument("username")
+@click.argument("username", callback=_username)
 @click.password_option("--password", envvar="PBEM_ADMIN_PASSWORD", help="Prompted for if not given.")
 def admin_create(username: str, password: str) -> None:
     """Create an admin user (or set a new password for an existing one)."""
-    username = username.strip()
-    if not username or len(username) > 100:
-        fail("the username must be 1 to 100 characters")
     if len(password) < 8:
         fail("the password must have at least 8 characters")
     rt = runtime()
-    upgrade(rt.settings.database_url)
     with rt.db.write() as session:
         user = session.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
         if user is None:

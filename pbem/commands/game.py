@@ -18,7 +18,7 @@ from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
 #: Time per turn of a game created without --deadline (or --no-deadline).
-DEFAULT_DEADLINE = "3d"
+DEFAULT_DEADLINE = games.DEFAULT_DEADLINE
 #: Game ids are INTEGER columns: anything larger is refused as a bad argument, not sent to the database.
 GAME_ID = click.IntRange(1, 2**31 - 1)
 
@@ -165,9 +165,6 @@ def game_create(
     except ServiceError as error:
         fail(str(error))
     rt = runtime()
-    from pbem.migrations import upgrade
-
-    upgrade(rt.settings.database_url)
     try:
         game_id = (lobby.create_open_game if open_seats else games.create_game)(rt, request, rules)
     except ServiceError as error:
@@ -304,10 +301,16 @@ def game_verify(game: str) -> None:
     help="Write to FILE instead of standard output.",
 )
 @click.option("--public", "public_only", is_flag=True, help="Only what the public may see (no seed, no orders).")
-def game_export(game_id: int, output: str | None, public_only: bool) -> None:
-    """Export a game's set-up and full log as JSON (replay it with `pbem game verify FILE`)."""
+@click.option(
+    "--addresses", is_flag=True, help="Add each seat's player address (to move the game with `pbem game import`)."
+)
+def game_export(game_id: int, output: str | None, public_only: bool, addresses: bool) -> None:
+    """Export a game's set-up and full log as JSON (replay it with `pbem game verify FILE`,
+    recreate it here or on another server with `pbem game import FILE`)."""
+    if public_only and addresses:
+        raise click.UsageError("--addresses goes with a full export, not --public")
     try:
-        data = export_game(runtime(), game_id, full=not public_only)
+        data = export_game(runtime(), game_id, full=not public_only, addresses=addresses)
     except ServiceError as error:
         fail(str(error))
     text = json.dumps(data, indent=2, ensure_ascii=False)
@@ -351,16 +354,33 @@ def game_pause(game_id: int, reason: str) -> None:
 @game_group.command("resume")
 @click.argument("game_id", type=GAME_ID)
 def game_resume(game_id: int) -> None:
+    """Start the clock of a paused game again, with the time that was left (at least a minute)."""
     _admin(games.resume, game_id)
     click.echo(f"game {game_id} resumed")
 
 
 @game_group.command("cancel")
 @click.argument("game_id", type=GAME_ID)
-@click.option("--reason", default="")
-def game_cancel(game_id: int, reason: str) -> None:
+@click.option("--reason", default="", help="Said to the players in their final email.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def game_cancel(game_id: int, reason: str, yes: bool) -> None:
+    """End a game for good: every player gets a final email; it cannot be resumed."""
+    rt = runtime()
+    if not yes:
+        try:
+            summary = game_summary(rt, game_id)
+        except ServiceError as error:
+            fail(str(error))
+        if summary["status"] in ("finished", "cancelled"):
+            fail(f"cannot cancel game {game_id}: it is {summary['status']}")
+        players = ", ".join(seat["player"] for seat in summary["seats"]) or "no players yet"
+        click.confirm(
+            f"Cancel game {game_id}, {summary['name']} ({summary['status']}; {players})? "
+            "Every player is told it is over, and it cannot be resumed",
+            abort=True,
+        )
     _admin(games.cancel, game_id, reason)
-    click.echo(f"game {game_id} cancelled")
+    click.echo(f"game {game_id} cancelled; its players have been sent a final email")
 
 
 @game_group.command("extend")
@@ -380,3 +400,25 @@ def game_replace(game_id: int, seat: str, player: str) -> None:
     """Give SEAT to PLAYER (EMAIL or 'Name <EMAIL>'); the seat's secret links change."""
     _admin(games.replace_player, game_id, seat, player)
     click.echo(f"game {game_id}: {seat} now played by {player}")
+
+
+@game_group.command("remove")
+@click.argument("game_id", type=GAME_ID)
+@click.argument("seat")
+@click.option("--reason", default="", help="Said to the removed player.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def game_remove(game_id: int, seat: str, reason: str, yes: bool) -> None:
+    """Take SEAT from its player: the game's late-seat rule plays it from now on
+    (the bot with --late bot:N, else the game's defaults)."""
+    from pbem.services.play.removal import remove_player
+
+    if not yes:
+        click.confirm(
+            f"Remove the player of {seat} from game {game_id}? They are told, and cannot come back to the seat",
+            abort=True,
+        )
+    try:
+        plays = remove_player(runtime(), game_id, seat, reason)
+    except ServiceError as error:
+        fail(str(error))
+    click.echo(f"game {game_id}: {seat}'s player removed; {plays} plays the seat now")

@@ -30,11 +30,13 @@ def ingest(sender: str | None, recipient: str | None) -> None:
 
     Exit 0 once stored, 75 (EX_TEMPFAIL: the MTA keeps the message and retries) when it
     cannot be stored now, 65 (EX_DATAERR: the MTA bounces it) when it never will be."""
+    from pbem.commands.where import require_database
     from pbem.mail.addressing import seat_recipients
     from pbem.mail.inbound import receive_each
+    from pbem.runtime import connect_worker, get_runtime
 
     try:
-        rt = runtime()
+        rt = connect_worker(get_runtime())  # refusing what can never be stored needs no database
         raw = sys.stdin.buffer.read(rt.settings.max_message_bytes + 1)
     except Exception as error:  # configuration or environment: fixable, so the message waits
         _defer(f"cannot start ({type(error).__name__})")
@@ -42,6 +44,13 @@ def ingest(sender: str | None, recipient: str | None) -> None:
     if problem:
         click.echo(f"pbem ingest: refused: {problem}", err=True)
         raise SystemExit(EX_DATAERR)
+    if raw.strip() and len(raw) <= rt.settings.max_message_bytes:
+        try:
+            require_database(rt.settings)  # never a new, empty database made by a message
+        except click.ClickException:
+            _defer("no database in this instance")
+        except Exception as error:
+            _defer(f"could not store the message ({type(error).__name__})")
     try:  # without an envelope recipient, a copy for each reply address the headers name
         recipients = [recipient] if recipient else seat_recipients(rt.settings, raw)
         copies = receive_each(rt, raw, transport="pipe", envelope_from=sender, recipients=recipients)

@@ -21,10 +21,12 @@ import click
 
 from pbem import supervisor
 from pbem.commands import runtime
-from pbem.config import ConfigError, Settings
+from pbem.commands.game import dev_mailbox_url
+from pbem.commands.where import note_server
+from pbem.config import ConfigError, Settings, note_served_url
 from pbem.logmask import LOGGER_CLASS
 from pbem.migrations import upgrade
-from pbem.runtime import shown_url
+from pbem.runtime import get_runtime, shown_url
 from pbem.supervisor import BACKOFF_FIRST, BACKOFF_MAX, RESTARTED, STABLE_SECONDS, stop_all  # noqa: F401 - the settings of the supervisor
 
 
@@ -68,23 +70,104 @@ def embedded_worker_command(concurrency: int) -> list[str]:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
-@click.option("--smtp-port", type=click.IntRange(1, 65535), default=2525, show_default=True)
+@click.option(
+    "--smtp-port",
+    type=click.IntRange(1, 65535),
+    default=2525,
+    show_default=True,
+    help="Port of the SMTP listener (giving it turns the listener on when mail comes from a mailbox).",
+)
+@click.option(
+    "--smtp/--no-smtp",
+    "smtp",
+    default=None,
+    help="Run the SMTP listener (default: yes, unless PBEM_IMAP_URL names a mailbox to read).",
+)
 @click.option("--concurrency", type=click.IntRange(1, 32), default=2, show_default=True)
-def serve(host: str, port: int, smtp_port: int, concurrency: int) -> None:
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool | None, concurrency: int) -> None:
     """Run web, SMTP listener, worker and beat together (the embedded default)."""
-    check_ports(host, {"--port": port, "--smtp-port": smtp_port})
-    rt = runtime()
-    settings = rt.settings
+    check_urls(get_runtime().settings)
+    if smtp is None:
+        asked = ctx.get_parameter_source("smtp_port") is not click.core.ParameterSource.DEFAULT
+        smtp = wants_smtp(get_runtime().settings, asked)
+    check_ports(host, {"--port": port, **({"--smtp-port": smtp_port} if smtp else {})})
+    settings = runtime(create=True).settings
     check_broker(settings)
     upgrade(settings.database_url)
     env = dict(os.environ, PBEM_INSTANCE=str(settings.instance))
-    env.setdefault("PBEM_BASE_URL", f"http://{host}:{port}")
-    roles = serve_roles(settings, host, port, smtp_port, concurrency)
-    click.echo(f"pbem: instance {settings.instance}; database {shown_url(settings.database_url)}")
-    click.echo(f"pbem: web on http://{host}:{port}" + (f", SMTP on {host}:{smtp_port}" if "smtpd" in roles else ""))
-    if "imap" in roles:
-        click.echo("pbem: reading the mailbox of PBEM_IMAP_URL (IMAP IDLE, or polling where the server has none)")
+    served = served_address(host, port)
+    if settings.base_url_source == "PBEM_BASE_URL":
+        env["PBEM_BASE_URL"] = settings.base_url
+    else:
+        note_served_url(settings.instance, served)
+        env["PBEM_BASE_URL"] = served
+    roles = serve_roles(settings, host, port, smtp_port, concurrency, smtp=smtp)
+    for line in banner(settings.with_(base_url=env["PBEM_BASE_URL"]), served, host, smtp_port, roles):
+        click.echo(line)
+    note_server(settings.instance, served, os.getpid())
     exec_supervisor(roles, env)
+
+
+def check_urls(settings: Settings) -> None:
+    """A malformed relay, mailbox, broker or database URL stops ``serve`` at once, with its fix
+    (the same reading as ``pbem check``), rather than a server that quietly sends nowhere."""
+    from pbem.services.ops import urls
+
+    kinds = [(urls.SMTP, settings.smtp_url), (urls.IMAP, settings.imap_url)]
+    kinds.append((urls.database_kind(settings.database_url), settings.database_url))
+    if not settings.embedded_broker:
+        kinds.append((urls.broker_kind(), settings.broker_url))
+    for kind, url in kinds:
+        found = urls.problem_of(kind, url)
+        if found:
+            raise ConfigError(f"{found.detail}. Fix: {found.fix}")
+
+
+def wants_smtp(settings: Settings, port_given: bool) -> bool:
+    """The SMTP listener runs unless a mailbox brings the mail; giving ``--smtp-port`` asks for it anyway."""
+    return port_given or not settings.imap_url
+
+
+def served_address(host: str, port: int) -> str:
+    """The address this machine reaches the web on (a wildcard bind is reached on loopback)."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+
+
+def banner(settings: Settings, served: str, host: str, smtp_port: int, roles: dict[str, list[str]]) -> list[str]:
+    """What an admin needs on the first screen: where the instance is, where to go, what to do next."""
+    base = settings.base_url
+    lines = [
+        f"pbem: instance {settings.instance}; database {shown_url(settings.database_url)}",
+        f"pbem: web on {served}" + (f", SMTP on {host}:{smtp_port}" if "smtpd" in roles else ""),
+    ]
+    if base != served:
+        lines.append(f"pbem: links in emails point at {base} (PBEM_BASE_URL)")
+    lines.append(f"pbem: admin console {base}/admin")
+    if not admin_exists(settings):
+        lines.append("pbem: no admin user yet: create one with `pbem admin create NAME` (in another terminal)")
+    if "imap" in roles:
+        lines.append("pbem: reading the mailbox of PBEM_IMAP_URL (IMAP IDLE, or polling where the server has none)")
+    mailbox = dev_mailbox_url(settings)
+    if mailbox:
+        lines.append(f"pbem: no mail leaves this machine; read every email in the dev mailbox at {mailbox}")
+    return lines
+
+
+def admin_exists(settings: Settings) -> bool:
+    from sqlalchemy import create_engine, func, select
+    from sqlalchemy.pool import NullPool
+
+    from pbem.db import normalise_url
+    from pbem.models import AdminUser
+
+    engine = create_engine(normalise_url(settings.database_url), poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return bool(connection.scalar(select(func.count()).select_from(AdminUser.__table__)))
+    finally:
+        engine.dispose()
 
 
 def check_ports(host: str, ports: dict[str, int]) -> None:
@@ -92,9 +175,10 @@ def check_ports(host: str, ports: dict[str, int]) -> None:
     for flag, port in ports.items():
         if port_taken(host, port):
             role = "web" if flag == "--port" else "SMTP"
+            other = set(ports.values()) - {port}
             raise click.ClickException(
                 f"{host}:{port} (the {role} port) is already in use; pick another with {flag}, "
-                f"e.g. pbem serve {flag} {free_port_near(host, port)}"
+                f"e.g. pbem serve {flag} {free_port_near(host, port, avoid=other)}"
             )
 
 
@@ -112,18 +196,22 @@ def port_taken(host: str, port: int) -> bool:
     return False
 
 
-def free_port_near(host: str, port: int) -> int:
-    """The first free port above ``port`` (a suggestion; it may be taken by the time it is used)."""
+def free_port_near(host: str, port: int, avoid: set[int] | frozenset[int] = frozenset()) -> int:
+    """The first free port above ``port`` that is not one of ``avoid`` (the other ports chosen);
+    a suggestion, which may be taken by the time it is used."""
     for candidate in range(port + 1, min(port + 100, 65535)):
-        if not port_taken(host, candidate):
+        if candidate not in avoid and not port_taken(host, candidate):
             return candidate
     return port + 1
 
 
-def serve_roles(settings: Settings, host: str, port: int, smtp_port: int, concurrency: int) -> dict[str, list[str]]:
+def serve_roles(
+    settings: Settings, host: str, port: int, smtp_port: int, concurrency: int, *, smtp: bool = True
+) -> dict[str, list[str]]:
     """The command of every role ``pbem serve`` runs: few processes, so it fits a small machine.
 
-    The web is one gunicorn worker with threads; the Celery worker runs beat too.
+    The web is one gunicorn worker with threads; the Celery worker runs beat too.  The
+    SMTP listener runs only if ``smtp`` (by default not when a mailbox brings the mail).
     """
     roles = {
         "web": gunicorn_command(host, port, 1, threads=8),
@@ -131,7 +219,7 @@ def serve_roles(settings: Settings, host: str, port: int, smtp_port: int, concur
     }
     from pbem.cli import main
 
-    if "smtpd" in main.commands:
+    if smtp and "smtpd" in main.commands:
         roles["smtpd"] = [sys.executable, "-m", "pbem.cli", "smtpd", "--host", host, "--port", str(smtp_port)]
     if settings.imap_url and "imap_poll" in main.commands:
         check_imap(settings.imap_url)

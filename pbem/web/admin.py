@@ -25,7 +25,7 @@ from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
 from pbem.services.ops import strangers
 from pbem.services.people.players import split_players
-from pbem.services.play import bounces, games, house_rules, lobby
+from pbem.services.play import addresses, bounces, games, house_rules, lobby, removal
 from pbem.services.play.queries import load_game, public_summary
 from pbem.services.play.webviews import dashboard as dashboard_data
 from pbem.services.play.webviews import game_inbound, game_log, resend_latest
@@ -175,7 +175,8 @@ class GameForm:
 
     @classmethod
     def blank(cls, engine: str) -> GameForm:
-        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | {"engine": engine})
+        given = {"engine": engine, "deadline": games.DEFAULT_DEADLINE}
+        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | given)
 
     @classmethod
     def from_request(cls) -> GameForm:
@@ -263,7 +264,8 @@ class GameForm:
             seconds = self.duration("phase_deadlines", text)
             if seconds:
                 per_phase[kind] = seconds
-        deadline = self.duration("deadline", v["deadline"]) if v["deadline"].strip() else None
+        no_deadline = v["deadline"].strip().lower() in ("", "none")
+        deadline = None if no_deadline else self.duration("deadline", v["deadline"])
         reminders = None
         if v["reminders"].strip():
             reminders = [s for s in (self.duration("reminders", t.strip()) for t in v["reminders"].split(",")) if s]
@@ -372,6 +374,9 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
             for s in game.seats
         ]
         deadline, paused_remaining = game.deadline, game.paused_remaining
+        late_rule = (
+            "the bot" if house_rules.rules_of(game).late_kind == "bot" else "the game's defaults, as for a late seat"
+        )
     log, log_total = game_log(rt, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
     if log_page > 1 and not log:
         abort(404)
@@ -388,6 +393,7 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
         inbound=game_inbound(rt, game_id),
         error=error,
         values=values or {},
+        late_rule=late_rule,
     )
     return page, status
 
@@ -448,6 +454,26 @@ def _cancel(rt, game_id: int) -> str:
     return "The game is cancelled; every player has been told."
 
 
+def _remove(rt, game_id: int) -> str:
+    seat = request.form.get("seat", "")
+    if request.form.get("confirm") != "yes":
+        raise ServiceError("nobody was removed: tick the box to confirm that the player leaves the seat for good")
+    plays = removal.remove_player(rt, game_id, seat, _reason())
+    return f"{seat}'s player was removed and told; {plays} plays the seat now."
+
+
+def _address(rt, game_id: int) -> str:
+    seat, new = request.form.get("seat", ""), (request.form.get("address") or "").strip()
+    if not new:
+        raise ServiceError("give the player's new address")
+    if request.form.get("confirm") != "yes":
+        raise ServiceError("no address was changed: tick the box to confirm the change in all the player's games")
+    with rt.db.read() as db:
+        old = games.seat_by_name(load_game(db, game_id), seat).account.email
+    change = addresses.change_address(rt, old, new)
+    return f"{change.old} is now {change.new} in all their games; both addresses have been told."
+
+
 ACTIONS = {
     "pause": _pause,
     "resume": _resume,
@@ -456,6 +482,8 @@ ACTIONS = {
     "replace": _replace,
     "resend": _resend,
     "rotate": _rotate,
+    "remove": _remove,
+    "address": _address,
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request, session, url_for
 from sqlalchemy import bindparam, func, select
 
-from engines import get_engine
+from engines import get_engine, registry
 from pbem.clock import utcnow
 from pbem.models import Game, LobbyEntry, PressMessage
 from pbem.services import NotFound, ServiceError
@@ -100,7 +100,26 @@ def index():
     running = [g for g in games if g["status"] in OPEN]
     over = [g for g in games if g["status"] not in (*OPEN, "open")]  # open games: their own block
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
-    return render_template("index.html", running=running, over=over, titles=titles, listing=listing)
+    first_run = first_run_context() if not games and not any(_cursor_args().values()) else None
+    return render_template(
+        "index.html", running=running, over=over, titles=titles, listing=listing, first_run=first_run
+    )
+
+
+def first_run_context() -> dict[str, object]:
+    """What the empty front page of a new server needs: whether an admin exists, whether this
+    visitor may read the dev mailbox, and the games' rules."""
+    from pbem.models import AdminUser
+
+    rt = common.runtime()
+    with rt.db.read() as db:
+        has_admin = db.scalar(select(func.count()).select_from(AdminUser)) > 0
+    local = common.direct_local_request() or common.admin_logged_in()
+    return {
+        "has_admin": has_admin,
+        "dev_mailbox": rt.settings.embedded and not rt.settings.smtp_url and local,
+        "engines": [(engine.name, engine.title) for engine in registry().values()],
+    }
 
 
 def _cursor_args() -> dict[str, str | None]:

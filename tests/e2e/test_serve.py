@@ -33,6 +33,7 @@ def env_for(tmp_path, sink: SmtpSink, port: int) -> dict[str, str]:
         PBEM_MAIL_DOMAIN="serve.test",
         PBEM_BASE_URL=f"http://127.0.0.1:{port}",
         PBEM_SECRET_KEY="serve-secret",
+        XDG_STATE_HOME=str(tmp_path / "state"),
     )
     return env
 

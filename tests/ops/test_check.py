@@ -196,7 +196,7 @@ def test_relay_conversation_problems(tmp_path):
 @pytest.mark.parametrize(
     ("env", "name", "words"),
     [
-        ({"PBEM_BASE_URL": "ftp://games.example.org"}, "base url", "is not an http(s) address"),
+        ({"PBEM_BASE_URL": "ftp://games.example.org"}, "base url", "ftp:// is not one of https://, http://"),
         ({"PBEM_SMTP_URL": "smtp://127.0.0.1:{port}"}, "base url", "loopback, so links in emails reach no player"),
         ({"PBEM_DATABASE_URL": "mysql://db/pbem"}, "database", "mysql is not supported"),
         ({"PBEM_DATABASE_URL": "sqlite:///{tmp}/none.sqlite3"}, "database", "Fix: run `pbem db upgrade`"),

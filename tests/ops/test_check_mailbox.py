@@ -33,18 +33,21 @@ def need_dovecot() -> None:
 
 @pytest.fixture(scope="module")
 def imap_port():
-    """A Dovecot with one user, ``player`` / ``pa ss``, whose mailbox has INBOX and ``Games``."""
+    """A Dovecot with two users, ``player`` / ``pa ss`` and ``slash`` / ``pa/ss#1``, whose mailboxes
+    have INBOX and ``Games``."""
     need_dovecot()
     folder = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
     folder.chmod(0o755)
     port = free_port()
     owner = pwd.getpwnam(MAIL_USER)
-    (folder / "users").write_text("player:{PLAIN}pa ss\n")
-    mail = folder / "mail" / "player"
-    for box in ("cur", "new", "tmp", ".Games/cur", ".Games/new", ".Games/tmp"):
-        (mail / box).mkdir(parents=True)
-    for path in [folder / "mail", *mail.rglob("*"), mail]:
-        os.chown(path, owner.pw_uid, owner.pw_gid)
+    (folder / "users").write_text("player:{PLAIN}pa ss\nslash:{PLAIN}pa/ss#1\n")
+    for user in ("player", "slash"):
+        mail = folder / "mail" / user
+        for box in ("cur", "new", "tmp", ".Games/cur", ".Games/new", ".Games/tmp"):
+            (mail / box).mkdir(parents=True)
+        for path in [*mail.rglob("*"), mail]:
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+    os.chown(folder / "mail", owner.pw_uid, owner.pw_gid)
     (folder / "dovecot.conf").write_text(f"""\
 base_dir = {folder}/run
 state_dir = {folder}/state
@@ -128,3 +131,15 @@ def test_mailbox_login_and_folder(tmp_path, imap_port, path, words):
         assert "Fix: " in line and "pa ss" not in line and "wrong" not in line
     # The database file does not exist yet (never created by a check): the exit status is 1 either way.
     assert code == 1
+
+
+def test_an_unencoded_slash_in_the_password_is_named_and_the_fix_logs_in(tmp_path, imap_port):
+    _code, line = mailbox_line(tmp_path, f"imap://slash:pa/ss#1@127.0.0.1:{imap_port}/INBOX")
+    assert line.startswith("mailbox: PROBLEM: PBEM_IMAP_URL: the password holds characters"), line
+    assert (
+        f"Fix: in the password of PBEM_IMAP_URL, write / as %2F, # as %23: imap://slash:***@127.0.0.1:{imap_port}/INBOX"
+        in line
+    )
+    assert "Port could not be cast" not in line and "pa/ss" not in line
+    _, line = mailbox_line(tmp_path, f"imap://slash:pa%2Fss%231@127.0.0.1:{imap_port}/INBOX")
+    assert line == f"mailbox: ok (imap://127.0.0.1:{imap_port}: logged in, folder 'INBOX' opened)"

@@ -57,7 +57,7 @@ def test_steering_a_game_from_the_command_line(runtime):
     assert "no seat" in one_line_error(pbem("game", "replace", game_id, "Nowhere", "zed@example.org"))
     verified = pbem("game", "verify", game_id)
     assert verified.exit_code == 0 and "replay to the stored game" in verified.output
-    assert pbem("game", "cancel", game_id, "--reason", "test").exit_code == 0
+    assert pbem("game", "cancel", game_id, "--reason", "test", "--yes").exit_code == 0
     assert game_row(runtime, int(game_id)).status == "cancelled"
     assert "it is cancelled" in one_line_error(pbem("game", "resume", game_id))
     with runtime.db.read() as session:
@@ -154,7 +154,9 @@ def test_bad_game_ids_and_extensions_are_one_line(runtime):
 def run_cli(tmp_path, *args: str, **env: str) -> subprocess.CompletedProcess:
     """``pbem ARGS`` in a fresh process with only the given ``PBEM_*`` settings."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-    environment.update(PBEM_INSTANCE=str(tmp_path / "instance"), PBEM_SECRET_KEY="s", **env)
+    environment.update(
+        PBEM_INSTANCE=str(tmp_path / "instance"), PBEM_SECRET_KEY="s", XDG_STATE_HOME=str(tmp_path / "state"), **env
+    )
     return subprocess.run(
         [sys.executable, "-m", "pbem.cli", *args], env=environment, capture_output=True, text=True, timeout=120
     )
@@ -179,6 +181,7 @@ def test_a_bad_database_url_is_one_line(tmp_path, url, words):
 
 @pytest.mark.parametrize("broker", ["redis://127.0.0.1:{port}/0", "bogus://nowhere"])
 def test_an_unreachable_broker_is_one_warning_and_the_game_starts(tmp_path, broker):
+    assert run_cli(tmp_path, "db", "upgrade").returncode == 0
     done = run_cli(
         tmp_path, "game", "create", "--engine", "kidsprout", *PLAYERS, PBEM_BROKER_URL=broker.format(port=free_port())
     )
@@ -199,7 +202,8 @@ def test_serve_refuses_a_malformed_imap_url(tmp_path):
     done = run_cli(tmp_path, "serve", "--port", str(free_port()), PBEM_IMAP_URL="pop3://player:secret@mail.example.org")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
-    assert "PBEM_IMAP_URL must look like imaps://" in line and "secret" not in line
+    assert "pop3:// is not one of imaps://, imap://" in line and "Fix: set PBEM_IMAP_URL=imaps://player:***@" in line
+    assert "secret" not in line
 
 
 def test_game_show_says_who_must_act_who_acted_and_who_is_not_asked(runtime):

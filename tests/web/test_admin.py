@@ -19,6 +19,8 @@ ACTIONS = {
     "cancel": {"reason": "done", "confirm": "yes"},
     "resend": {"seat": "Suns"},
     "rotate": {"seat": "Suns"},
+    "remove": {"seat": "Suns", "confirm": "yes"},
+    "address": {"seat": "Suns", "address": "moved@example.org", "confirm": "yes"},
 }
 
 

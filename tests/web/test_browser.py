@@ -84,7 +84,7 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
     page.get_by_label("Game", exact=True).select_option("kidsprout")
     page.get_by_label("Name (optional)").fill("Browser camp")
     page.get_by_label("Players, one per line").fill("\n".join(PLAYERS))
-    page.get_by_label("Deadline per turn (optional)").fill("2d")
+    page.get_by_label("Deadline per turn", exact=True).fill("2d")
     page.get_by_role("button", name="Create and start").click()
     assert page.get_by_text("started; every player has been sent their first email").is_visible()
     game_id = int(re.search(r"/admin/games/(\d+)", page.url).group(1))

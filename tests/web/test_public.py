@@ -24,7 +24,7 @@ def test_index_lists_active_and_finished_games(client, sqlite_runtime):
 def test_index_without_games(client):
     response = client.get("/")
     assert response.status_code == 200
-    assert "None." in response.get_data(as_text=True)
+    assert "No games yet: here is how to start" in response.get_data(as_text=True)
 
 
 def test_status_page_shows_who_acts_not_what(client, sqlite_runtime, game_id):

@@ -19,6 +19,9 @@ from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
 
+#: Statuses of a game that is over: its emails ask nothing and offer no more news to choose from.
+ENDED = ("finished", "cancelled")
+
 
 def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
     """The Message-ID of a seat's first email; every later one refers to it."""
@@ -108,7 +111,7 @@ def queue(
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
     text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
-    if account is not None:
+    if account is not None and not (game is not None and game.status in ENDED):
         text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, Any] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}

@@ -60,8 +60,8 @@ def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
     """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held or suppressed."""
     if game is None or seat is None or seat.account is None:
         return "pending"
-    if seat.is_bot:
-        return "suppressed"  # the bot reads the game, not email
+    if seat.is_bot or seat.is_vacant:
+        return "suppressed"  # the bot reads the game, not email; a vacant seat has nobody to read it
     if seat.resigned_at is not None and kind != "receipt":
         return "suppressed"  # a player who left hears only the answers to what they still send
     pref = seat.account.notify or "every"

@@ -11,6 +11,7 @@ import contextlib
 import imaplib
 import ipaddress
 import os
+import re
 import smtplib
 import ssl
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from urllib.parse import unquote, urlparse
 from pbem.config import Settings
 from pbem.db import normalise_url
 from pbem.runtime import check_database_url, shown_url
+from pbem.services.ops import urls
 
 #: Seconds any one network step of a check may take.
 TIMEOUT = 10
@@ -99,6 +101,9 @@ def check_database(settings: Settings) -> Finding:
         check_database_url(settings.database_url)
     except ValueError as error:  # ConfigError
         return problem("database", str(error), "correct PBEM_DATABASE_URL")
+    malformed = urls.problem_of(urls.database_kind(settings.database_url), settings.database_url)
+    if malformed:
+        return problem("database", malformed.detail, malformed.fix)
     url = normalise_url(settings.database_url)
     shown = shown_url(settings.database_url)
     parsed = make_url(url)
@@ -106,7 +111,10 @@ def check_database(settings: Settings) -> Finding:
     if parsed.get_backend_name() == "sqlite":
         path = parsed.database or ""
         if path and path != ":memory:" and not Path(path).exists():
-            fix = "run `pbem db upgrade` (`pbem serve` does it too)"
+            fix = (
+                "run `pbem db upgrade` to make a new instance here (`pbem serve` does it too), "
+                "or set PBEM_INSTANCE to the running server's instance folder"
+            )
             return problem("database", f"no database file at {path}", fix)
     else:
         connect_args["connect_timeout"] = TIMEOUT
@@ -116,11 +124,7 @@ def check_database(settings: Settings) -> Finding:
             connection.execute(text("SELECT 1"))
             current = MigrationContext.configure(connection).get_current_revision()
     except Exception as error:
-        return problem(
-            "database",
-            f"cannot connect to {shown} ({reason(error)})",
-            "start the database server, or correct PBEM_DATABASE_URL",
-        )
+        return problem("database", f"cannot connect to {shown} ({reason(error)})", database_fix(error, parsed))
     finally:
         engine.dispose()
     head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
@@ -130,6 +134,23 @@ def check_database(settings: Settings) -> Finding:
     return ok("database", f"{shown}, schema at the newest migration {head}")
 
 
+def database_fix(error: BaseException, url) -> str:
+    """The way out of a failed connection, by what the server said: create what is missing,
+    correct what is wrong, or start the server."""
+    said = str(getattr(error, "orig", None) or error)
+    name, user = url.database or "pbem", url.username or "pbem"
+    if re.search(r'database "[^"]*" does not exist', said):
+        return f"create the database: sudo -u postgres createdb --owner {user} {name}, then run `pbem db upgrade`"
+    if re.search(r'role "[^"]*" does not exist', said):
+        return (
+            f"create the role: sudo -u postgres psql -c \"CREATE ROLE {user} LOGIN PASSWORD '...'\", "
+            "or correct the user name in PBEM_DATABASE_URL"
+        )
+    if "password authentication failed" in said or "no password supplied" in said:
+        return "correct user:password in PBEM_DATABASE_URL (%-encode special characters)"
+    return "start the database server, or correct the host and port in PBEM_DATABASE_URL"
+
+
 # -- broker --------------------------------------------------------------------------
 
 
@@ -137,6 +158,16 @@ def check_broker(settings: Settings) -> Finding:
     """The embedded broker's folder is writable, or the broker answers."""
     if settings.embedded_broker:
         folder = Path(settings.instance) / "broker"
+        instance = Path(settings.instance)
+        if not instance.is_dir():  # a check creates nothing, not even the instance folder
+            parent = next((p for p in instance.parents if p.exists()), instance.anchor)
+            if os.access(parent, os.W_OK):
+                return ok("broker", f"embedded, queue folder {folder} writable once the server has made it")
+            return problem(
+                "broker",
+                f"the instance folder {instance} does not exist and {parent} is not writable to make it",
+                "set PBEM_INSTANCE to a folder the pbem user may write, or create it for that user",
+            )
         try:
             folder.mkdir(parents=True, exist_ok=True)
             probe = folder / f".check-{os.getpid()}"
@@ -149,6 +180,9 @@ def check_broker(settings: Settings) -> Finding:
                 "let the pbem user write to the instance folder (PBEM_INSTANCE), or set PBEM_BROKER_URL",
             )
         return ok("broker", f"embedded, queue folder {folder} writable")
+    malformed = urls.problem_of(urls.broker_kind(), settings.broker_url)
+    if malformed:
+        return problem("broker", malformed.detail, malformed.fix)
     shown = without_password(settings.broker_url)
     scheme = urlparse(settings.broker_url).scheme
     try:
@@ -198,6 +232,9 @@ def check_relay(settings: Settings) -> Finding:
         )
     from pbem.services.mailout.relay import Relay, tls_context
 
+    malformed = urls.problem_of(urls.SMTP, settings.smtp_url)
+    if malformed:
+        return problem("relay", malformed.detail, malformed.fix)
     relay = Relay.from_url(settings.smtp_url)
     where = f"{'smtps' if relay.secure else 'smtp'}://{relay.host}:{relay.port}"
     try:
@@ -262,6 +299,9 @@ def check_mailbox(settings: Settings) -> Finding:
     """With PBEM_IMAP_URL: log in and open the folder (read-only: nothing is marked read)."""
     if not settings.imap_url:
         return ok("mailbox", "none (PBEM_IMAP_URL not set)")
+    malformed = urls.problem_of(urls.IMAP, settings.imap_url)
+    if malformed:
+        return problem("mailbox", malformed.detail, malformed.fix)
     parts = urlparse(settings.imap_url)
     fix_url = "set PBEM_IMAP_URL=imaps://user:password@imap.example.org/INBOX"
     if parts.scheme not in ("imap", "imaps") or not parts.hostname:
@@ -327,6 +367,9 @@ def check_dkim(settings: Settings) -> Finding:
 def check_base_url(settings: Settings) -> Finding:
     """Well-formed; https wherever players reach it, since every link carries a seat's secret."""
     url = settings.base_url
+    malformed = urls.problem_of(urls.BASE, url)
+    if malformed:
+        return problem("base url", malformed.detail, malformed.fix)
     parts = urlparse(url)
     fix = "set PBEM_BASE_URL=https://games.example.org (the address players open)"
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:

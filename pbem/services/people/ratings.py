@@ -43,8 +43,11 @@ def places(result: dict[str, Any] | None, seats: list[str], resigned: Collection
 
 
 def rateable(session: Session, game: Game) -> bool:
-    """Finished, with a ranking, among two or more people, no bot orders, and not rated yet."""
+    """Finished, with a ranking, among two or more people, no bot orders, no seat left without a
+    player, and not rated yet."""
     if game.status != "finished" or not (game.result or {}).get("ranking") or len(game.seats) < 2:
+        return False
+    if any(seat.is_vacant for seat in game.seats):
         return False
     resigned = [seat.seat for seat in game.seats if seat.resigned_at is not None]
     bots = session.scalar(

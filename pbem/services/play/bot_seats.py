@@ -29,20 +29,26 @@ GRACE = dt.timedelta(seconds=5)
 
 
 def due_seats(engine: Engine, game: Game) -> list[str]:
-    """Bot seats the engine asks to act now, in seat order."""
+    """Bot seats the engine asks to act now, in seat order; else the vacant seats to act, if the
+    table waits for nobody else (a removed player's seat: see :mod:`pbem.services.play.removal`)."""
     if game.status != "active" or engine.outcome(game.state) is not None:
         return []
     waiting = engine.to_act(game.state)
     resigned_too = rules_of(game).late_kind == "bot"
-    return [
+    bots = [
         seat.seat
         for seat in game.seats
         if seat.seat in waiting and (seat.is_bot or (resigned_too and seat.resigned_at is not None))
     ]
+    if bots:
+        return bots
+    vacant = [seat.seat for seat in game.seats if seat.seat in waiting and seat.is_vacant]
+    return vacant if vacant and len(vacant) == len(waiting) else []
 
 
 def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
-    """Ask the worker to play the bot's seats once this transaction commits, if one must act.
+    """Ask the worker to play the bot's seats (or a vacant seat's defaults) once this transaction
+    commits, if one must act.
 
     Called on every order: one indexed query for the game's bot and resigned seats, never a
     load of every seat and account (an order's transaction holds only the seat that wrote).

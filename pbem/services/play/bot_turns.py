@@ -59,6 +59,18 @@ def play(runtime: Runtime, game_id: int) -> int:
         if not seats:
             return 0
         old_turn = game.turn
-        _, step = play_one(session, game, engine, seats[0])
+        if any(seat.is_vacant for seat in game.seats if seat.seat == seats[0]):
+            step = play_defaults(session, game, engine, seats)
+        else:
+            _, step = play_one(session, game, engine, seats[0])
         after_change(runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
         return 1
+
+
+def play_defaults(session: Session, game: Game, engine: Engine, seats: list[str]) -> Step:
+    """The game's defaults for vacant seats, the only ones the table waits for (logged as a timeout)."""
+    step = engine.apply_timeout(game.state)
+    game.state = step.state
+    text = "vacant: " + ", ".join(seats)
+    append_log(session, game, kind="timeout", source="vacant", text=text, events=step.events)
+    return step

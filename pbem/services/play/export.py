@@ -11,7 +11,8 @@ the public export of an unfinished game holds the public event lines only
 (entries that made none, such as a sealed order replaced, are left out) and
 says so (``"complete": false``); it cannot be replayed.  Admin notes are cut to
 their action word in both kinds (they may name email addresses).  Email
-addresses are never exported.
+addresses are exported only when the admin asks (``pbem game export --addresses``,
+for moving a game in play to another server).
 """
 
 from __future__ import annotations
@@ -28,17 +29,19 @@ from pbem.services.play.verify import Verification, replay_log
 
 FORMAT = "pbem-game-export"
 VERSION = 1
-REPLAYABLE = ("order", "timeout")
+REPLAYABLE = ("order", "timeout", "relabel")
 
 
 def state_digest(state: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(state).encode()).hexdigest()
 
 
-def export_game(runtime, game_id: int, *, full: bool | None = None) -> dict[str, Any]:
+def export_game(runtime, game_id: int, *, full: bool | None = None, addresses: bool = False) -> dict[str, Any]:
     """The export of a game; ``full=None`` means full once finished, public before.
 
-    ``full=True`` is for the admin at the console (``pbem game export``).
+    ``full=True`` is for the admin at the console (``pbem game export``); ``addresses``
+    (there too, ``--addresses``) adds each seat's player as ``Name <EMAIL>``, so
+    ``pbem game import`` on another server can seat them without being told.
     """
     game, entries = replay_log(runtime, game_id)
     if full is None:
@@ -88,14 +91,31 @@ def export_game(runtime, game_id: int, *, full: bool | None = None) -> dict[str,
             "seed": game.seed,
             "variant": game.variant,
             "options": dict(game.options or {}),
+            "deadline_policy": dict(game.deadline_policy or {}),
         }
         out["final_state_sha256"] = state_digest(game.state)
+        if addresses:
+            out["addresses"] = {seat: player_line(seat_row) for seat, seat_row in _seats(runtime, game_id).items()}
     else:
         out["note"] = (
             "The game is not finished: its seed and orders are secret, so this export holds the public "
             "events only and cannot be replayed. The full log is exported once the game is over."
         )
     return out
+
+
+def _seats(runtime, game_id: int) -> dict[str, Any]:
+    from pbem.services.play.queries import load_game
+
+    with runtime.db.read() as session:
+        game = load_game(session, game_id)
+        return {seat.seat: (seat.account.name, seat.account.email) for seat in game.seats}
+
+
+def player_line(name_email: tuple[str, str]) -> str:
+    """``Name <EMAIL>`` (or the bare address), as ``--player`` takes it."""
+    name, email = name_email
+    return f"{name} <{email}>" if name else email
 
 
 def verify_export(data: Any) -> Verification:

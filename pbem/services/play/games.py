@@ -20,12 +20,14 @@ from pbem.runtime import Runtime
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
-from pbem.services.play import bot_seats, vacations
+from pbem.services.play import bot_seats, seat_changes
 from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
 
+#: Time per turn of a game whose creator chose none (the CLI's and the admin form's default).
+DEFAULT_DEADLINE = "3d"
 #: Seeds are stored as signed 64-bit integers.
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Unicode categories refused in a game name: control characters and line/paragraph separators.
@@ -189,17 +191,7 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     step = engine.new_game(names, game.seed, game.variant, game.options)
     game.players, game.state, game.status = names, step.state, "active"
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
-        account = account_for(session, email, name)
-        session.add(
-            Seat(
-                game=game,
-                account=account,
-                seat=seat_name,
-                position=position,
-                reply_token=new_token(),
-                web_token=new_token(),
-            )
-        )
+        session.add(new_seat(game, account_for(session, email, name), seat_name, position))
     session.flush()
     sync_summary(engine, game)
     game.thread_id = f"game-{game.id}"
@@ -215,6 +207,18 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
         first=True,
     )
     bot_seats.nudge_if_due(runtime, session, game, engine)
+
+
+def new_seat(game: Game, account, seat_name: str, position: int) -> Seat:
+    """A seat of ``game`` for ``account``, with fresh secret reply and web tokens."""
+    return Seat(
+        game=game,
+        account=account,
+        seat=seat_name,
+        position=position,
+        reply_token=new_token(),
+        web_token=new_token(),
+    )
 
 
 def rules_line(game: Game) -> str:
@@ -264,7 +268,8 @@ def cancel(runtime: Runtime, game_id: int, reason: str = "") -> None:
     with admin_action(runtime, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
         game.status, game.deadline, game.next_reminder = "cancelled", None, None
         game.finished_at = utcnow()
-        _announce(runtime, session, game, "The game is cancelled." + (f" ({reason})" if reason else ""))
+        headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
+        notify.send_views(runtime, session, game, headline=headline, kind="cancelled")
 
 
 def extend_deadline(runtime: Runtime, game_id: int, seconds: int) -> dt.datetime:
@@ -304,28 +309,32 @@ def seat_by_name(game: Game, seat_name: str) -> Seat:
 
 
 def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) -> None:
-    """Give a seat to another player: both of its secret tokens are rotated, the departed
-    player's vacations end and the count of missed deadlines starts again from zero."""
+    """Give a seat to another player (see :func:`seat_changes.hand_over`): the departing player is
+    told, the table hears who plays the seat now, and the newcomer gets the seat's view with an
+    example reply for the phase the game is in."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
     with admin_action(runtime, game_id, "replace", note, ("active", "paused")) as (session, game):
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
-        vacations.end_now(session, game, seat, utcnow())  # a deadline the departed player held comes in
-        seat.account = account_for(session, email, name)
-        seat.missed_deadlines = 0
-        seat.resigned_at = None  # a resigned seat taken over is played by its new player
-        rotate_tokens_of(seat)
-        seat.last_message_id = None  # the new player's thread starts here, not in the departed player's inbox
+        if seat.account.email == email:
+            raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
+        before, last_email = seat.public_label, seat.last_message_id
+        departing = seat_changes.hand_over(runtime, session, game, seat, account_for(session, email, name))
+        if not is_bot_address(departing.email):  # a bot's or a vacant seat's account reads no email
+            why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
+            seat_changes.tell_departing(runtime, session, game, seat, departing, last_email, why)
+        headline = f"{seat.public_label} takes over from {before}."
+        notify.send_views(runtime, session, game, headline=headline, kind="admin", told=seat)
         notify.queue_for_seat(
             runtime,
             session,
             game,
             seat,
             template="turn",
-            kind="welcome",
-            headline=f"You have taken over the seat {seat.seat}.",
+            kind="takeover",
+            headline=f"You have taken over the seat {seat.seat} in {game.name}, from {before}.",
             events=[],
             missed=[],
         )

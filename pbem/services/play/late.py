@@ -91,7 +91,9 @@ def postpone(
         notify.send_views(runtime, session, game, headline=line, kind="admin")
         return True
     rules = rules_of(game)
-    if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
+    vacant = {seat.seat for seat in game.seats if seat.is_vacant}
+    waiting_for_players = any(name not in vacant for name in missing)  # nobody comes back to a vacant seat
+    if rules.late_kind == "grace" and waiting_for_players and (game.grace_used or 0) < rules.late_n:
         period = turn_seconds(engine, game) or DEFAULT_PERIOD
         game.grace_used = (game.grace_used or 0) + 1
         _move_deadline(game, now + dt.timedelta(seconds=period), now)

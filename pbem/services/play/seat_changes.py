@@ -1,0 +1,68 @@
+"""A seat changing hands mid-game: the departing player is told, the board shows the new name.
+
+Used when the admin replaces a player (:func:`pbem.services.play.games.replace_player`)
+and removes one (:mod:`pbem.services.play.removal`).  The seat keeps its name and
+its place in the game; its secret reply address and web link change, so the
+departing player's old emails no longer act for it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from pbem.clock import utcnow
+from pbem.models import Account, Game, Seat, public_name
+from pbem.runtime import Runtime
+from pbem.services.mailout import notify, threads
+from pbem.services.play import vacations
+from pbem.services.play.progress import append_log, engine_for
+from pbem.tokens import new_token
+
+
+def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, account: Account) -> Account:
+    """Give ``seat`` to ``account`` (in the caller's locked transaction); returns the departing account.
+
+    The departing player's vacations end (a deadline they held comes in), the
+    count of missed deadlines starts again, both secret tokens change and the
+    new player's thread starts afresh; the board shows the new player's name.
+    """
+    departing = seat.account
+    vacations.end_now(session, game, seat, utcnow())
+    seat.account = account
+    seat.missed_deadlines = 0
+    seat.resigned_at = None  # a resigned seat taken over is played by its new player
+    seat.reply_token, seat.web_token = new_token(), new_token()
+    seat.last_message_id = None
+    relabel(session, game, seat, public_name(account.name, seat.position, account.email))
+    return departing
+
+
+def relabel(session: Session, game: Game, seat: Seat, name: str) -> None:
+    """Show ``name`` for ``seat`` on the board from now on: a ``relabel`` log entry, which replay
+    applies at the same point (earlier events keep the name they were played under)."""
+    game.state = engine_for(game).relabel(game.state, seat.seat, name)
+    append_log(session, game, kind="relabel", source="admin", seat=seat.seat, text=name)
+
+
+def tell_departing(
+    runtime: Runtime, session: Session, game: Game, seat: Seat, account: Account, last_email: str | None, why: str
+) -> None:
+    """The departing player hears, in the game's thread, that the seat is no longer theirs."""
+    notify.queue(
+        runtime,
+        session,
+        game=game,
+        seat=None,
+        recipient=account.email,
+        template="notice",
+        kind="replaced",
+        subject=threads.subject(game, answer=bool(last_email)),
+        in_reply_to=last_email,
+        headline=f"You no longer play {seat.seat} in {game.name}.",
+        details=[
+            why,
+            "Replies to the game's earlier emails no longer reach the seat, and you will get no more emails "
+            "about this game.",
+            "If this is a mistake, write to the person who runs the game.",
+        ],
+    )

@@ -1,0 +1,109 @@
+"""``pbem game import``: an exported game recreated on the same server or another one, where
+it verifies; a game in play goes on there, its players told their seats' new addresses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from pbem.cli import main
+from pbem.models import Game, LogEntry, PressMessage
+from pbem.services import ServiceError
+from pbem.services.play import importing, press
+from pbem.services.play.export import export_game, state_digest
+from pbem.services.play.verify import verify
+from tests.async_play.helpers import outbox
+from tests.conftest import build_runtime
+from tests.mail.helpers import deliver, inbound, mail, seat_address
+from tests.support.play import PLAYERS, game_row, play_some, play_to_end, seat_ids, start
+
+
+@pytest.fixture
+def other_server(tmp_path):
+    """A second server: its own instance, SQLite database and secret."""
+    rt = build_runtime(tmp_path / "other", f"sqlite:///{tmp_path / 'other.sqlite3'}", secret_key="other-secret")
+    yield rt
+
+
+def game_count(runtime) -> int:
+    with runtime.db.read() as session:
+        return session.scalar(select(func.count(Game.id)))
+
+
+def test_a_finished_game_moves_to_another_server_and_comes_back_here(runtime, other_server):
+    game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:3]), seed=8)
+    data = export_game(runtime, game_id, full=True)
+    moved = importing.import_game(other_server, json.loads(json.dumps(data)))
+    there = game_row(other_server, moved.game_id)
+    assert moved.status == "finished" and there.result == game_row(runtime, game_id).result
+    assert state_digest(there.state) == data["final_state_sha256"] and verify(other_server, moved.game_id).ok
+    assert moved.entries == len(data["log"])
+    assert all(seat.account.email.endswith("@bot.invalid") for seat in there.seats), "an archive mails nobody"
+    again = importing.import_game(runtime, data)  # the same server: a second copy under a new id
+    assert again.game_id != game_id and verify(runtime, again.game_id).ok
+
+
+def test_a_game_in_play_moves_with_its_players_and_goes_on(runtime, other_server):
+    game_id = start(runtime, deadline_seconds=86400)
+    seats = seat_ids(runtime, game_id)
+    assert press.send_press(runtime, game_id, seats["Suns"], "moons", "Meet me at dawn").ok
+    assert press.send_press(runtime, game_id, seats["Crowns"], "all", "Good luck!").ok
+    play_some(runtime, game_id, seed=4, count=5)
+    data = export_game(runtime, game_id, full=True, addresses=True)
+    assert set(data["addresses"]) == set(seats)
+
+    with pytest.raises(ServiceError, match="still in play"):
+        importing.import_game(other_server, {**data, "addresses": {}})
+    with pytest.raises(ServiceError, match="one --player per seat"):
+        importing.import_game(other_server, data, ["a@x.org"])
+    assert game_count(other_server) == 0, "a refused import leaves nothing behind"
+
+    moved = importing.import_game(other_server, data)
+    there = game_row(other_server, moved.game_id)
+    assert moved.status == "active" and there.deadline is not None and verify(other_server, moved.game_id).ok
+    assert [s.account.email for s in there.seats] == [s.account.email for s in game_row(runtime, game_id).seats]
+    with other_server.db.read() as session:
+        kept = {(p.from_seat, p.to_seat, p.text) for p in session.scalars(select(PressMessage))}
+        log = session.scalar(select(func.count(LogEntry.id)).where(LogEntry.game_id == moved.game_id))
+    assert kept == {("Suns", "Moons", "Meet me at dawn"), ("Crowns", None, "Good luck!")}
+    assert log == len(data["log"])
+    told = outbox(other_server, kind="moved")
+    assert len(told) == len(seats) and all("has moved to this server" in e.body_text for e in told)
+    seat = there.seats[0]
+    status, inbound_id = deliver(other_server, mail(seat_address(other_server, seat), seat.account.email, "status"))
+    assert status == "done", inbound(other_server, inbound_id).verdict
+    play_some(other_server, moved.game_id, seed=5, count=3)
+    assert verify(other_server, moved.game_id).ok
+
+
+def test_an_export_that_does_not_replay_is_refused(runtime):
+    game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:2]), seed=3)
+    data = export_game(runtime, game_id, full=True)
+    data["final_state_sha256"] = "0" * 64
+    before = game_count(runtime)
+    with pytest.raises(ServiceError, match="does not replay"):
+        importing.import_game(runtime, data)
+    public = export_game(runtime, start(runtime), full=False)
+    with pytest.raises(ServiceError, match="public only"):
+        importing.import_game(runtime, public)
+    assert game_count(runtime) == before + 1
+
+
+def test_the_import_command(sqlite_runtime, tmp_path):
+    game_id = play_to_end(sqlite_runtime, start(sqlite_runtime, engine="rankchain", players=PLAYERS[:2]), seed=6)
+    path = tmp_path / "game.json"
+    assert CliRunner().invoke(main, ["game", "export", str(game_id), "-o", str(path)]).exit_code == 0
+    done = CliRunner().invoke(main, ["game", "import", str(path), "--json"])
+    assert done.exit_code == 0, done.output
+    row = json.loads(done.output)
+    assert row["status"] == "finished" and row["id"] != game_id and "replay to the stored game" in row["verified"]
+    live = start(sqlite_runtime)
+    assert CliRunner().invoke(main, ["game", "export", str(live), "-o", str(path)]).exit_code == 0
+    refused = CliRunner().invoke(main, ["game", "import", str(path)])
+    assert refused.exit_code == 1 and "--player 'Name <EMAIL>'" in refused.output
+    players = [arg for p in ("w@x.org", "x@x.org", "y@x.org", "z@x.org") for arg in ("--player", p)]
+    taken = CliRunner().invoke(main, ["game", "import", str(path), *players])
+    assert taken.exit_code == 0 and "new reply address" in taken.output
