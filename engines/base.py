@@ -217,6 +217,9 @@ class Engine(ABC):
     #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
     bot_iterations: ClassVar[int] = 100
     bot_horizon: ClassVar[int] = 12
+    #: One seat moves at a time (turn by turn, no simultaneous phases as a rule): by default a
+    #: player is then mailed when it is their turn, with what happened since, not on every move.
+    one_at_a_time: ClassVar[bool] = False
 
     # -- set-up -----------------------------------------------------------------
 

@@ -1,9 +1,12 @@
 """Small helpers every engine's HTML renderer shares.
 
 The markup they build is email-safe: tables and inline styles only, no SVG, no
-script, no stylesheet, no image; the outer table is fluid (``width:100%``,
-``max-width:600px``), so it fits a 390-pixel phone screen and reads the same in
-webmail, desktop clients and on the web page.  Every piece of text goes through
+script, no stylesheet, no image, and nothing whose meaning or layout rests on CSS
+that Gmail, Outlook on Windows or Apple Mail drops (per caniemail's data): boxes
+are table cells (the only elements Outlook pads), widths are table widths, a
+pill is coloured text padded with no-break spaces, so it reads the same where
+rounded corners are not drawn.  It fits a 390-pixel phone screen and reads the
+same in webmail, desktop clients and on the web page.  Every piece of text goes through
 :func:`markupsafe.escape` (``Markup.format`` does it), so a player's name or
 excuse can never become markup.
 """
@@ -73,21 +76,27 @@ def ink_on(fill: str) -> str:
 
 
 def chip(label: object, fill: str = "#ffffff", *, title: str = "", round_: bool = False, bold: bool = True) -> Markup:
-    """A label on a coloured pill: a coin, a card, a pawn, a seat's colour."""
+    """A label on a coloured pill: a coin, a card, a pawn, a seat's colour.
+
+    No-break spaces pad it and join its words, so it neither wraps inside nor
+    needs ``padding``, ``display`` or ``white-space`` (which Outlook drops);
+    where ``border-radius`` is not drawn it is still coloured text, legible on its fill.
+    """
     radius = "999px" if round_ else "4px"
     weight = "bold" if bold else "normal"
     style = (
-        f"display:inline-block;min-width:1.2em;padding:1px 6px;margin:1px 2px 1px 0;border:1px solid #333333;"
-        f"border-radius:{radius};background:{fill};color:{ink_on(fill)};font-weight:{weight};"
-        "text-align:center;line-height:1.4;white-space:nowrap"
+        f"border:1px solid #333333;border-radius:{radius};background-color:{fill};color:{ink_on(fill)};"
+        f"font-weight:{weight}"
     )
+    text = Markup("&nbsp;").join(escape(str(label)).split(" "))
     if title:
-        return html('<span style="{}" title="{}">{}</span>', style, title, label)
-    return html('<span style="{}">{}</span>', style, label)
+        return html('<span style="{}" title="{}">&nbsp;{}&nbsp;</span>', style, title, text)
+    return html('<span style="{}">&nbsp;{}&nbsp;</span>', style, text)
 
 
 def chips(items: Iterable[Markup], empty: str = "none") -> Markup:
-    joined = Markup("").join(items)
+    """Pills side by side, a space between them (their only gap where margins are dropped)."""
+    joined = Markup(" ").join(items)
     return joined if joined else html('<span style="color:{}">{}</span>', MUTED, empty)
 
 
@@ -115,10 +124,11 @@ def bullets(items: Iterable[object]) -> Markup:
 def panel(body: object, *, accent: str = LINE, background: str = SOFT) -> Markup:
     """A tinted box with a coloured left edge (one table cell, so every client draws it)."""
     return html(
-        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" '
+        '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" '
         'style="width:100%;border-collapse:collapse;margin:8px 0">'
-        '<tr><td style="padding:8px 10px;background:{};border-left:4px solid {};color:{};overflow-wrap:anywhere">'
+        '<tr><td bgcolor="{}" style="padding:8px 10px;background-color:{};border-left:4px solid {};color:{}">'
         "{}</td></tr></table>",
+        background,
         background,
         accent,
         INK,
@@ -129,13 +139,16 @@ def panel(body: object, *, accent: str = LINE, background: str = SOFT) -> Markup
 def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption: str = "", size: str = "1em") -> Markup:
     """A data table, 100 % wide; cells wrap, so it never widens the page."""
     cell = f"padding:4px 5px;border-bottom:1px solid {LINE};text-align:left;vertical-align:top;font-size:{size}"
-    head = Markup("").join(html('<th scope="col" style="{};overflow-wrap:normal">{}</th>', cell, h) for h in header)
+    head = Markup("").join(
+        html('<th scope="col" style="{}">{}</th>', cell, h) if h else html('<td style="{}"></td>', cell) for h in header
+    )
     body = Markup("").join(
         html("<tr>{}</tr>", Markup("").join(html('<td style="{}">{}</td>', cell, c) for c in row)) for row in rows
     )
     cap = html('<caption style="text-align:left;font-weight:bold;padding:4px 0">{}</caption>', caption)
     return html(
-        '<table width="100%" cellpadding="0" cellspacing="0" style="width:100%;border-collapse:collapse;margin:6px 0">'
+        '<table width="100%" cellpadding="0" cellspacing="0" border="0" '
+        'style="width:100%;border-collapse:collapse;margin:6px 0">'
         "{}<thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
         cap if caption else Markup(""),
         head,
@@ -144,12 +157,11 @@ def grid(header: Iterable[object], rows: Iterable[Iterable[object]], *, caption:
 
 
 def document(*blocks: object, label: str) -> str:
-    """The board's outer box: fluid up to 600 px, with the renderer's blocks inside."""
+    """The board's outer box, as wide as what holds it (the email's 600-pixel column, a page's)."""
     inner = Markup("").join(blocks)  # escapes any block that is not markup already
     return str(
         html(
-            '<div role="group" data-board aria-label="{}" style="max-width:600px;width:100%;{};color:{};font-size:15px;'
-            'line-height:1.4;overflow-wrap:anywhere">{}</div>',
+            '<div role="group" data-board aria-label="{}" style="{};color:{};font-size:15px;line-height:1.4">{}</div>',
             label,
             FONT,
             INK,

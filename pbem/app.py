@@ -83,6 +83,7 @@ def _register_blueprints(app: Flask) -> None:
         "pbem.web.play",
         "pbem.web.observe",
         "pbem.web.prefs",
+        "pbem.web.unsubscribe",
         "pbem.web.signin",
         "pbem.web.me",
         "pbem.web.lobby",

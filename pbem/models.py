@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import secrets
 import unicodedata
 from typing import Any
 
@@ -53,7 +54,9 @@ class Account(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     name: Mapped[str] = mapped_column(String(200), default="")
-    notify: Mapped[str] = mapped_column(String(20), default="every")
+    #: ``default`` (each game's own: see :mod:`pbem.services.mailout.preferences`), ``every``,
+    #: ``my_turn`` or ``digest``, for every game; a seat may override it for its game.
+    notify: Mapped[str] = mapped_column(String(20), default="default")
     bounces: Mapped[int] = mapped_column(Integer, default=0)
     last_bounce: Mapped[str | None] = mapped_column(Text)
     #: Hard bounces in a row (a message the player sends resets it); at the limit the address is unreachable.
@@ -165,6 +168,11 @@ def is_vacant_address(email: str) -> bool:
     return email.lower() == VACANT_ADDRESS
 
 
+def new_thread_key() -> str:
+    """64 random bits for a seat's thread root."""
+    return secrets.token_hex(8)
+
+
 class Seat(Base):
     __tablename__ = "seats"
     __table_args__ = (
@@ -186,6 +194,13 @@ class Seat(Base):
     web_token: Mapped[str] = mapped_column(String(64), unique=True)
     #: Message-ID of the last email sent to this seat, for In-Reply-To threading.
     last_message_id: Mapped[str | None] = mapped_column(String(300))
+    #: The random part of the Message-ID of the seat's first email, the root of its thread, so no
+    #: other server (or an earlier install on the same domain) ever used it; ``start`` for seats
+    #: made before it was random.
+    thread_key: Mapped[str] = mapped_column(String(32), default=new_thread_key, server_default="start")
+    #: This game's notification choice, over the account's: ``my_turn`` (the one-click
+    #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
+    notify: Mapped[str | None] = mapped_column(String(20))
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
     #: When the seat's player resigned: the game's late-seat policy plays the seat from then on.
     resigned_at: Mapped[dt.datetime | None] = mapped_column(DateTime)

@@ -10,6 +10,7 @@ from pbem.config import load_settings
 from pbem.db import dispose_all
 from pbem.migrations import upgrade
 from pbem.runtime import make_runtime, set_runtime
+from tests.support.live import headless_chromium
 from tests.support.services import postgres_schema
 
 
@@ -77,3 +78,10 @@ def client(app):
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium per test module."""
+    with headless_chromium() as browser:
+        yield browser

@@ -16,6 +16,7 @@ class KidSproutEngine(Engine):
     name = "kidsprout"
     bot_iterations = 120
     bot_horizon = 40
+    one_at_a_time = False
     order_words = frozenset(orders.VERBS)
     title = "KidSprout Jumboree"
     min_players = 3

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from engines import render_kit as kit
 
-SUIT_FILL = {"Suns": "#f2c230", "Moons": "#2b4c8c", "Crowns": "#8e44ad", "Arms": "#c0392b"}
+SUIT_FILL = {"Suns": "#f7d97d", "Moons": "#2b4c8c", "Crowns": "#8540a2", "Arms": "#c0392b"}
 SEALED_FILL = "#3b3b3b"
 
 

@@ -48,6 +48,7 @@ class RankChainEngine(Engine):
     name: ClassVar[str] = "rankchain"
     bot_iterations = 200
     bot_horizon = 0
+    one_at_a_time = True
     title: ClassVar[str] = "Rank Chain"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = len(COLOURS)

@@ -19,12 +19,12 @@ LEGEND = [
     "turned up, placed or drawn; at the limit the game is a draw.",
 ]
 PAWN_COLOURS = {
-    "Red": "#d62728",
+    "Red": "#c02324",
     "Blue": "#1f77b4",
-    "Green": "#2ca02c",
-    "Yellow": "#e6c619",
-    "Purple": "#9467bd",
-    "Orange": "#ff7f0e",
+    "Green": "#248424",
+    "Yellow": "#f2e187",
+    "Purple": "#996ec0",
+    "Orange": "#ffa85b",
 }
 
 

@@ -27,6 +27,11 @@ def card_chip(card: str) -> Markup:
     return kit.chip(card_name(card), card_fill(card), title=card_name(card))
 
 
+def short_chip(card: str) -> Markup:
+    """A card by its rank alone (the legend names them), for the narrow players' table."""
+    return kit.chip(card, card_fill(card), title=card_name(card))
+
+
 def pawn(seat: str) -> Markup:
     return kit.chip(seat[:1], PAWN_COLOURS.get(seat, "#555555"), title=f"{seat}'s pawn", round_=True)
 
@@ -46,14 +51,14 @@ def cell_html(cell: dict[str, Any], chained: bool, seat: str | None = None) -> M
     pick = f"{cell['cell']}|stay" if seat and cell["pawn"] == seat else cell["cell"]  # your own pawn: "stay"
     return kit.html(
         '<td title="{}" data-pick="{}" style="padding:2px;text-align:center;vertical-align:top">'
-        '<div style="border:{};border-radius:4px;background:{};color:{};font-weight:bold;font-size:18px;'
-        'line-height:30px;min-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>',
+        '<div style="border:{};border-radius:4px;background-color:{};color:{};font-weight:bold;font-size:18px;'
+        'line-height:30px">{}</div><div style="font-size:12px;line-height:20px">{}</div></td>',
         title,
         pick,
         border,
         fill,
         colour,
-        label,
+        label or Markup("&nbsp;"),  # a blank card keeps its height without min-height (Outlook drops it)
         under,
     )
 
@@ -61,7 +66,11 @@ def cell_html(cell: dict[str, Any], chained: bool, seat: str | None = None) -> M
 def grid_html(view: dict[str, Any]) -> Markup:
     chains = {cell for chain in (view["result"] or {}).get("chains", []) for cell in chain}
     head = Markup("").join(
-        kit.html('<th scope="col" style="font-size:12px;color:{};font-weight:normal">{}</th>', kit.MUTED, c + 1)
+        kit.html(  # equal columns without table-layout (which Outlook ignores)
+            '<th scope="col" width="12%" style="width:12%;font-size:12px;color:{};font-weight:normal">{}</th>',
+            kit.MUTED,
+            c + 1,
+        )
         for c in range(COLUMNS)
     )
     rows = []
@@ -74,8 +83,8 @@ def grid_html(view: dict[str, Any]) -> Markup:
         )
     return kit.html(
         '<table aria-label="The grid" width="100%" cellpadding="0" cellspacing="0" '
-        'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
-        '<colgroup><col style="width:18px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>',
+        'style="width:100%;border-collapse:collapse;margin:6px 0">'
+        '<colgroup><col style="width:18px">{}</colgroup><thead><tr><td></td>{}</tr></thead><tbody>{}</tbody></table>',
         Markup("").join(Markup("<col>") for _ in range(COLUMNS)),
         head,
         Markup("").join(rows),
@@ -88,14 +97,15 @@ def seats_html(view: dict[str, Any]) -> Markup:
         mark = " (to play)" if seat in view["to_act"] else ""
         rows.append(
             [
-                kit.html("{} {}{}", pawn(seat), seat, mark),
-                view["players"].get(seat, ""),
+                kit.html(
+                    '{} {}{}<br><span style="color:{}">{}<br>pawn {}</span>',
+                    *(pawn(seat), seat, mark, kit.MUTED, view["players"].get(seat, ""), view["pawns"][seat] or "off"),
+                ),
                 view["hand_sizes"][seat],
-                kit.chips((card_chip(card) for card in view.get("known", {}).get(seat, [])), "–"),
-                view["pawns"][seat] or "–",
+                kit.chips((short_chip(card) for card in view.get("known", {}).get(seat, [])), "–"),
             ]
         )
-    return kit.grid(["Seat", "Player", "Cards", "Taken face up", "Pawn"], rows, caption="Players")
+    return kit.grid(["Seat, player, pawn", "Cards", "Taken face up"], rows, caption="Players")
 
 
 def hand_html(view: dict[str, Any]) -> Markup:

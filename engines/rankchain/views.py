@@ -10,7 +10,7 @@ from typing import Any
 
 from engines.base import State
 from engines.rankchain.cards import CELL_NAMES, COLUMNS, ROWS, X, card_name, sort_cards
-from engines.rankchain.model import UP, current_seat, free_cells, round_number
+from engines.rankchain.model import UP, current_seat, round_number
 from engines.rankchain.orders import legal_orders
 
 DECK_OPTIONS = ("rank_copies", "wild_copies", "x_cards", "blank_cards")
@@ -102,12 +102,7 @@ def prompt(state: State, seat: str) -> str:
         "up": f"{card_name(place['card'])}, face up",
         "empty": "an empty cell",
     }[place["face"]]
-    moves = len(free_cells(state, seat))
-    return (
-        f"Your turn: your pawn is on {CELL_NAMES[own]}: {here}. Stay, or move to one of the "
-        f"{moves} cells without a pawn, then flip a face-down card, take (or pass) a face-up one, "
-        f"or on an empty cell place a card or draw."
-    )
+    return f"Your turn: your pawn is on {CELL_NAMES[own]}, {here}. Stay or move, then flip, take, place or draw."
 
 
 def private_view(state: State, seat: str) -> dict[str, Any]:

@@ -49,6 +49,7 @@ class SneakEngine(Engine):
     #: right after the bot's order.
     bot_iterations = 48
     bot_horizon = 0
+    one_at_a_time = False
     order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4

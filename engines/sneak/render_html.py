@@ -16,7 +16,7 @@ from engines import render_kit as kit
 from engines.sneak.model import head_count
 from engines.sneak.render import STATUS, TAGS
 
-CAMP_FILL = {"Spork": "#2b6cd6", "Foon": "#2a9d4b", "Sneak": "#8e1b1b"}
+CAMP_FILL = {"Spork": "#2663c6", "Foon": "#22813e", "Sneak": "#8e1b1b"}
 
 
 def camp_chip(camp: str) -> Markup:
@@ -52,13 +52,15 @@ def seats_html(view: dict[str, Any]) -> Markup:
         you = " (you)" if seat == view.get("seat") else ""
         rows.append(
             [
-                kit.html('<strong data-pick="{}">{}</strong>{}{}', seat, seat, you, mark),
-                view["players"][seat],
+                kit.html(
+                    '<strong data-pick="{}">{}</strong>{}{}<br><span style="color:{}">{}</span>',
+                    *(seat, seat, you, mark, kit.MUTED, view["players"][seat]),
+                ),
                 counters(view["counters"][seat]),
                 view["scores"][seat],
             ]
         )
-    return kit.grid(["Seat", "Player", "Counters", "Points"], rows, caption="Seats")
+    return kit.grid(["Seat and player", "Counters", "Points"], rows, caption="Seats")
 
 
 def challenge_html(view: dict[str, Any]) -> Markup:

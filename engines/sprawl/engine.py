@@ -63,6 +63,7 @@ class SprawlEngine(Engine):
     name = "sprawl"
     bot_iterations = 100
     bot_horizon = 3
+    one_at_a_time = True
     title = "Sprawl"
     min_players = 3
     max_players = 8

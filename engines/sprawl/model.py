@@ -23,12 +23,12 @@ LETTERS = {
     "White": "W",
 }
 FILL = {
-    "Red": "#d62828",
-    "Yellow": "#f2c230",
-    "Green": "#2a9d4b",
-    "Blue": "#2b6cd6",
-    "Purple": "#8e44ad",
-    "Orange": "#f07f1a",
+    "Red": "#c12424",
+    "Yellow": "#f7d97d",
+    "Green": "#22813e",
+    "Blue": "#2663c6",
+    "Purple": "#8540a2",
+    "Orange": "#f4a45d",
     "Black": "#222222",
     "White": "#f4f4f4",
 }

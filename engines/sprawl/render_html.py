@@ -73,8 +73,8 @@ def square_html(square: str, cell: dict[str, Any] | None, spores: list[str], vie
         + (" (neutralised)" if cell["neutralised"] else "")
     )
     label = kit.html(
-        '<span style="display:inline-block;padding:1px 2px;background:#ffffff;color:#111111;'
-        'border:1px solid #111111;border-radius:3px">{}<br>{}{}</span>',
+        '<span style="background-color:#ffffff;color:#111111;border:1px solid #111111">&nbsp;{}&nbsp;<br>'
+        "&nbsp;{}{}&nbsp;</span>",
         owners,
         sizes,
         dead,
@@ -96,7 +96,11 @@ def board_html(view: dict[str, Any]) -> Markup:
     width, height = board["width"], board["height"]
     spores = spore_squares(view)
     small = "font-size:11px;color:#555555;font-weight:normal;text-align:center"
-    head = Markup("").join(kit.html('<th scope="col" style="{}">{}</th>', small, chr(97 + x)) for x in range(width))
+    share = f"{100 // width}%"  # equal columns without table-layout (which Outlook ignores)
+    head = Markup("").join(
+        kit.html('<th scope="col" width="{}" style="{};width:{}">{}</th>', share, small, share, chr(97 + x))
+        for x in range(width)
+    )
     rows = []
     for y in range(height - 1, -1, -1):
         cells = Markup("").join(
@@ -111,8 +115,8 @@ def board_html(view: dict[str, Any]) -> Markup:
         rows.append(kit.html('<tr><th scope="row" style="{}">{}</th>{}</tr>', small, y + 1, cells))
     return kit.html(
         '<table aria-label="The board" width="100%" cellpadding="0" cellspacing="0" '
-        'style="width:100%;border-collapse:collapse;table-layout:fixed;margin:6px 0">'
-        '<colgroup><col style="width:16px">{}</colgroup><thead><tr><th></th>{}</tr></thead><tbody>{}</tbody></table>',
+        'style="width:100%;border-collapse:collapse;margin:6px 0">'
+        '<colgroup><col style="width:16px">{}</colgroup><thead><tr><td></td>{}</tr></thead><tbody>{}</tbody></table>',
         Markup("").join(Markup("<col>") for _ in range(width)),
         head,
         Markup("").join(rows),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
 import mail_templates
 
@@ -65,6 +66,70 @@ def _wrap(text: object, width: int = 72, indent: str = "", hang: str | None = No
     return "\n".join(out)
 
 
+#: A URL in running text, up to the first space or closing bracket.
+_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"')\]]+", re.IGNORECASE)
+#: Runs of this many characters without a space get a way to break (Gmail, Outlook and Yahoo
+#: ignore ``overflow-wrap``, so one long word would widen the email on a phone).
+LONG_RUN = 24
+_RUN = re.compile(rf"[^\s-]{{{LONG_RUN + 1},}}")  # a hyphen is a place to break already
+#: Short words for our own links, by path: a long URL is never the text of a link.
+_LINK_WORDS = (
+    ("/play/", "your seat's page"),
+    ("/rules/", "the rules"),
+    ("/notify/", "your email settings"),
+    ("/unsubscribe/", "unsubscribe"),
+    ("/signin/", "sign in"),
+    ("/observe/confirm/", "confirm"),
+    ("/observe/stop/", "stop these emails"),
+    ("/games/", "the game's page"),
+    ("/me", "your games"),
+)
+LINK_STYLE = "color:#0b5cad;text-decoration:underline"
+
+
+def link_words(url: str) -> str:
+    """What a link to ``url`` says: what it opens, never the URL itself."""
+    path = re.sub(r"^https?://[^/]+", "", url)
+    return next((words for prefix, words in _LINK_WORDS if prefix in path), re.sub(r"^https?://", "", url)[:30])
+
+
+def link(url: object, words: object = None) -> Markup:
+    """``<a>`` to ``url`` with short words (see :func:`link_words`)."""
+    url = str(url)
+    return Markup('<a href="{}" style="{}">{}</a>').format(url, LINK_STYLE, words or link_words(url))
+
+
+def breakable(text: object) -> Markup:
+    """``text`` escaped, each run of more than :data:`LONG_RUN` unbroken characters allowed to
+    break anywhere (``word-break:break-all``, which the major clients honour), so a long word,
+    address or code from anyone never widens the email."""
+    out, last = [], 0
+    text = str(text)
+    for match in _RUN.finditer(text):
+        out.append(escape(text[last : match.start()]))
+        out.append(Markup('<span style="word-break:break-all">{}</span>').format(match.group(0)))
+        last = match.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
+
+
+def lines(text: object) -> Markup:
+    """Plain text as HTML lines, readable in every client without ``<pre>``: each line break a
+    ``<br>``, leading spaces kept, URLs as short links, long runs breakable."""
+    rendered = []
+    for line in str(text).split("\n"):
+        stripped = line.lstrip(" ")
+        indent = Markup("&nbsp;" * (len(line) - len(stripped)))
+        parts, last = [indent], 0
+        for match in _URL_IN_TEXT.finditer(stripped):
+            parts.append(breakable(stripped[last : match.start()]))
+            parts.append(link(match.group(0)))
+            last = match.end()
+        parts.append(breakable(stripped[last:]))
+        rendered.append(Markup("").join(parts))
+    return Markup("<br>\n").join(rendered)
+
+
 @cache
 def environment(kind: str) -> jinja2.Environment:
     """One environment for text (no escaping) and one for HTML (autoescaped)."""
@@ -78,6 +143,9 @@ def environment(kind: str) -> jinja2.Environment:
         auto_reload=False,  # the templates ship with the code: no stat of every file on every email
     )
     env.filters["wrap"] = _wrap
+    env.filters["lines"] = lines
+    env.filters["breakable"] = breakable
+    env.filters["link"] = link
     return env
 
 

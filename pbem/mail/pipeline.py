@@ -31,7 +31,7 @@ from pbem.mail.refusals import known_player, reply_refusal, span, tell_held, tel
 from pbem.mail.text import body_text
 from pbem.models import InboundMessage, OutboxMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services.mailout import folds, press_mail
+from pbem.services.mailout import folds, press_mail, unsubscribe
 from pbem.services.ops import strangers
 from pbem.services.play import bounces, lobby, seat_commands
 from pbem.services.play import orders as order_service
@@ -124,6 +124,12 @@ def take_bounces(ctx: Context) -> None:
         raise Discard("bounce address not signed by this server: ignored")
     report = machine.read_bounce(ctx.message) if ctx.message is not None else None
     raise Discard(bounces.record(ctx.runtime, ctx.session, outbox_id, report))
+
+
+def take_unsubscribes(ctx: Context) -> None:
+    """Mail to an unsubscribe address (``List-Unsubscribe``'s mailto): acted on if signed, never answered."""
+    if unsubscribe.is_unsubscribe_address(ctx.runtime, ctx.recipient):
+        raise Discard(unsubscribe.by_address(ctx.runtime, ctx.session, ctx.recipient))
 
 
 def drop_machines(ctx: Context) -> None:
@@ -380,8 +386,9 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
     read_headers,
     read_authentication,
     take_bounces,
-    drop_machines,
+    take_unsubscribes,
     drop_loops,
+    drop_machines,
     check_size,
     route,
     limit_rate,

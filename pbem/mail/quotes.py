@@ -2,13 +2,15 @@
 
 Handles ``>`` quoting (bottom-, top- and inline posting), attribution lines
 ("On ... wrote:" in several languages, Apple Mail's quoted one, Gmail's wrapped
-one), Outlook's unquoted originals ("-----Original Message-----", a rule of
-underscores, or a "From: ... Sent: ..." header block), ``-- `` signatures,
-"Sent from my phone" footers, and a greeting or sign-off around the orders.
+one), unquoted originals ("-----Original Message-----", a rule, or a header
+block of From, Sent or Date, To and Subject lines in any order and language, as
+Outlook, GMX and many webmails write it), ``-- `` signatures, "Sent from my
+phone" footers, and a greeting or sign-off around the orders.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
@@ -40,6 +42,7 @@ _HEADER_NEXT = re.compile(
     r"\s*\*?\s*[:：]",
     re.IGNORECASE,
 )
+#: A rule: Outlook's line of underscores, and what an HTML ``<hr>`` becomes (:mod:`pbem.mail.text`).
 _UNDERSCORES = re.compile(r"^\s*_{8,}\s*$")
 _SIGNATURE = re.compile(r"^(?:--|-- |—|__)\s*$")
 _PHONE = re.compile(
@@ -79,12 +82,18 @@ def _next_nonblank(lines: list[str], index: int) -> int | None:
     return None
 
 
-def _outlook_block_at(lines: list[str], index: int) -> bool:
-    """A "From: ... / Sent: ..." header block (Outlook quotes the original without ``>``)."""
-    if not _HEADER_FROM.match(lines[index]):
+def _is_header(line: str) -> bool:
+    return bool(_HEADER_FROM.match(line) or _HEADER_NEXT.match(line))
+
+
+def _header_block_at(lines: list[str], index: int) -> bool:
+    """A header block of the original, quoted without ``>``: three header lines in a row (From,
+    Sent or Date, To, Subject... in any order and several languages), one of them naming the sender."""
+    if not _is_header(lines[index]):
         return False
-    following = [line for line in lines[index + 1 : index + 5] if line.strip()]
-    return sum(bool(_HEADER_NEXT.match(line)) for line in following[:3]) >= 2
+    block = [lines[index], *[line for line in lines[index + 1 : index + 6] if line.strip()][:3]]
+    headers = list(itertools.takewhile(_is_header, block))
+    return len(headers) >= 3 and any(_HEADER_FROM.match(line) for line in headers)
 
 
 def _attribution_span(lines: list[str], end: int) -> int | None:
@@ -108,11 +117,11 @@ def strip_quotes(text: str) -> str:
     index = 0
     while index < len(lines):
         line = lines[index]
-        if _ORIGINAL_MARKERS.match(line) or _outlook_block_at(lines, index):
+        if _ORIGINAL_MARKERS.match(line) or _header_block_at(lines, index):
             break
         if _UNDERSCORES.match(line):
             after = _next_nonblank(lines, index + 1)
-            if after is None or _HEADER_FROM.match(lines[after]):
+            if after is None or _header_block_at(lines, after):
                 break
         if _is_quoted(line):
             index += 1

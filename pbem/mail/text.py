@@ -24,8 +24,13 @@ _BLOCK = {
 _SKIP = {"script", "style", "head", "title", "template", "noscript", "svg"}
 #: HTML wrappers that hold the quoted original in common clients.
 _QUOTE_CLASSES = ("gmail_quote", "moz-cite-prefix", "yahoo_quoted", "protonmail_quote", "zmail_extra")
-#: Outlook (desktop and web) marks where the reply ends with these ids; all after is the original.
-_CUT_IDS = ("appendonsend", "divrplyfwdmsg", "mail-editor-reference-message-container")
+#: Outlook (desktop, web and Mac) marks where the reply ends with these ids; all after is the original.
+_CUT_IDS = ("appendonsend", "divrplyfwdmsg", "mail-editor-reference-message-container", "olk_src_body_section")
+#: ``name`` attributes of the element holding the original (GMX and web.de).
+_QUOTE_NAMES = ("quote",)
+#: What a horizontal rule becomes: a line of underscores, which :mod:`pbem.mail.quotes` reads as
+#: the start of the original when a header block follows it.
+RULE = "_" * 32
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -135,7 +140,14 @@ class _HtmlText(HTMLParser):
         if values.get("id", "") in _CUT_IDS:
             self.stopped = True
             return
-        hide = tag in _SKIP or tag == "blockquote" or any(c in values.get("class", "") for c in _QUOTE_CLASSES)
+        hide = (
+            tag in _SKIP
+            or tag == "blockquote"
+            or any(c in values.get("class", "") for c in _QUOTE_CLASSES)
+            or values.get("name", "") in _QUOTE_NAMES
+        )
+        if tag == "hr" and not self.hidden:
+            self.parts.append(f"\n{RULE}\n")
         if tag not in ("br", "hr", "img", "meta", "link", "input", "wbr"):
             self.stack.append((tag, hide))
             if hide:

@@ -27,7 +27,7 @@ CSP = (
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 #: Paths that are capabilities (secret links) or per-user: never cached by a browser or a proxy.
-PRIVATE_PATHS = ("/play/", "/admin", "/dev/", "/notify/", "/observe/")
+PRIVATE_PATHS = ("/play/", "/admin", "/dev/", "/notify/", "/observe/", "/unsubscribe/")
 #: Headers a reverse proxy adds; a request carrying one did not come straight from this machine.
 PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP")
 CSRF_FIELD = "csrf_token"
@@ -52,6 +52,12 @@ def csrf_ok() -> bool:
     expected = session.get("_csrf")
     given = request.form.get(CSRF_FIELD, "")
     return bool(expected) and hmac.compare_digest(str(expected), given)
+
+
+def one_click() -> bool:
+    """The one-click ``POST`` of RFC 8058 (body ``List-Unsubscribe=One-Click``) that mail clients send
+    from a ``List-Unsubscribe`` header: no CSRF token by design, the secret in the address authorises it."""
+    return request.form.get("List-Unsubscribe", "").strip() == "One-Click"
 
 
 def direct_local_request() -> bool:

@@ -89,7 +89,7 @@ def home():
         others=[g for g in data["games"] if not g["to_act"]],
         calendar_url=f"{rt.settings.base_url}{url_for('me.deadlines')}?key={key}",
         zones=accounts.time_zones(),
-        choices=preferences.DESCRIPTIONS,
+        choices=preferences.ACCOUNT_CHOICES,
         handle=handle,
     )
     return caching.tagged(make_response(page), tag) if tag else page

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, render_template, url_for
 
 from pbem.services.mailout import observers
 from pbem.services.play.webviews import observer_by_token
@@ -20,7 +20,6 @@ from pbem.web import common, prg
 
 bp = Blueprint("observe", __name__, url_prefix="/observe")
 
-ONE_CLICK = ("List-Unsubscribe", "One-Click")
 EXPIRED = "The form had expired; nothing was done. Press the button again."
 ACTIONS = {
     "confirm": ("Follow this game by email", "Yes, send me the game's public updates"),
@@ -74,15 +73,10 @@ def stop_page(token: str):
     return _page("stop", _observer_or_404(token), done=_shown("stop", token))
 
 
-def _one_click() -> bool:
-    name, value = ONE_CLICK
-    return request.form.get(name, "").strip() == value
-
-
 @bp.post("/stop/<token>")
 def stop(token: str):
     info = _observer_or_404(token)
-    if _one_click():
+    if common.one_click():
         result = observers.unsubscribe(common.runtime(), token)
         return Response(result.message + "\n", mimetype="text/plain")
     if not common.csrf_ok():

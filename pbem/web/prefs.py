@@ -1,12 +1,14 @@
 """``/notify/<token>``: an account's email notification preference, from the link in every email.
 
 The token is an HMAC of the account id (:mod:`pbem.services.mailout.preferences`), so
-the page needs no log-in; changing the choice is a ``POST`` with CSRF.
+the page needs no log-in; changing the choice is a ``POST`` with CSRF.  The daily
+digest names this address in ``List-Unsubscribe``: its one-click ``POST`` (RFC 8058)
+moves the account from the digest to ``my_turn`` and answers at once.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences, subscriptions
@@ -24,7 +26,7 @@ def _current(token: str) -> dict[str, str]:
 
 def _page(current: dict[str, str], *, message: str = "", error: str = "", status: int = 200):
     page = render_template(
-        "notify.html", current=current, choices=preferences.DESCRIPTIONS, message=message, error=error
+        "notify.html", current=current, choices=preferences.ACCOUNT_CHOICES, message=message, error=error
     )
     return page, status
 
@@ -38,6 +40,9 @@ def notify_page(token: str):
 @bp.post("/notify/<token>")
 def notify_submit(token: str):
     current = _current(token)
+    if common.one_click():
+        message = subscriptions.stop_digest_by_token(common.runtime(), token)
+        return Response(message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)
     try:

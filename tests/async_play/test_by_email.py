@@ -188,7 +188,7 @@ def test_a_late_seat_under_each_policy(world, policy):
     told = " ".join(t.new_mail("Crowns", crowns_before))
     assert "You missed the deadline" in told
     assert "defaults were applied for Crowns" in told
-    assert any("Crowns" in text and "Missed the deadline" in text for text in t.new_mail("Suns", suns_before))
+    assert any("Crowns" in text and "The deadline passed" in text for text in t.new_mail("Suns", suns_before))
 
 
 def test_a_seat_that_keeps_missing_is_played_by_the_bot_until_its_player_returns(world):
@@ -304,8 +304,9 @@ def test_each_notification_preference_by_email(world):
     seats = list(t.emails)
     first = sorted(engine.to_act(game_row(t.runtime, t.game_id).state))[0]
     idle, daily, every = [s for s in seats if s != first][:3]
-    assert "an email every turn" in t.write(idle, "notify")
+    assert "only when you must act" in t.write(idle, "notify")  # the default where one seat moves at a time
     assert "only when you must act" in t.write(idle, "notify my_turn")
+    assert "an email every turn" in t.write(every, "notify every")
     assert "daily digest" in t.write(daily, "notify digest")
     before = {seat: len(t.inbox(seat)) for seat in seats}
     for _ in seats:  # one round: each seat moves once, by email

@@ -54,7 +54,7 @@ def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     late = [m for m in outbox(runtime, kind="turn") if "You missed the deadline" in m.body_text]
     assert [m.seat_id for m in late] == [seat_ids(runtime, game_id)["Suns"]]
     assert "defaults were applied for Suns" in late[0].body_text.split("What happened")[0]  # before the news
-    turn_mails = [m for m in outbox(runtime, kind="turn") if "Missed the deadline" in m.body_text]
+    turn_mails = [m for m in outbox(runtime, kind="turn") if "The deadline passed" in m.body_text]
     assert len(turn_mails) == 4 and all("Suns" in m.body_text for m in turn_mails)
     assert verify(runtime, game_id).ok
 

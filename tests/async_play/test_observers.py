@@ -86,7 +86,7 @@ def test_observer_gets_the_game_over(runtime):
     play_some(runtime, game_id, seed=9, count=3000)
     assert game_row(runtime, game_id).status == "finished"
     last = outbox(runtime, kind="observer_update")[-1]
-    assert "Game over" in last.body_text and "game over" in last.subject
+    assert "Game over" in last.body_text and last.subject == observers.update_subject(game_row(runtime, game_id))
 
 
 def test_bad_subscriptions_are_refused_in_words(runtime):

@@ -1,4 +1,5 @@
-"""Notification preferences: every (default), my_turn, digest; every email says how to change it."""
+"""Notification preferences: each game's default (every, or my_turn where one seat moves at a
+time), every, my_turn, digest, and a game's own none; every email says how to change it."""
 
 from __future__ import annotations
 
@@ -13,26 +14,38 @@ from pbem.services.mailout import digest, outbox, preferences, subscriptions
 from pbem.services.play import games
 from tests.async_play.helpers import outbox as rows
 from tests.async_play.helpers import play_first_legal, start_with, to_act
-from tests.support.play import game_row, next_turn
+from tests.support.play import PLAYERS, game_row, next_turn
 
 
 def account_of(runtime, game_id, seat_name):
     return next(s.account for s in game_row(runtime, game_id).seats if s.seat == seat_name)
 
 
-def test_every_is_the_default_and_every_email_says_how_to_change_it(runtime):
+def test_every_is_kidsprouts_default_and_every_email_says_how_to_change_it(runtime):
     game_id = start_with(runtime)
     next_turn(runtime, game_id, Rng(1))
     game = game_row(runtime, game_id)
     for seat in game.seats:
-        assert seat.account.notify == "every"
+        assert seat.account.notify == "default" and preferences.effective(game, seat) == "every"
         url = preferences.preferences_url(runtime, seat.account)
         mails = rows(runtime, seat_id=seat.id)
         assert mails and all(m.status == "pending" for m in mails)
         for mail in mails:
             assert url in mail.body_text and f'href="{url}"' in mail.body_html
             assert preferences.COMMANDS in mail.body_text and preferences.COMMANDS in mail.body_html
+            assert preferences.DESCRIPTIONS["every"] in " ".join(mail.body_text.split())
             assert all(len(line) <= 72 for line in mail.body_text.splitlines() if "http" not in line)
+
+
+@pytest.mark.parametrize(("engine", "default"), [("kidsprout", "every"), ("sneak", "every"),
+                                                 ("rankchain", "my_turn"), ("sprawl", "my_turn")])  # fmt: skip
+def test_each_engine_says_which_default_its_players_get(runtime, engine, default):
+    game_id = start_with(runtime, engine=engine, players=PLAYERS[:4] if engine != "sneak" else [*PLAYERS, "e@x.org"])
+    game = game_row(runtime, game_id)
+    assert {preferences.effective(game, seat) for seat in game.seats} == {default}
+    subscriptions.set_preference(runtime, game.seats[0].account.email, "every")
+    game = game_row(runtime, game_id)
+    assert preferences.effective(game, game.seats[0]) == "every"  # a player's own choice comes first
 
 
 def test_set_preference_by_email_and_by_token(runtime):
@@ -52,21 +65,47 @@ def test_set_preference_by_email_and_by_token(runtime):
         subscriptions.set_preference(runtime, account.email, "hourly")
 
 
-def test_my_turn_skips_news_while_idle_but_never_an_announcement(runtime):
-    game_id = start_with(runtime, engine="rankchain", deadline_seconds=3600)
+def test_my_turn_keeps_news_for_the_next_turn_but_never_an_announcement(runtime):
+    game_id = start_with(runtime, engine="kidsprout", deadline_seconds=3600)
     game = game_row(runtime, game_id)
-    first = sorted(to_act(runtime, game_id))[0]
-    idle = next(s for s in game.seats if s.seat != first)
+    idle = game.seats[0]
     subscriptions.set_preference(runtime, idle.account.email, "my_turn")
-    for _ in range(len(game.seats)):  # a round: the idle seat's turn comes once, the others' news do not
-        play_first_legal(runtime, game_id, sorted(to_act(runtime, game_id))[0])
-    mine = rows(runtime, kind="turn", seat_id=idle.id)
-    assert {m.status for m in mine} == {"suppressed", "pending"}, "news skipped while idle, sent on its turn"
-    assert all(m.status == "pending" for m in rows(runtime, kind="turn") if m.seat_id != idle.id)
+    fresh = game_row(runtime, game_id)
+    assert preferences.effective(fresh, fresh.seats[0]) == "my_turn"
     games.pause(runtime, game_id)  # announcements reach everyone, whether they must act or not
     games.resume(runtime, game_id)
     announced = rows(runtime, kind="admin")
     assert len(announced) == 2 * len(game.seats) and {m.status for m in announced} == {"pending"}
+
+
+def test_a_turn_by_turn_game_mails_each_player_on_their_turn_with_what_happened_since(runtime):
+    from pbem.services.play import press, vacations
+
+    game_id = start_with(runtime, engine="rankchain", players=PLAYERS[:3], deadline_seconds=3600)
+    seats = {s.seat: s for s in game_row(runtime, game_id).seats}
+    order = [sorted(to_act(runtime, game_id))[0]]
+    played: list[str] = []
+    for _ in range(3):  # a round: each seat moves once
+        mover = sorted(to_act(runtime, game_id))[0]
+        played.append(mover)
+        if len(played) == 2:  # table talk and a vacation while the first mover waits
+            assert press.send_press(runtime, game_id, seats[mover].id, "all", "nice move").ok
+            assert vacations.declare_vacation(runtime, game_id, seats[mover].id, 2).ok
+        play_first_legal(runtime, game_id, mover)
+    first = seats[order[0]]
+    assert sorted(to_act(runtime, game_id)) == [first.seat], "the round came back to the first mover"
+    mine = rows(runtime, seat_id=first.id)
+    sent = [m for m in mine if m.status == "pending"]
+    assert [m.kind for m in sent] == ["welcome", "turn"], "the welcome, then one email: its turn again"
+    assert {m.status for m in mine if m.kind in ("turn", "vacation")} == {"pending", "folded"}
+    assert {m.status for m in mine if m.kind == "press"} == {"folded"}
+    turn = sent[-1]
+    text = " ".join(turn.body_text.split())
+    assert "What happened since your last email:" in text and "nice move" in text
+    assert "On vacation:" in text and "is on vacation until" in text
+    assert text.index("What happened since") < text.index("Your hand"), "the news opens the email, above the board"
+    pending_turns = [m for m in rows(runtime, kind="turn") if m.status == "pending"]
+    assert len(pending_turns) == 3, "one email per move: to the seat whose turn it became"
 
 
 def test_digest_holds_news_and_sends_one_daily_digest(runtime):

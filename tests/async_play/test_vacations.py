@@ -19,7 +19,7 @@ def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime)
     result = vacations.declare_vacation(runtime, game_id, seats["Suns"], 3)
     assert result.ok and "until" in result.message
     assert abs((result.ends_at - utcnow()).total_seconds() - 3 * 86400) < 60
-    announced = [m for m in outbox(runtime, kind="admin") if "on vacation until" in m.body_text]
+    announced = [m for m in outbox(runtime, kind="vacation") if "on vacation until" in m.body_text]
     assert len(announced) == 3 and all("Suns" in m.body_text for m in announced)
     # Suns hears of it in the answer to its command, not in a second email.
     assert seats["Suns"] not in {m.seat_id for m in announced}
@@ -93,7 +93,7 @@ def test_coming_back_early_ends_the_vacation(runtime):
     force_due(runtime, game_id)
     deadlines.apply_deadline(runtime, game_id)
     assert log(runtime, game_id)[-1].kind == "timeout"
-    assert any("back from vacation" in m.body_text for m in outbox(runtime, kind="admin"))
+    assert any("back from vacation" in m.body_text for m in outbox(runtime, kind="vacation"))
 
 
 def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_comes_in(runtime):
@@ -118,7 +118,7 @@ def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_com
     assert not refused.ok and "0 left" in refused.message
     assert any(
         "The deadline that waited for Suns is now" in " ".join(m.body_text.split())
-        for m in outbox(runtime, kind="admin")
+        for m in outbox(runtime, kind="vacation")
     )
 
 

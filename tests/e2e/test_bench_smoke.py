@@ -97,6 +97,8 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             r"30 replies, .* emails per player: \d+, \d+, \d+$",
             rf"emails per player: mean {RATE}",
             rf"ratio emails / replies: {RATE}",
+            rf"sprawl: emails per player per move {RATE} before, {RATE} after; after / before {RATE}",
+            rf"rankchain: emails per player per move {RATE} before, {RATE} after; after / before {RATE}",
         ],
     ),
 }

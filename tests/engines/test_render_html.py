@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines import get_engine, registry
+from engines import render_kit as kit
 from engines.playout import fill_text
 from engines.render_kit import chip, email_problems, grid, ink_on, plainly_safe
 from engines.rng import Rng
@@ -116,19 +117,21 @@ def test_every_drawing_is_email_safe_and_escapes_names(name, players):
         html = engine.render_html(view)
         assert email_problems(html) == []
         assert "<script>" not in html and "&lt;script&gt;" in html
-        assert html.startswith("<div") and "max-width:600px" in html and "data-board" in html
+        assert html.startswith("<div") and "data-board" in html
+        for dropped in ("max-width", "overflow-wrap", "white-space", "display:inline-block", "table-layout"):
+            assert dropped not in html, f"{dropped}: a client that drops it must not lose layout"
 
 
 def test_kidsprout_draws_coins_by_suit_and_seals_other_coins():
     engine, state = started("kidsprout", 3)
     html = engine.render_html(engine.private_view(state, "Suns"))
-    assert html.count(">null<") >= 3 and "Leaping Buck" in html and "Stress Points" in html
-    assert "#f2c230" in html and "#2b4c8c" in html  # Suns' and Moons' coins in their suits' colours
+    assert html.count(">&nbsp;null&nbsp;<") >= 3 and "Leaping&nbsp;Buck" in html and "Stress Points" in html
+    assert "#f7d97d" in html and "#2b4c8c" in html  # Suns' and Moons' coins in their suits' colours
     state = engine.apply_order(state, "Suns", engine.parse_order(state, "Suns", "play 5")).state
     mine = engine.render_html(engine.private_view(state, "Suns"))
     theirs = engine.render_html(engine.private_view(state, "Moons"))
     assert "Your sealed Sprout" in mine and 'title="Suns coin 5"' in mine.split("Your sealed Sprout")[1]
-    assert "Your sealed Sprout" not in theirs and ">sealed<" in theirs
+    assert "Your sealed Sprout" not in theirs and ">&nbsp;sealed&nbsp;<" in theirs
 
 
 def test_kidsprout_escapes_excuse_text():
@@ -161,7 +164,7 @@ def test_sneak_draws_your_secret_camp_only_for_you():
     for seat in engine.public_view(state)["seats"]:
         view = engine.private_view(state, seat)
         html = engine.render_html(view)
-        assert "Your secret camp:</strong> <span" in html and f">{view['camp']}<" in html
+        assert "Your secret camp:</strong> <span" in html and f">&nbsp;{view['camp']}&nbsp;<" in html
     assert "Challenge “" in public
 
 
@@ -177,6 +180,15 @@ def test_sprawl_draws_pieces_by_colour_size_and_pointing():
         else:
             assert f"{square}: tower " in html
     assert {"branch", "tower"} <= {cell["kind"] for cell in view["board"]["cells"].values()}
+
+
+def test_pills_read_as_coloured_words_without_their_css():
+    """Where padding, rounded corners and inline-block are dropped (Outlook on Windows), a pill is
+    its words on its colour: padded and joined by no-break spaces, set apart from the next by a space."""
+    pill = str(kit.chip("Leaping Buck", "#fff3c4"))
+    assert ">&nbsp;Leaping&nbsp;Buck&nbsp;<" in pill and "background-color:#fff3c4" in pill
+    row = str(kit.chips([kit.chip(2), kit.chip(3)]))
+    assert "</span> <span" in row, "two coins never read as 23"
 
 
 def test_drawings_depend_on_the_view_alone():

@@ -46,12 +46,12 @@ def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
             pump.drain()
             replies += 1
             fresh = sink.messages[before:]
-            [receipt] = [m.message for m in fresh if m.message["Subject"].startswith("Re: ")]
-            assert order in echoed(text_of(receipt)) and "ACCEPTED" in text_of(receipt)
+            [answer] = [m.message for m in fresh]  # one email per reply: the answer, and the next turn
+            assert answer["Subject"].startswith("Re: ") and answer["In-Reply-To"] == reply["Message-ID"]
+            assert order in echoed(text_of(answer)) and "ACCEPTED" in text_of(answer)
             game = game_row(runtime, game_id)
-            if game.status == "active":  # the bot answered at once: the player's next turn email says so
-                turn_mail = [m.message for m in fresh if not m.message["Subject"].startswith("Re: ")]
-                assert turn_mail and f"{bot} (" in text_of(turn_mail[-1])
+            if game.status == "active":  # the bot answered at once: the player's turn email says so
+                assert f"{bot} (" in text_of(answer) and "since your last email" in text_of(answer)
         game = game_row(runtime, game_id)
         assert game.status == "finished", f"not finished after {replies} replies"
         assert replies > 5

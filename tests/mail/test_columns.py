@@ -152,7 +152,7 @@ def test_every_kind_of_email_fits_72_columns(sqlite_runtime):
     expected = {"welcome", "turn", "receipt", "error", "foreign_sender", "reminder", "game_over", "commands", "press",
                 "observer_confirm", "observer_update"}  # fmt: skip
     assert expected <= kinds, expected - kinds
-    assert any("Missed the deadline" in row.body_text for row in rows if row.kind == "turn")
+    assert any("The deadline passed" in row.body_text for row in rows if row.kind == "turn")
     receipts = " ".join(row.body_text for row in rows if row.kind == "receipt")
     assert "ACCEPTED" in receipts and "REFUSED" in receipts
     wide = sorted({(row.kind, line) for row in rows for line in too_wide(row.body_text)})

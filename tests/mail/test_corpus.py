@@ -95,6 +95,40 @@ def test_phone_footers_are_not_orders(footer):
     assert order_lines(f"play 3\n{footer}\n\n> quoted\n") == ["play 3"]
 
 
+#: HTML-only replies, one per client, each with a sign-off under its one order.
+HTML_CLIENTS = ("gmail", "outlook_web", "outlook_classic", "outlook_mac", "apple_mail", "thunderbird", "yahoo",
+                "proton", "fastmail", "gmx")  # fmt: skip
+
+
+def test_html_only_replies_from_every_client_read_as_their_one_order():
+    replies = {name: lines for name, lines in EXPECTED.items() if name.startswith("html_reply_")}
+    assert {client for client in HTML_CLIENTS if any(f"_{client}_" in name for name in replies)} == set(HTML_CLIENTS)
+    for name, lines in replies.items():
+        assert name.endswith("_signoff.eml") and lines == ["play 4"], name
+        html = (CORPUS / name).read_bytes()
+        assert b"text/plain" not in html, f"{name} must be HTML only"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        ["Date: 15 Jan 2024 10:00", "From: pbem <pbem@pbem.test>", "To: ann@example.org", "Subject: Game 1"],
+        ["Sent: Monday, 15 January 2024 10:00", "From: pbem", "To: Ann", "Subject: Game 1"],
+        ["Subject: Game 1", "Date: 15 Jan 2024", "From: pbem <pbem@pbem.test>", "To: Ann"],
+        ["Gesendet: Montag, 15. Januar 2024", "Von: pbem", "An: ann@example.org", "Betreff: Spiel 1"],
+    ],
+)
+def test_a_rule_and_a_header_block_in_any_order_end_the_reply(block):
+    header = "".join(f"<b>{line.split(':')[0]}:</b> {line.split(': ', 1)[1]}<br>" for line in block)
+    html = f"<div>play 4</div><hr><div>{header}</div><div><p>Play one Sprout: play 3</p><p>pass</p></div>"
+    assert order_lines(html_to_text(html)) == ["play 4"]
+    assert order_lines(html_to_text(html.replace("<hr>", ""))) == ["play 4"], "the header block alone"
+
+
+def test_a_few_header_words_in_the_orders_are_not_a_block():
+    assert order_lines("to: the camp\nplay 4\nsubject: none") == ["to: the camp", "play 4", "subject: none"]
+
+
 def test_html_pre_keeps_its_line_breaks():
     html = "<html><body><p>My orders:</p><pre>play 3\r\nexcuse 1 + Moons  late\n\nhelp</pre><p>a\nb</p></body></html>"
     lines = ["My orders:", "", "play 3", "excuse 1 + Moons late", "", "help", "", "a b"]

@@ -83,6 +83,29 @@ def test_take_bounces_drops_anything_sent_to_a_bounce_address(table):
         pipeline.take_bounces(ctx)  # not a bounce address: the pipeline goes on
 
 
+@covers(pipeline.take_unsubscribes)
+def test_take_unsubscribes_acts_on_a_signed_address_and_answers_nothing(table):
+    runtime, _, seat, _ = table
+    from pbem.services.mailout import unsubscribe
+
+    mailto = unsubscribe.headers(runtime, seat)["List-Unsubscribe"].split("<mailto:")[1].split("?")[0]
+    for to, verdict, chosen in (
+        (mailto.split("@")[0][:-4] + "0000@pbem.test", "not signed", None),
+        (mailto, "unsubscribed", "my_turn"),
+    ):
+        raw = mail(to, "whoever@example.net", "unsubscribe")
+        with context(runtime, raw) as ctx:
+            ctx.message, ctx.recipient = parse(raw), to
+            with pytest.raises(pipeline.Discard) as stop:
+                pipeline.take_unsubscribes(ctx)
+            assert verdict in stop.value.reasons[0]
+            assert seat_in(ctx, seat.id).notify == chosen
+            assert not ctx.session.new or not any(isinstance(o, OutboxMessage) for o in ctx.session.new)
+    with context(runtime, mail("pbem@pbem.test", "a@b.org", "x")) as ctx:
+        ctx.recipient = "pbem@pbem.test"
+        pipeline.take_unsubscribes(ctx)  # not an unsubscribe address: the pipeline goes on
+
+
 @covers(pipeline.drop_machines)
 def test_drop_machines_discards_automatic_mail_only(table):
     runtime, _, seat, address = table

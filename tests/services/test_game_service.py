@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from sqlalchemy import event, select, update
@@ -36,7 +37,8 @@ def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
         assert row.recipient == seat.account.email
         local = row.headers["Reply-To"].split("@")[0]
         assert token_from_local_part("test-secret", local) == seat.reply_token
-        assert row.message_id == f"<game-{game_id}-seat-{seat.id}-start@pbem.test>"
+        assert row.message_id == f"<game-{game_id}-seat-{seat.id}-{seat.thread_key}@pbem.test>"
+        assert re.fullmatch(r"[0-9a-f]{16}", seat.thread_key)  # random: no earlier server used it
         assert f"/play/{seat.web_token}" in row.body_text
         assert row.subject == "Spring <b>Jamboree</b>"  # the thread's one subject: the game's name
         assert "&lt;b&gt;" in row.body_html or "Jamboree" not in row.body_html
@@ -138,7 +140,7 @@ def test_deadline_applies_defaults_and_names_the_missing(runtime):
         mails = list(session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "turn")))
     assert entry.source == "deadline" and all(seat in entry.text for seat in waiting)
     assert all(missed[seat] == 1 for seat in waiting)
-    assert len(mails) == 4 and all("Missed the deadline" in m.body_text for m in mails)
+    assert len(mails) == 4 and all("The deadline passed" in m.body_text for m in mails)
     assert verify(runtime, game_id).ok
 
 

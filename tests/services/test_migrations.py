@@ -57,3 +57,51 @@ def test_the_log_counter_is_filled_in_for_games_that_already_have_a_log(runtime)
     assert [game_row(runtime, played).log_seq, game_row(runtime, fresh).log_seq] == [last_seq(played), last_seq(fresh)]
     play_some(runtime, played, seed=4, count=1)  # numbered on from there: no clash with the log's unique seq
     assert game_row(runtime, played).log_seq == last_seq(played)
+
+
+#: Rows as a server before 0009 wrote them.
+OLD_ACCOUNTS = (
+    "INSERT INTO accounts (email, name, notify, bounces, hard_bounces, tz, created_at) VALUES "
+    "('old@example.org', 'Old', 'every', 0, 0, 'UTC', '2026-01-01'), "
+    "('picky@example.org', 'Picky', 'digest', 0, 0, 'UTC', '2026-01-01')"
+)
+OLD_GAME = (
+    "INSERT INTO games (name, engine, variant, options, seed, players, status, state, version, turn, phase, "
+    "deadline_policy, reminders_sent, thread_id, created_at, updated_at, house_rules, grace_used, log_seq) "
+    "VALUES ('Old game', 'kidsprout', 'v0.2', '{}', 1, '[]', 'active', '{}', 0, 1, '', '{}', '[]', '', "
+    "'2026-01-01', '2026-01-01', '{}', 0, 0)"
+)
+OLD_SEAT = (
+    "INSERT INTO seats (game_id, account_id, seat, position, reply_token, web_token, missed_deadlines) "
+    "VALUES (:g, :a, 'Suns', 0, 'r0ld', 'w0ld', 0)"
+)
+
+
+def test_seats_made_before_random_thread_roots_keep_their_threads(runtime):
+    """0009: a seat made before keeps ``start`` as its root's key (its player's thread goes on); accounts
+    on ``every``, the old default nobody could tell from a choice, move to each game's own default."""
+    from pbem.models import Account, Seat
+    from tests.support.play import start
+
+    url = runtime.settings.database_url
+    command.downgrade(alembic_config(normalise_url(url)), "0008_bot_accounts_index")
+    engine = sa.create_engine(normalise_url(url))
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text(OLD_ACCOUNTS))
+            connection.execute(sa.text(OLD_GAME))
+            game_id = connection.execute(sa.text("SELECT id FROM games WHERE name = 'Old game'")).scalar_one()
+            old = connection.execute(sa.text("SELECT id FROM accounts WHERE email = 'old@example.org'")).scalar_one()
+            connection.execute(sa.text(OLD_SEAT), {"g": game_id, "a": old})
+    finally:
+        engine.dispose()
+    upgrade(url)
+    with runtime.db.read() as session:
+        old = session.scalars(sa.select(Seat).where(Seat.reply_token == "r0ld")).one()
+        assert old.thread_key == "start" and old.notify is None
+        notify = dict(session.execute(sa.select(Account.email, Account.notify)).all())
+        assert notify == {"old@example.org": "default", "picky@example.org": "digest"}
+    new_game = start(runtime)
+    with runtime.db.read() as session:
+        keys = session.scalars(sa.select(Seat.thread_key).where(Seat.game_id == new_game)).all()
+    assert len(keys) == 4 and len(set(keys)) == 4 and "start" not in keys

@@ -1,5 +1,6 @@
 """A whole game played by email only, as players would: each answers their
-newest email over SMTP; a deadline with nobody left to act is let pass.
+newest email over SMTP; a deadline with nobody left to act is let pass (or,
+where the game waits on a seat's choice no email asked for, the defaults).
 
 Shared by the end-to-end mail test (which checks every step) and the
 ``email-count`` benchmark (which counts what each player received).
@@ -18,6 +19,7 @@ from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
 from pbem.models import Game
+from pbem.services.mailout import subscriptions
 from pbem.services.play import deadlines, games
 from tests.mail.support import Mailboxes, reply_to, send
 from tests.support.play import PLAYERS, game_row
@@ -71,9 +73,17 @@ def play_by_email(
     limit: int = 2000,
     on_step: Callable[[EmailGame, Step], None] | None = None,
     engine_name: str = "kidsprout",
+    notify: str | None = None,
 ) -> EmailGame:
-    """Play a game (KidSprout unless said) to its end (or ``limit`` replies) by email; ``on_step`` sees each reply."""
-    game_id = games.create_game(runtime, games.NewGame(engine=engine_name, players=list(players), seed=seed))
+    """Play a game to its end (or ``limit`` replies) by email; ``on_step`` sees each reply.
+
+    ``notify`` sets every player's notification preference first (None: the default).
+    """
+    request = games.NewGame(engine=engine_name, players=list(players), seed=seed)
+    game_id = games.create_game(runtime, request)
+    if notify is not None:
+        for seat in game_row(runtime, game_id).seats:
+            subscriptions.set_preference(runtime, seat.account.email, notify)
     pump.drain()
     game = EmailGame(game_id, {s.seat: s.account.email for s in game_row(runtime, game_id).seats}, Mailboxes(sink))
     engine = get_engine(engine_name)

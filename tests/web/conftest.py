@@ -9,7 +9,6 @@ from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 
 from pbem.models import AdminUser, Seat
-from tests.support.live import headless_chromium
 from tests.support.play import start
 
 ADMIN_PASSWORD = "correct horse battery"
@@ -53,10 +52,3 @@ def admin_client(app, admin_user):
 @pytest.fixture
 def game_id(sqlite_runtime):
     return start(sqlite_runtime)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """One headless Chromium per test module."""
-    with headless_chromium() as browser:
-        yield browser

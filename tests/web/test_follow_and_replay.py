@@ -152,9 +152,10 @@ def test_the_notify_page_shows_and_changes_the_preference(client, sqlite_runtime
     page = client.get(f"/notify/{token}")
     assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
     html = page.get_data(as_text=True)
-    assert "bob@example.org" in html and re.search(r'value="every" checked', html)
+    assert "bob@example.org" in html and re.search(r'value="default" checked', html)
+    assert 'value="none"' not in html, "none is a choice for one game, not for all"
     assert client.post(f"/notify/{token}", data={"preference": "digest"}).status_code == 400
-    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "every"
+    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "default"
     response = client.post(
         f"/notify/{token}", data={"preference": "my_turn", "csrf_token": csrf_of(html)}, follow_redirects=True
     )

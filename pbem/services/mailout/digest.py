@@ -13,15 +13,15 @@ queued, so running the task twice sends nothing twice.
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from sqlalchemy import select
 
 from pbem.clock import utcnow
-from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage
+from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
 from pbem.runtime import Runtime
-from pbem.services.mailout import notify, preferences, press_mail
+from pbem.services.mailout import notify, preferences, press_mail, unsubscribe
 
 
 def held_recipients(runtime: Runtime, account_id: int | None = None) -> list[str]:
@@ -52,14 +52,14 @@ def send_digest_to(runtime: Runtime, recipient: str) -> int:
         by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
         for row in rows:
             by_game[row.game_id].append(row)
-        sections = [_section(session, game_id, group) for game_id, group in by_game.items()]
+        sections = [_section(runtime, session, game_id, group) for game_id, group in by_game.items()]
         for row in rows:
             row.status = "digested"
         account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
         pref_url = preferences.preferences_url(runtime, account) if account else settings.base_url
         pref = (account.notify if account else None) or "digest"
         headline = f"Your daily digest: {len(rows)} update(s) in {len(sections)} game(s)."
-        notify.queue(
+        row = notify.queue(
             runtime,
             session,
             game=None,
@@ -71,25 +71,51 @@ def send_digest_to(runtime: Runtime, recipient: str) -> int:
             headline=headline,
             sections=sections,
             footer_line=preferences.footer_text(pref, pref_url),
+            notify_words=preferences.DESCRIPTIONS[pref],
+            notify_commands=preferences.COMMANDS,
+            preferences_url=pref_url,
         )
+        if account is not None:  # one click moves the account from the digest to my_turn
+            row.headers = {**row.headers, **unsubscribe.account_headers(runtime, account)}
         return len(rows)
 
 
-def _section(session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
+def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
     """One game's part of a digest: what happened, every press in full, and the latest view."""
     game = session.get(Game, game_id) if game_id is not None else None
     title = game.name if game else "Other"
     news = [row for row in group if row.kind != "press"]
     last = (news or group)[-1]
     reply = last.headers.get("Reply-To") if last.headers else None
-    if reply:
-        title += f" (reply to {reply} to play)"
+    seat = next((seat for seat in game.seats if seat.id == last.seat_id), None) if game else None
     return {
-        "title": title,
-        "subjects": [row.subject for row in news],
+        "title": f"{title} (reply to {reply} to play)" if reply else title,
+        "name": title,
+        "subjects": _counted([row.subject for row in news]),
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
         "latest": last.body_text.rstrip() if news else "",
+        "reply_to": reply,
+        **_now(runtime, game, seat),
+    }
+
+
+def _counted(subjects: list[str]) -> list[str]:
+    """Each subject once, with how many held emails had it (a game's emails share one subject)."""
+    counts = Counter(subjects)
+    return [subject if counts[subject] == 1 else f"{subject} ({counts[subject]} emails)" for subject in counts]
+
+
+def _now(runtime: Runtime, game: Game | None, seat: Seat | None) -> dict[str, Any]:
+    """The seat's game as it stands: its prompt, drawn board and page, for the HTML part."""
+    if game is None or seat is None:
+        return {"prompt": "", "board_html": None, "play_url": "", "active": False}
+    view = notify.seat_view_context(game, seat)
+    return {
+        "prompt": view["prompt"],
+        "board_html": view["board_html"],
+        "play_url": notify.links(runtime, game, seat)["play_url"],
+        "active": game.status == "active",
     }
 
 

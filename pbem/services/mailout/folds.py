@@ -11,6 +11,9 @@ its own at the end (:func:`send_alone`).
 A receipt that only says "accepted" while the seat has nothing left to do in
 the phase waits, as an outbox row in status ``deferred``, for the seat's next
 email; the sweep sends it alone if none comes within ``PBEM_RECEIPT_WAIT`` (a day by default).
+So does press for a ``my_turn`` seat that need not act.  The table's news such a
+seat is not sent waits (status ``waiting``) with no limit: its next email opens
+with all of it, "since your last email" (:mod:`pbem.services.mailout.preferences`).
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ from pbem.models import OutboxMessage, Seat
 from pbem.runtime import Runtime
 
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
-FOLDS_INTO = frozenset({"turn", "announce", "game_over", "admin", "welcome", "reminder"})
+FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
 DEFERRED = "deferred"
+#: News a ``my_turn`` seat was not sent; never sent alone (see :data:`pbem.services.mailout.preferences.WAITING`).
+WAITING = "waiting"
+#: The block that gathers the waiting news.
+SINCE = "since"
 FOLDED = "folded"
 #: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
 FOLD_HEADER = "_fold"
@@ -92,16 +99,32 @@ def send_alone(session: Session) -> int:
 
 
 def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
-    """Deferred receipts of the seat, marked folded; one for a former player of the seat is released instead."""
-    query = select(OutboxMessage).where(OutboxMessage.seat_id == seat.id, OutboxMessage.status == DEFERRED)
-    folds = []
+    """Waiting news (as one block) and deferred receipts and press of the seat, marked folded.
+
+    A deferred row for a former player of the seat is released instead; news waiting
+    for one is dropped (the new player's welcome shows the game as it stands).
+    """
+    query = select(OutboxMessage).where(OutboxMessage.seat_id == seat.id, OutboxMessage.status.in_((DEFERRED, WAITING)))
+    folds, since = [], []
     for row in session.scalars(query.order_by(OutboxMessage.id)):
-        if row.recipient != recipient:
+        mine = row.recipient == recipient
+        if row.status == WAITING:
+            row.status = FOLDED if mine else "suppressed"
+            if mine:
+                since.extend((row.headers or {}).get(FOLD_HEADER, {}).get("data", {}).get("lines", []))
+            continue
+        if not mine:
             row.status, row.next_try_at = "pending", utcnow()
             continue
         row.status = FOLDED
         folds.append(Fold.from_json((row.headers or {}).get(FOLD_HEADER) or {}))
-    return folds
+    return [Fold(SINCE, {"lines": since}), *folds] if since else folds
+
+
+def waiting_fold(headline: str, events: list[str]) -> Fold:
+    """What a news email a seat is not sent would have told it, as lines for its next email
+    (the events say who missed a deadline and what was played for them)."""
+    return Fold(SINCE, {"lines": [line for line in [headline, *events] if line]})
 
 
 def receipt_wait(runtime: Runtime) -> dt.timedelta:
@@ -110,7 +133,7 @@ def receipt_wait(runtime: Runtime) -> dt.timedelta:
 
 
 def release_overdue(runtime: Runtime, now: dt.datetime | None = None) -> int:
-    """Send alone every deferred receipt older than :func:`receipt_wait` (the sweep's part)."""
+    """Send alone every deferred receipt or press older than :func:`receipt_wait` (the sweep's part)."""
     now = now or utcnow()
     with runtime.db.write() as session:
         result = session.execute(

@@ -6,15 +6,17 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.boards import example_order, html_board, rules_url
+from pbem.clock import utcnow
 from pbem.mail.compose import render
-from pbem.mail.message import safe_message_id
-from pbem.models import Game, OutboxMessage, Seat
+from pbem.mail.message import safe_message_id, safe_subject
+from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime
-from pbem.services.mailout import folds, preferences, threads
+from pbem.services.mailout import folds, preferences, threads, unsubscribe
 from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
@@ -60,6 +62,30 @@ def subject_for(game: Game, what: str) -> str:
     return f"[{game.name}] Turn {game.turn}: {what}"
 
 
+def sender(runtime: Runtime, game: Game | None) -> str:
+    """``From:``: the server's address, under the game's name (``"Sprawl #12" <pbem@...>``), so a
+    mailbox lists each game by name; mail about no game is signed "pbem"."""
+    name = safe_subject(game.name, 80) if game is not None else ""
+    return f'"{_quoted(name or "pbem")}" <{runtime.settings.server_address}>'
+
+
+def _quoted(name: str) -> str:
+    """A display name fit for a quoted string (RFC 5322): backslashes and quotes escaped."""
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def away(session: Session, game: Game, reader: Seat) -> list[str]:
+    """The other seats on vacation now, with when they are back (for news gathered since an email)."""
+    now = utcnow()
+    query = select(Vacation).where(Vacation.game_id == game.id, Vacation.starts_at <= now, Vacation.ends_at > now)
+    labels = {seat.id: seat.public_label for seat in game.seats if seat.id != reader.id}
+    return [
+        f"{labels[v.seat_id]} until {v.ends_at:%Y-%m-%d %H:%M} UTC"
+        for v in session.scalars(query.order_by(Vacation.ends_at))
+        if v.seat_id in labels
+    ]
+
+
 def queue(
     runtime: Runtime,
     session: Session,
@@ -79,9 +105,10 @@ def queue(
 ) -> OutboxMessage:
     """Render ``template`` and add one outbox row (sent after commit).
 
-    An email to a seat honours its account's notification preference (it may
-    start ``held`` for the digest or ``suppressed``; only ``pending`` rows are
-    sent) and says how to change that preference.  It belongs to the seat's
+    An email to a seat honours the player's notification preference for the game
+    (it may start ``held`` for the digest, ``waiting`` for the seat's next email or
+    ``suppressed``; only ``pending`` rows are sent), says how to change it and
+    carries a one-click unsubscribe (:mod:`pbem.services.mailout.unsubscribe`).  It belongs to the seat's
     one thread (:mod:`pbem.services.mailout.threads`): the game's name as its
     subject, the seat's ``References`` chain; and it shows first ``blocks`` and
     whatever other news waits for the seat (:mod:`pbem.services.mailout.folds`).
@@ -97,6 +124,10 @@ def queue(
     blocks = list(blocks)
     if threaded and status == "pending" and kind in folds.FOLDS_INTO:
         blocks = [*folds.take(session, seat, recipient), *blocks]
+    since = [line for b in blocks if b.block == folds.SINCE for line in b.data.get("lines", [])]
+    blocks = [b for b in blocks if b.block != folds.SINCE]
+    if since:
+        context["earlier"] = since
     in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
     answers = [b.answers for b in blocks if b.answers] + ([in_reply_to] if in_reply_to else [])
     if threaded:
@@ -106,17 +137,25 @@ def queue(
     if account is not None and account.unreachable_since is not None and account.email == recipient:
         status = "unreachable"  # kept, never sent: the address bounced hard too often (see play.bounces)
     if account is not None:
-        context.setdefault("notify_pref", account.notify or "every")
+        pref = preferences.effective(game, seat) if threaded else preferences.resolve(account.notify, None)
+        context.setdefault("notify_pref", pref)
+        context.setdefault("notify_words", preferences.DESCRIPTIONS[context["notify_pref"]])
+        context.setdefault("notify_commands", preferences.COMMANDS)
         context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
+    if threaded:
+        context["unsubscribe_url"] = unsubscribe.url(runtime, seat)
+        if since:
+            context["away"] = away(session, game, seat)
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
     text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
     if account is not None and not (game is not None and game.status in ENDED):
         text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
-    headers: dict[str, Any] = {"From": f"pbem <{settings.server_address}>", "X-Loop": settings.server_address}
+    headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
     if threaded:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
+        headers.update(unsubscribe.headers(runtime, seat))
         headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
         if status == "pending":
             threads.advance(session, seat, message_id, headers.get("References"))
@@ -136,6 +175,9 @@ def queue(
         seat_id=seat.id if seat else None,
         status=status,
     )
+    if status == preferences.WAITING:  # told at the top of the seat's next email instead
+        waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []))
+        row.headers = {**headers, folds.FOLD_HEADER: waiting.to_json()}
     session.add(row)
     if status == "pending":
         runtime.nudge_after_commit(session, "deliver_outbox", lambda: row.id)

@@ -5,6 +5,8 @@ form), gets one confirmation email and is only sent updates once they follow
 its link ``/observe/confirm/<token>``; so nobody can sign a stranger up.
 Every update carries the one-click stop link ``/observe/stop/<token>``, also
 as ``List-Unsubscribe`` (RFC 2369) with ``List-Unsubscribe-Post`` (RFC 8058).
+A game's updates make one conversation: one subject, each in reply to the
+subscription's confirmation email; the turn is the first line of each.
 
 Observers are sent what the status page shows and nothing else: the engine's
 public view and the public event lines; never a private view, never an order
@@ -14,6 +16,7 @@ of a sealed phase, never private press.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -61,6 +64,18 @@ def urls(runtime: Runtime, observer: Observer) -> dict[str, str]:
     }
 
 
+def thread_root(runtime: Runtime, observer: Observer) -> str:
+    """The Message-ID of a subscription's confirmation email, which every update refers to, so a
+    game's updates make one conversation; from a hash of the secret (a new subscription, a new thread)."""
+    mark = hashlib.sha256(f"observe:{observer.token}".encode()).hexdigest()[:16]
+    return f"<observe-{observer.game_id}-{observer.id}-{mark}@{runtime.settings.mail_domain}>"
+
+
+def update_subject(game: Game) -> str:
+    """The one subject of a game's updates (the turn is the first line of each)."""
+    return f"[{game.name}] public updates"
+
+
 def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
     """Ask to follow a game; a confirmation email is queued (the token is never returned)."""
     try:
@@ -103,6 +118,7 @@ def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
             template="async_observer",
             subject=f"[{game.name}] confirm that you want to follow this game",
             kind="observer_confirm",
+            message_id=thread_root(runtime, observer),
             headline=f"Someone (we hope you) asked to follow {game.name} by email.",
             confirm=True,
             events=[],
@@ -195,8 +211,9 @@ def queue_updates(
             seat=None,
             recipient=observer.email,
             template="async_observer",
-            subject=notify.subject_for(game, what),
+            subject=update_subject(game),
             kind="observer_update",
+            in_reply_to=thread_root(runtime, observer),
             headline=headline,
             confirm=False,
             events=list(events),

@@ -1,18 +1,27 @@
-"""Notification preferences per account: every turn, only my turn, or a daily digest.
+"""Notification preferences: for every game (the account's) and for one game (the seat's).
 
-``every`` (the default) sends every email.  ``my_turn`` sends the table's news
-(turn and mid-turn emails) only when the seat must act; receipts, welcomes,
-reminders, late notices, press, the game-over email and every announcement of a
-pause, resumption, extension or vacation always go, so nobody stalls a game
-unseen.
-``digest`` holds the news emails in the outbox (status ``held``) for the daily
-digest (:mod:`pbem.services.mailout.digest`); the others go at once.
+An account chooses ``default``, ``every``, ``my_turn`` or ``digest``; a seat may
+override it for its game with ``my_turn`` (what the one-click unsubscribe sets)
+or ``none``.  ``default`` is each game's own: ``my_turn`` in games where one seat
+moves at a time (the engine's ``one_at_a_time``), as on turn-based sites, and
+``every`` in games of simultaneous phases.
 
-Rows a preference keeps back are still written (status ``held`` or
-``suppressed``) so the admin can see what an account was not sent.  Every email
-to a seat carries a footer saying how to change the preference: the ``notify``
-mail command or a personal link ``/notify/<token>``, whose token is an HMAC of
-the account id (no table, nothing to rotate but the server secret).
+``every`` sends every email.  ``my_turn`` sends the table's news (turn, news,
+vacation and press emails) only when the seat must act: the news written while
+it need not is kept (status ``waiting``, press ``deferred``) and opens the
+seat's next email, "what happened since your last email"; a press that finds no
+email within a day goes alone (:mod:`pbem.services.mailout.folds`).  Welcomes,
+reminders, late notices, answers, the game-over email and announcements of a
+pause, resumption or extension always go, so nobody stalls a game unseen.
+``digest`` holds the news emails (status ``held``) for the daily digest
+(:mod:`pbem.services.mailout.digest`); the others go at once.  ``none`` sends
+nothing of the game but answers to the player's own messages: they play on
+their page and ``/me``.
+
+Rows a preference keeps back are still written so the admin can see what an
+account was not sent.  Every email to a seat says how to change the choice:
+the ``notify`` mail command or a personal link ``/notify/<token>``, whose token
+is an HMAC of the account id (no table, nothing to rotate but the server secret).
 """
 
 from __future__ import annotations
@@ -26,49 +35,98 @@ from engines import get_engine
 from pbem.models import Account, Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
+from pbem.services.mailout.folds import WAITING
 
-PREFERENCES = ("every", "my_turn", "digest")
-#: Emails that only report the table's news; ``my_turn`` skips them while the seat need not act.
-NEWS_KINDS = frozenset({"turn", "announce"})
-#: Pauses, resumptions, extensions, vacations, moved deadlines: every player hears of them.
+#: An account's choices, for all its games.
+PREFERENCES = ("default", "every", "my_turn", "digest")
+#: A seat's own choices for its game, over the account's.
+GAME_PREFERENCES = ("my_turn", "none")
+#: Emails that only report the table's news; ``my_turn`` keeps them for the seat's next
+#: email while it need not act.
+NEWS_KINDS = frozenset({"turn", "announce", "vacation"})
+#: Pauses, resumptions, extensions, moved deadlines: every player hears of them.
 ANNOUNCEMENT_KINDS = frozenset({"admin"})
 #: Emails a digest account gets in the digest rather than at once (press is news too).
 DIGEST_KINDS = NEWS_KINDS | ANNOUNCEMENT_KINDS | {"press"}
+#: What ``none`` still sends: answers to the player's own messages, and a warning that
+#: someone else wrote from the seat's address.
+ANSWER_KINDS = frozenset({"receipt", "commands", "error", "foreign_sender", "resend"})
 
-COMMANDS = "notify every | notify my_turn | notify digest"
+COMMANDS = "notify every | notify my_turn | notify digest | notify none"
 DESCRIPTIONS = {
+    "default": "each game's default: in games played one move at a time, emails only when it is your turn; "
+    "in the others, an email every turn",
     "every": "an email every turn",
-    "my_turn": "emails only when you must act (plus receipts, press and the result)",
-    "digest": "one daily digest across all your games (plus receipts, reminders and the result)",
+    "my_turn": "emails only when you must act, each with what happened since your last one",
+    "digest": "one daily digest across all your games (plus answers, reminders and the result)",
+    "none": "no emails from this game but answers to the messages you send (play on your page)",
+}
+#: What an account may choose, for every game (the pages' choices).
+ACCOUNT_CHOICES = {pref: DESCRIPTIONS[pref] for pref in PREFERENCES}
+#: Words read as a choice.
+_SYNONYMS = {
+    "myturn": "my_turn",
+    "mine": "my_turn",
+    "daily": "digest",
+    "all": "every",
+    "off": "none",
+    "stop": "none",
+    "never": "none",
 }
 
 
-def normalise(pref: str) -> str:
-    """``every``, ``my_turn`` or ``digest`` (also accepts ``my-turn``, ``myturn``, ``daily``)."""
+def normalise(pref: str, allowed: tuple[str, ...] = PREFERENCES) -> str:
+    """One of ``allowed`` (also accepts ``my-turn``, ``myturn``, ``daily``, ``off``...)."""
     word = (pref or "").strip().lower().replace("-", "_")
-    word = {"myturn": "my_turn", "mine": "my_turn", "daily": "digest", "all": "every"}.get(word, word)
-    if word not in PREFERENCES:
-        raise ServiceError(f"{pref!r} is not a notification preference; choose one of: {', '.join(PREFERENCES)}")
+    word = _SYNONYMS.get(word, word)
+    if word not in allowed:
+        raise ServiceError(f"{pref!r} is not a notification preference; choose one of: {', '.join(allowed)}")
     return word
+
+
+def game_default(game: Game) -> str:
+    """``my_turn`` where one seat moves at a time, else ``every``."""
+    return "my_turn" if get_engine(game.engine).one_at_a_time else "every"
+
+
+def resolve(pref: str | None, game: Game | None) -> str:
+    """A chosen preference as it applies in ``game`` (``default`` becomes the game's own)."""
+    pref = pref or "default"
+    if pref == "default":
+        return game_default(game) if game is not None else "every"
+    return pref
+
+
+def effective(game: Game, seat: Seat) -> str:
+    """What ``seat``'s player gets in ``game``: the seat's choice, else the account's, resolved."""
+    account = seat.account
+    return resolve(seat.notify or (account.notify if account is not None else None), game)
 
 
 def must_act(game: Game, seat: Seat) -> bool:
     return game.status == "active" and seat.seat in get_engine(game.engine).to_act(game.state)
 
 
+def news_waits(game: Game, seat: Seat) -> bool:
+    """News for ``seat`` waits for its next email: ``my_turn`` while it need not act."""
+    return not seat.is_bot and effective(game, seat) == "my_turn" and not must_act(game, seat)
+
+
 def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
-    """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held or suppressed."""
+    """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held, waiting or suppressed."""
     if game is None or seat is None or seat.account is None:
         return "pending"
     if seat.is_bot or seat.is_vacant:
         return "suppressed"  # the bot reads the game, not email; a vacant seat has nobody to read it
     if seat.resigned_at is not None and kind != "receipt":
         return "suppressed"  # a player who left hears only the answers to what they still send
-    pref = seat.account.notify or "every"
+    pref = effective(game, seat)
+    if pref == "none":
+        return "pending" if kind in ANSWER_KINDS else "suppressed"
     if pref == "digest" and kind in DIGEST_KINDS:
         return "held"
     if pref == "my_turn" and kind in NEWS_KINDS and not must_act(game, seat):
-        return "suppressed"
+        return WAITING
     return "pending"
 
 
@@ -109,9 +167,9 @@ def with_footer(text: str, body_html: str, pref: str, url: str) -> tuple[str, st
     if url not in text:
         text = text.rstrip("\n") + "\n\n" + line + "\n"
     if body_html and url not in body_html:
-        words = html.escape(line.rsplit("\n", 1)[0].replace("\n", " ").replace(f"  {COMMANDS}", f" {COMMANDS}"))
+        words = html.escape(line.rsplit("\n", 2)[0].replace("\n", " ").replace(f"  {COMMANDS}", f" {COMMANDS}"))
         link = html.escape(url)
-        paragraph = f'<p style="font-size: 0.8em; color: #555;">{words} <a href="{link}">{link}</a></p>'
+        paragraph = f'<p style="font-size:13px;color:#555555">{words} <a href="{link}">your email settings</a>.</p>'
         marker = body_html.rfind("</body>")
         body_html = body_html[:marker] + paragraph + body_html[marker:] if marker >= 0 else body_html + paragraph
     return text, body_html

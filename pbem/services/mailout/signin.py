@@ -18,6 +18,7 @@ import datetime as dt
 import hashlib
 import hmac
 import secrets
+from urllib.parse import urlsplit
 
 from sqlalchemy import func, select, update
 
@@ -64,6 +65,11 @@ def new_code() -> str:
 def _code_hash(secret_key: str, binding_hash: str, code: str) -> str:
     typed = "".join(ch for ch in code.upper() if ch.isalnum())
     return hmac.new(secret_key.encode(), f"signin-code:{binding_hash}:{typed}".encode(), hashlib.sha256).hexdigest()
+
+
+def site_name(base_url: str) -> str:
+    """The server as people know it: the host of its web address (``games.example.org``)."""
+    return urlsplit(base_url).hostname or "pbem"
 
 
 def answer_for(email: str) -> str:
@@ -131,13 +137,11 @@ def request_link(runtime: Runtime, email: str, binding: str) -> str:
             template="notice",
             subject="Your sign-in link",
             kind="signin",
-            headline="Someone (we hope you) asked to sign in. Open this link in the same browser to sign in:",
-            details=[
-                url,
-                f"Or type this code on the sign-in page of that browser: {code}",
-                "It works once, for 15 minutes, and only in the browser where you asked. "
-                "If you did not ask, ignore this email.",
-            ],
+            headline="Someone (we hope you) asked to sign in with this address.",
+            signin_url=url,
+            signin_code=code,
+            signin_page=f"{runtime.settings.base_url}/signin",
+            site=site_name(runtime.settings.base_url),
         )
     return answer_for(address)
 

@@ -1,4 +1,5 @@
-"""Changing an account's notification preference, by mail command, web link or page.
+"""Changing a notification preference (an account's, or a seat's for its game), by mail
+command, web link or page.
 
 Kept apart from :mod:`pbem.services.mailout.preferences` (the policy every
 email consults) because leaving ``digest`` must release the held mail through
@@ -10,11 +11,18 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbem.models import Account
+from pbem.models import Account, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
 from pbem.services.mailout import digest
-from pbem.services.mailout.preferences import DESCRIPTIONS, account_id_from_token, normalise
+from pbem.services.mailout.preferences import (
+    DESCRIPTIONS,
+    GAME_PREFERENCES,
+    PREFERENCES,
+    account_id_from_token,
+    effective,
+    normalise,
+)
 from pbem.services.people.players import normalise_email
 
 
@@ -54,9 +62,48 @@ def set_preference_by_token(runtime: Runtime, token: str, pref: str) -> str:
     return set_preference(runtime, email, pref)
 
 
+def set_preference_from_seat(runtime: Runtime, seat_id: int, pref: str) -> str:
+    """``notify X`` sent from a seat: ``none`` is for this game alone; the others are for every
+    game and end this game's own choice, so the player gets what they just asked for here too."""
+    word = normalise(pref, (*PREFERENCES, *GAME_PREFERENCES))
+    with runtime.db.write() as session:
+        seat = session.get(Seat, seat_id)
+        if seat is None:
+            raise NotFound("that seat does not play here")
+        if word not in PREFERENCES:
+            seat.notify = word
+            return (
+                f"Notifications changed: from {seat.game.name} you now get {DESCRIPTIONS[word]}. "
+                "To get them again, write notify default."
+            )
+        seat.notify = None
+        account = seat.account
+        before, account.notify, account_id = account.notify, word, account.id
+    if before == "digest" and word != "digest":
+        digest.send_digests(runtime, account_id=account_id)
+    return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
+
+
+def game_preference(runtime: Runtime, seat_id: int) -> str:
+    """What the seat's player gets in its game, resolved (``every``, ``my_turn``, ``digest`` or ``none``)."""
+    with runtime.db.read() as session:
+        seat = session.get(Seat, seat_id)
+        if seat is None:
+            raise NotFound("that seat does not play here")
+        return effective(seat.game, seat)
+
+
+def stop_digest_by_token(runtime: Runtime, token: str) -> str:
+    """The digest's one-click unsubscribe: an account on the digest moves to ``my_turn``."""
+    current = preference_by_token(runtime, token)
+    if current["preference"] != "digest":
+        return f"You get {current['description']}; there is no digest to stop."
+    return set_preference_by_token(runtime, token, "my_turn")
+
+
 def preference_of(runtime: Runtime, email: str) -> str:
     with runtime.db.read() as session:
-        return _account(session, email).notify or "every"
+        return _account(session, email).notify or "default"
 
 
 def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
@@ -66,5 +113,5 @@ def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
         account = session.get(Account, account_id) if account_id is not None else None
         if account is None:
             raise NotFound("this link is not valid; use the link in your latest email")
-        pref = account.notify or "every"
+        pref = account.notify or "default"
         return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}

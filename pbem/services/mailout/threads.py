@@ -24,7 +24,9 @@ from pbem.runtime import Runtime
 MAX_REFERENCES = 20
 #: ``<game-3-t12-…@domain>`` and ``<press-9-t12-…@domain>``: an email written in turn 12.
 _TURN_IN_ID = re.compile(r"<(?:game|press)-\d+-t(\d+)-[0-9a-f]+@")
-_ROOT = re.compile(r"<game-(\d+)-seat-\d+-start@")
+#: A seat's thread root: ``<game-3-seat-7-9f2c4e1a0b3d5c6e@domain>`` (``-start@`` for seats made
+#: before roots were random).
+_ROOT = re.compile(r"<game-(\d+)-seat-\d+-(?:start|[0-9a-f]{16})@")
 _CHAINS = "pbem_thread_chains"
 
 
@@ -34,8 +36,14 @@ def subject(game: Game, *, answer: bool = False) -> str:
 
 
 def root(runtime: Runtime, game: Game, seat: Seat) -> str:
-    """The Message-ID of a seat's first email; every later one refers to it."""
-    return f"<game-{game.id}-seat-{seat.id}-start@{runtime.settings.mail_domain}>"
+    """The Message-ID of a seat's first email; every later one refers to it.
+
+    Its random part (stored with the seat) means a fresh database, a reinstall or a
+    staging server on the same domain never repeats an id a player's mailbox holds:
+    Gmail drops a message whose Message-ID it has seen, and a client would thread a
+    new game into an old one.
+    """
+    return f"<game-{game.id}-seat-{seat.id}-{seat.thread_key or 'start'}@{runtime.settings.mail_domain}>"
 
 
 def message_id(runtime: Runtime, game: Game, label: str = "game", number: int | None = None) -> str:

@@ -174,7 +174,7 @@ def my_games(runtime: Runtime, account_id: int) -> dict[str, Any]:
         running = [i for i in items if i["status"] not in ("finished", "cancelled")]
         over = [i for i in items if i["status"] in ("finished", "cancelled")][:MAX_OVER]
         return {
-            "account": {"name": account.name, "tz": tz, "notify": account.notify or "every"},
+            "account": {"name": account.name, "tz": tz, "notify": account.notify or "default"},
             "email": account.email,
             "games": sorted(running, key=_sort_key) + over,
         }

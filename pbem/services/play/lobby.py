@@ -200,10 +200,6 @@ def ask_to_join(runtime: Runtime, game_id: int, sender: str | None) -> LobbyResu
             kind="join_confirm",
             message_id=f"<join-{request.token}@{runtime.settings.mail_domain}>",
             headline=f"Someone (we hope you) asked to join {game.name} ({get_engine(game.engine).title}).",
-            details=[
-                "To take the seat, reply to this email (what you write does not matter).",
-                "If you did not ask, ignore this email: nothing happens.",
-            ],
         )
         return LobbyResult(True, f"To join {game.name}, reply to the email asking you to confirm.", game.id)
 

@@ -11,7 +11,7 @@ from engines.base import OrderError
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
-from pbem.services.mailout import folds, notify
+from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import forgiving
 from pbem.services.play.locking import lock_game
@@ -137,7 +137,7 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
     """A receipt that only says "accepted" to a seat with nothing left to do this turn can wait for its next email.
 
     Anything else (a refusal, a command, a warning, a seat still asked to act,
-    a player who chose fewer emails and so may not get the next one soon) is
+    a player on the digest or on no emails, who may not get the next one soon) is
     answered at once.
     """
     return (
@@ -146,7 +146,7 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
         and bool(verdicts)
         and all(v.ok for v in verdicts)
         and not (reply.before or reply.after or reply.status or reply.warning)
-        and (seat.account.notify or "every") == "every"
+        and preferences.effective(game, seat) in ("every", "my_turn")
         and seat.seat not in engine_for(game).to_act(game.state)
     )
 

@@ -30,7 +30,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime
 from pbem.services import NotFound
-from pbem.services.mailout import folds, notify, threads
+from pbem.services.mailout import folds, notify, preferences, threads
 from pbem.services.mailout.press_mail import sender_label
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game
@@ -156,7 +156,8 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
     """The press in ``seat``'s mail: its own email, or a block at the top of the seat's next
-    email when the sender's message holds news for everyone (:func:`folds.hold`).
+    email when the sender's message holds news for everyone (:func:`folds.hold`) or the
+    seat's player gets news only with their turn (``my_turn``).
 
     Anonymous private press always comes alone: its only answer is a reply to its own email.
     """
@@ -164,8 +165,8 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
     private = press.to_seat is not None
     headline = ("Private press" if private else "Press to all seats") + f" from {label}:"
 
-    def alone() -> None:
-        notify.queue(
+    def alone(deferred: folds.Fold | None = None) -> None:
+        row = notify.queue(
             runtime,
             session,
             game=game,
@@ -174,15 +175,22 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
             template="async_press",
             kind="press",
             message_id=threads.message_id(runtime, game, "press", press.id),
+            status=folds.DEFERRED if deferred else None,
             headline=headline,
             press_text=press.text,
             private=private,
         )
+        if deferred is not None:
+            row.headers = {**row.headers, folds.FOLD_HEADER: deferred.to_json()}
 
-    if folds.holding(session) and (press.signed or not private):
-        answer = f"press {press.from_seat}: " if private else "press all: "
-        data = {"headline": headline, "text": press.text, "private": private, "answer": answer}
-        folds.add(session, seat, folds.Fold("press", data, alone=alone))
+    foldable = press.signed or not private
+    answer = f"press {press.from_seat}: " if private else "press all: "
+    fold = folds.Fold("press", {"headline": headline, "text": press.text, "private": private, "answer": answer})
+    if foldable and folds.holding(session):
+        fold.alone = alone
+        folds.add(session, seat, fold)
+    elif foldable and preferences.news_waits(game, seat):
+        alone(deferred=fold)  # at the top of the seat's next email, or alone within a day
     else:
         alone()
 

@@ -41,9 +41,12 @@ Besides orders, a message may hold these commands (one per line):
   press reply: TEXT    in a reply to a press email: answer it
   vacation DAYS        away for DAYS days: deadlines waiting on you wait
   vacation end         back early (also: back)
-  notify every         an email every turn (the default)
-  notify my_turn       emails only when you must act
+  notify               what you get from this game, and how to change it
+  notify every         an email every turn, in all your games
+  notify my_turn       emails only when you must act, in all your games
   notify digest        one daily digest across all your games
+  notify default       each game's own (my_turn where one moves at a time)
+  notify none          no emails from this game but answers to yours
   resign               leave the game for good (asks you to confirm
                        with: resign yes)
   rematch              once the game is over: offer the same table a
@@ -126,7 +129,7 @@ def run(
         elif word == "vacation" or (word == "back" and len(line.split()) == 1):
             result.answer(_vacation(runtime, game, seat, line))
         elif word == "notify":
-            result.answer(_notify(runtime, seat, line))
+            result.answer(_notify(runtime, game, seat, line))
         elif word == "resign":
             result.answer(_resign(runtime, game, seat, line))
         elif word == "rematch" and len(line.split()) == 1:
@@ -219,15 +222,17 @@ def _resign(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
     return Verdict(quote(line), False, f"write resign (to see what leaving means) or resign {resign.CONFIRM_WORD}")
 
 
-def _notify(runtime: Runtime, seat: Seat, line: str) -> Verdict:
+def _notify(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+    """``notify`` alone says what the player gets here; ``notify none`` stops this game's emails;
+    ``notify every|my_turn|digest|default`` chooses for every game (and ends this game's own choice)."""
     match = _NOTIFY.match(line.strip())
     if match is None:
         return Verdict(line, False, f"write one of: {preferences.COMMANDS}")
     if match.group(1) is None:
-        current = subscriptions.preference_of(runtime, seat.account.email)
-        return Verdict(line, True, f"You get {preferences.DESCRIPTIONS[current]}. Change it with: "
+        current = subscriptions.game_preference(runtime, seat.id)
+        return Verdict(line, True, f"In {game.name} you get {preferences.DESCRIPTIONS[current]}. Change it with: "
                                    f"{preferences.COMMANDS}.")  # fmt: skip
     try:
-        return Verdict(line, True, subscriptions.set_preference(runtime, seat.account.email, match.group(1)))
+        return Verdict(line, True, subscriptions.set_preference_from_seat(runtime, seat.id, match.group(1)))
     except ServiceError as error:
         return Verdict(line, False, str(error))

@@ -150,7 +150,7 @@ def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) ->
             session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
         )
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="admin", told=seat)
+        notify.send_views(runtime, session, game, headline=line, kind="vacation", told=seat)
         return VacationResult(
             True,
             f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
@@ -180,7 +180,7 @@ def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult
             line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
         append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
         game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="admin", told=seat)
+        notify.send_views(runtime, session, game, headline=line, kind="vacation", told=seat)
         back = "welcome back: your vacation has ended, and every other player has been told"
         if held:
             back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
