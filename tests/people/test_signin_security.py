@@ -44,7 +44,7 @@ def latest_link(runtime) -> tuple[str, str]:
             select(OutboxMessage.body_text).where(OutboxMessage.kind == "signin").order_by(OutboxMessage.id.desc())
         ).first()
     path = re.search(r"http://pbem\.test(/signin/\S+)", body).group(1)
-    code = re.search(r"code on the sign-in page of that browser: ([A-Z0-9]{4}-[A-Z0-9]{4})", body).group(1)
+    code = re.search(r"code on the sign-in page of that\s+browser:\s+([A-Z0-9]{4}-[A-Z0-9]{4})", body).group(1)
     return path, code
 
 
