@@ -137,13 +137,13 @@ def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> 
     from pbem.mail import pipeline
 
     try:
-        with runtime.db.write() as session:
-            row = _claim(session, inbound_id, skip_locked)
+        with runtime.unit() as uow:
+            row = _claim(uow.session, inbound_id, skip_locked)
             if row is None:
                 return "busy" if skip_locked else "missing"
             if row.status != "pending":
                 return row.status
-            outcome = pipeline.run(runtime, session, row)
+            outcome = pipeline.run(uow, row)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()

@@ -41,9 +41,9 @@ class Pump:
                 status = outbox.deliver(self.runtime, *args)
                 assert status == "sent", status
             elif task == "play_bots":
-                bot_turns.play(self.runtime, *args)
+                self.runtime.in_unit(bot_turns.play, *args)
             elif task == "fire_deadline":
-                deadlines.apply_deadline(self.runtime, *args)
+                self.runtime.in_unit(deadlines.apply_deadline, *args)
 
 
 @contextmanager

@@ -124,7 +124,7 @@ def test_a_stale_token_is_refused(table):
     runtime, game_id, seat, address = table
     from pbem.services.play import games
 
-    games.rotate_tokens(runtime, game_id, "Suns")
+    runtime.in_unit(games.rotate_tokens, game_id, "Suns")
     applied = log_count(runtime)
     status, _ = deliver(runtime, mail(address, seat.account.email, "play 3"))
     assert status == "rejected" and log_count(runtime) == applied

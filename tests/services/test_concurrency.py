@@ -28,7 +28,7 @@ def _submit(settings_values: dict, game_id: int, seat_id: int, line: str, barrie
     dispose_all()
     runtime = make_runtime(load_settings(**settings_values))
     barrier.wait(timeout=60)
-    result = orders.submit(runtime, game_id, seat_id, [line], source="web")
+    result = runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
     return [v.ok for v in result.verdicts]
 
 
@@ -118,7 +118,7 @@ def _check_one_resolution(runtime, game, accepted: int) -> None:
     after = game_row(runtime, game_id)
     assert after.turn == game.turn + 1, "the coin phase should have resolved exactly once"
     assert turn_mails == len(names), "each seat gets exactly one email for the resolved turn"
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def _create(settings_values: dict, barrier) -> int:
