@@ -328,7 +328,7 @@ def create_game():
     request_, rules = checked
     try:
         create = lobby.create_open_game if request_.open_seats else games.create_game
-        game_id = create(common.runtime(), request_, rules)
+        game_id = common.runtime().in_unit(create, request_, rules)
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
     if request_.open_seats:
@@ -468,9 +468,9 @@ def _address(rt, game_id: int) -> str:
         raise ServiceError("give the player's new address")
     if request.form.get("confirm") != "yes":
         raise ServiceError("no address was changed: tick the box to confirm the change in all the player's games")
-    with rt.db.read() as db:
-        old = games.seat_by_name(load_game(db, game_id), seat).account.email
-    change = rt.in_unit(addresses.change_address, old, new)
+    with rt.unit() as uow:
+        old = games.seat_by_name(load_game(uow.session, game_id), seat).account.email
+        change = addresses.change_address(uow, old, new)
     return f"{change.old} is now {change.new} in all their games; both addresses have been told."
 
 

@@ -42,7 +42,7 @@ def _act(game_id: int, action) -> object:
         flash(f"Not done: too many requests from your connection; try again in {minutes(wait)}.")
         return redirect(url_for("me.home"))
     try:
-        result = action(common.runtime(), game_id, account_id)
+        result = common.runtime().in_unit(action, game_id, account_id)
     except NotFound:
         abort(404)
     flash(result.message if result.ok else f"Not done: {result.message}.", "message" if result.ok else "error")

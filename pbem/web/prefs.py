@@ -41,7 +41,7 @@ def notify_page(token: str):
 def notify_submit(token: str):
     current = _current(token)
     if common.one_click():
-        message = subscriptions.stop_digest_by_token(common.runtime(), token)
+        message = common.runtime().in_unit(subscriptions.stop_digest_by_token, token)
         return Response(message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)

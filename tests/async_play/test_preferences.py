@@ -15,6 +15,7 @@ from pbem.services.play import games
 from tests.async_play.helpers import outbox as rows
 from tests.async_play.helpers import play_first_legal, start_with, to_act
 from tests.support.play import PLAYERS, game_row, next_turn
+from worker import tasks
 
 
 def account_of(runtime, game_id, seat_name):
@@ -161,12 +162,12 @@ def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime)
     next_turn(runtime, game_id, Rng(8))
     held = rows(runtime, status="held")
     assert held
-    assert digest.send_overdue(runtime) == 0  # held this morning: the daily run will take it
+    assert tasks.send_overdue_digests() == 0  # held this morning: the daily run will take it
     with runtime.writing() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
-    assert digest.send_overdue(runtime) == 1
+    assert tasks.send_overdue_digests() == 1
     assert not rows(runtime, status="held") and len(rows(runtime, kind="digest")) == 1
-    assert digest.send_overdue(runtime) == 0
+    assert tasks.send_overdue_digests() == 0
 
 
 def test_the_digest_keeps_every_press_and_every_event(runtime):

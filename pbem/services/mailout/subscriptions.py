@@ -93,12 +93,12 @@ def game_preference(uow: UnitOfWork, seat_id: int) -> str:
     return effective(seat.game, seat)
 
 
-def stop_digest_by_token(runtime: Runtime, token: str) -> str:
+def stop_digest_by_token(uow: UnitOfWork, token: str) -> str:
     """The digest's one-click unsubscribe: an account on the digest moves to ``my_turn``."""
-    current = preference_by_token(runtime, token)
+    current = preference_by_token(uow, token)
     if current["preference"] != "digest":
         return f"You get {current['description']}; there is no digest to stop."
-    return set_preference_by_token(runtime, token, "my_turn")
+    return set_preference_by_token(uow, token, "my_turn")
 
 
 def preference_of(uow: UnitOfWork, email: str) -> str:
