@@ -13,8 +13,8 @@ from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.services.ops import sweep
 from pbem.services.play import deadline_timer, deadlines
-from worker import tasks
 from tests.support.play import start
+from worker import tasks
 
 
 def set_deadline(runtime, game_id: int, seconds: float) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.models import Account, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import digest
 from pbem.services.mailout.preferences import (
