@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
-from pbem.mail.imap import Reader
-from pbem.mail.inbound import process, receive
+from pbem.inbound.imap import Reader
+from pbem.inbound.runner import process, receive
 from pbem.models import Game
 from pbem.runtime import Runtime
 from pbem.services.mailout import outbox

@@ -36,7 +36,7 @@ def flush_outbox() -> int:
 @shared_task(name="worker.tasks.process_inbound", acks_late=True)
 @quiet()
 def process_inbound(message_id: int) -> str:
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
 
     return process(get_runtime(), message_id)
 
@@ -49,7 +49,7 @@ def process_pending_inbound() -> int:
     Messages another worker is processing are skipped, so several of these can
     run at once without waiting on each other.  Returns how many it processed.
     """
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
     from worker import fresh_inline_budget
 
     runtime = get_runtime()

@@ -99,7 +99,7 @@ def build_reply(message, body: str) -> tuple[bytes, str, str]:
 
 @bp.post("/reply/<int:outbox_id>")
 def reply(outbox_id: int):
-    from pbem.mail.inbound import process, receive
+    from pbem.inbound.runner import process, receive
 
     rt = common.runtime()
     try:

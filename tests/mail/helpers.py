@@ -10,7 +10,7 @@ from email.utils import make_msgid
 from sqlalchemy import update
 
 from pbem.clock import utcnow
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage, OutboxMessage
 from pbem.tokens import reply_address
 from tests.support.play import game_row

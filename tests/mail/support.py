@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from pbem.mail import smtpd
-from pbem.mail.inbound import process
+from pbem.inbound import smtpd
+from pbem.inbound.runner import process
 from pbem.services.mailout import outbox
 from pbem.services.play import bot_turns, deadlines
 from tests.support.services import free_port

@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.db import normalise_url
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.migrations import alembic_config, upgrade
 from pbem.models import InboundMessage
 from tests.mail.helpers import deliver, seat_address, seat_of

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.config import MailLimits
-from pbem.mail import machine
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
+from pbem.mail import automated as machine
 from pbem.mail.message import parse
 from pbem.models import Account, InboundMessage, LogEntry
 from tests.mail.helpers import deliver, inbound, mail, outbox, seat_address, seat_of

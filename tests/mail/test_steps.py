@@ -1,4 +1,4 @@
-"""Each step of :data:`pbem.mail.pipeline.PIPELINE` on its own, on a :class:`Context`
+"""Each step of :data:`pbem.inbound.pipeline.PIPELINE` on its own, on a :class:`Context`
 built by hand inside a real transaction (the whole pipeline is tested elsewhere)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from sqlalchemy import select
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.config import MailLimits
-from pbem.mail import pipeline
+from pbem.inbound import pipeline
+from pbem.inbound.pipeline import Context, Discard, Reject
 from pbem.mail.message import parse
-from pbem.mail.pipeline import Context, Discard, Reject
 from pbem.models import Game, InboundMessage, OutboxMessage, Seat
 from pbem.services.play import games
 from tests.mail.helpers import mail, seat_address, seat_of

@@ -9,7 +9,7 @@ import re
 from sqlalchemy import func, select
 
 from engines import get_engine
-from pbem.mail.inbound import receive
+from pbem.inbound.runner import receive
 from pbem.models import InboundMessage, LogEntry, OutboxMessage
 from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of
@@ -36,7 +36,7 @@ def _process(settings_values: dict, inbound_id: int, barrier) -> str:
     """Runs in a forked process: one stored email through the whole inbound pipeline."""
     from pbem.config import load_settings
     from pbem.db import dispose_all
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
     from pbem.runtime import make_runtime
 
     dispose_all()

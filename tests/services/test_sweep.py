@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import update
 
 from pbem.clock import utcnow
-from pbem.mail.inbound import _claim, process
+from pbem.inbound.runner import _claim, process
 from pbem.models import Game
 from pbem.runtime import set_runtime
 from pbem.services.ops import sweep

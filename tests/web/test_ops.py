@@ -9,7 +9,7 @@ from sqlalchemy import update
 
 from pbem.app import create_app
 from pbem.clock import utcnow
-from pbem.mail.inbound import receive
+from pbem.inbound.runner import receive
 from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import make_runtime
 from tests.mail.helpers import mail

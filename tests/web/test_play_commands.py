@@ -8,7 +8,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.models import Account, OutboxMessage, PressMessage, Seat, Vacation
 from pbem.services.play import house_rules, orders, press
 from pbem.services.play.seat_commands import MAX_LINE_CHARS, MAX_LINES

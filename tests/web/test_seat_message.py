@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem import faults
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.models import Account, LogEntry, OutboxMessage, PressMessage, Seat, Vacation
 from pbem.services.play import seat_message
 from tests.mail.helpers import seat_address

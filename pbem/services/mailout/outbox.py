@@ -32,8 +32,8 @@ from email.utils import format_datetime
 from sqlalchemy import Row, bindparam, func, or_, select, update
 
 from pbem.clock import utcnow
-from pbem.mail import wire
-from pbem.mail.wire import UnsendableMessage
+from pbem.mail import mime
+from pbem.mail.mime import UnsendableMessage
 from pbem.models import OutboxMessage
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import dkim_sign, journal, relay
@@ -66,7 +66,7 @@ def email_bytes(row: OutboxMessage | Row) -> bytes:
         **{name: value for name, value in (row.headers or {}).items() if not name.startswith("_")},
     }
     try:
-        return wire.compose(headers.items(), row.body_text, row.body_html or None)
+        return mime.compose(headers.items(), row.body_text, row.body_html or None)
     except UnsendableMessage:
         raise
     except (ValueError, TypeError, LookupError) as error:  # a lone surrogate, a value of the wrong type

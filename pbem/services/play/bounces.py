@@ -23,7 +23,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
-from pbem.mail.machine import Bounce
+from pbem.mail.automated import Bounce
 from pbem.models import Account, Game, OutboxMessage, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify

@@ -6,7 +6,7 @@ by raising :class:`Discard` (machine mail: nothing is answered),
 answers a seat's lines through :func:`pbem.services.play.seat_message.handle`, as
 the player's page does, which queues the receipt in the same transaction.
 
-Everything runs in the caller's unit of work (see :func:`pbem.mail.inbound.process`).
+Everything runs in the caller's unit of work (see :func:`pbem.inbound.runner.process`).
 """
 
 from __future__ import annotations
@@ -14,21 +14,22 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from email.message import Message
+from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
-from pbem.mail import addressing, authresults, commands, machine
-from pbem.mail.answered import answered_id, late_reply_warning
+from pbem.inbound import server_commands
+from pbem.inbound.answered import answered_id, late_reply_warning
+from pbem.inbound.context import Context, Discard, Hold, Reject
+from pbem.inbound.refusals import known_player, reply_refusal, span, tell_held, tell_owner
+from pbem.mail import addressing, authresults, automated
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
-from pbem.mail.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail.text import body_text
-from pbem.models import InboundMessage, OutboxMessage, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.models import InboundMessage, OutboxMessage
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import unsubscribe
 from pbem.services.ops import strangers
 from pbem.services.play import bounces, lobby, seat_commands, seat_message
@@ -36,56 +37,6 @@ from pbem.services.play import orders as order_service
 from pbem.services.play.locking import lock_game_of_seat
 
 RATE_NOTICE = "rate limit"
-
-
-class Stop(Exception):
-    """End of the pipeline for this message, with every reason found."""
-
-    def __init__(self, *reasons: str):
-        super().__init__("; ".join(reasons))
-        self.reasons = list(reasons)
-
-
-class Discard(Stop):
-    """Machine mail or a loop: recorded, never answered."""
-
-
-class Reject(Stop):
-    """Refused: the sender gets one reply listing the reasons; nothing is applied."""
-
-
-class Hold(Stop):
-    """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
-
-
-@dataclass
-class Context:
-    uow: UnitOfWork
-    row: InboundMessage
-    message: Message | None = None
-    sender: str | None = None
-    subject: str = ""
-    their_id: str | None = None
-    recipient: str | None = None
-    seat: Seat | None = None
-    auth: authresults.Verdicts | None = None
-    command_mode: bool = False
-    trusted: bool = False
-    text: str = ""
-    lines: list[str] = field(default_factory=list)
-    verdict: str = ""
-
-    @property
-    def runtime(self) -> Runtime:
-        return self.uow.runtime
-
-    @property
-    def session(self) -> Session:
-        return self.uow.session
-
-    @property
-    def settings(self):
-        return self.runtime.settings
 
 
 @dataclass(frozen=True)
@@ -123,7 +74,7 @@ def take_bounces(ctx: Context) -> None:
     outbox_id = bounces.outbox_id_for(ctx.runtime, ctx.recipient)
     if outbox_id is None:
         raise Discard("bounce address not signed by this server: ignored")
-    report = machine.read_bounce(ctx.message) if ctx.message is not None else None
+    report = automated.read_bounce(ctx.message) if ctx.message is not None else None
     raise Discard(bounces.record(ctx.runtime, ctx.session, outbox_id, report))
 
 
@@ -135,13 +86,13 @@ def take_unsubscribes(ctx: Context) -> None:
 
 def drop_machines(ctx: Context) -> None:
     """Auto-replies, lists, bounces: dropped (a bounce counts only through :func:`take_bounces`)."""
-    found = machine.reasons(machine.MACHINE_RULES, _envelope(ctx))
+    found = automated.reasons(automated.MACHINE_RULES, _envelope(ctx))
     if found:
         raise Discard(*found)
 
 
 def drop_loops(ctx: Context) -> None:
-    found = machine.reasons(machine.LOOP_RULES, _envelope(ctx))
+    found = automated.reasons(automated.LOOP_RULES, _envelope(ctx))
     if found:
         raise Discard(*found)
 
@@ -329,19 +280,19 @@ def _answer_commands(ctx: Context, lines: list[str], refused: list[order_service
     references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
     stranger = not known_player(ctx.session, ctx.sender)
     if stranger:
-        if lobby.join_token(references) is None and not any(map(commands.command_of, lines)):
+        if lobby.join_token(references) is None and not any(map(server_commands.command_of, lines)):
             ctx.row.stranger_emails = 0
             raise Discard("not a player, and no command: not answered")
-        worst = 1 + min(commands.mail_commands(lines), 1)
+        worst = 1 + min(server_commands.mail_commands(lines), 1)
         withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
         if withheld:
             ctx.row.stranger_emails = 0
             raise Discard(withheld)
         before = _last_outbox_id(ctx.session)
-    verdicts = commands.server_commands(ctx.uow, lines, ctx.sender, references, stranger=stranger)
+    verdicts = server_commands.server_commands(ctx.uow, lines, ctx.sender, references, stranger=stranger)
     if verdicts:  # lines too long to read, named but never quoted
         verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
-    commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
+    server_commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
     ctx.verdict = f"commands: {len(verdicts)} answered"
     if stranger:
         ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
@@ -397,6 +348,6 @@ def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE) -> Outcome:
 # -- helpers ------------------------------------------------------------------------
 
 
-def _envelope(ctx: Context) -> machine.Envelope:
+def _envelope(ctx: Context) -> automated.Envelope:
     settings = ctx.settings
-    return machine.Envelope(ctx.message, ctx.row.envelope_from, settings.server_address, settings.mail_domain)
+    return automated.Envelope(ctx.message, ctx.row.envelope_from, settings.server_address, settings.mail_domain)
