@@ -41,7 +41,7 @@ def kidsprout_tables(runtime: Runtime, count: int, seats_per_game: int = 3) -> l
     seats = []
     for g in range(count):
         players = [f"p{g}x{i}@players.example" for i in range(4)]
-        game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=players, seed=g))
+        game_id = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=players, seed=g))
         with runtime.db.read() as session:
             query = select(Seat).where(Seat.game_id == game_id).order_by(Seat.position).limit(seats_per_game)
             for seat in session.scalars(query):

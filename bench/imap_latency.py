@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
-from pbem.mail.imap import Reader
-from pbem.mail.inbound import process, receive
+from pbem.inbound.imap import Reader
+from pbem.inbound.runner import process, receive
 from pbem.models import Game
 from pbem.runtime import Runtime
 from pbem.services.mailout import outbox
@@ -123,7 +123,7 @@ def play(
     One reply at a time by default; with ``batch``, every seat that must act
     replies at once (a quicker game: the replies of a round wait together).
     """
-    game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=7))
+    game_id = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS, seed=7))
     worker.settle()
     run, engine, rng, box = GameRun(game_id), get_engine("kidsprout"), Rng(seed), Mailboxes(sink)
     senders = {p.split("<")[1][:-1]: p for p in PLAYERS}
@@ -135,9 +135,9 @@ def play(
             break
         to_act = sorted(engine.to_act(state))
         if not to_act:  # a last call with nobody to act: let the deadline pass
-            with runtime.db.write() as session:
+            with runtime.writing() as session:
                 session.execute(update(Game).where(Game.id == game_id).values(deadline=dt.datetime(2000, 1, 1)))
-            deadlines.apply_deadline(runtime, game_id)
+            runtime.in_unit(deadlines.apply_deadline, game_id)
             worker.settle()
             continue
         replies = []

@@ -94,18 +94,18 @@ def build(instance: Path, base_url: str, extra_games: int) -> dict[str, Any]:
         request = games.NewGame(
             engine=engine, players=players, seed=seed, name=f"{engine} camp", deadline_seconds=172800
         )
-        game_id = games.create_game(runtime, request)
+        game_id = runtime.in_unit(games.create_game, request)
         play_some(runtime, game_id, seed, moves)
         tables[engine] = game_id
-    lobby.create_open_game(runtime, games.NewGame(engine="sprawl", players=PLAYERS[:1], open_seats=2, seed=5))
+    runtime.in_unit(lobby.create_open_game, games.NewGame(engine="sprawl", players=PLAYERS[:1], open_seats=2, seed=5))
     rng = Rng(1)
     for index in range(extra_games):
         engine = "kidsprout" if index % 2 == 0 else "rankchain"
         request = games.NewGame(engine=engine, players=PLAYERS[1:4], seed=index, deadline_seconds=86400)  # not Ann
-        game_id = games.create_game(runtime, request)
+        game_id = runtime.in_unit(games.create_game, request)
         for serial in range(index % 4):
             play_one(runtime, game_id, rng, serial)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.add(AdminUser(username="admin", password_hash=generate_password_hash(ADMIN_PASSWORD)))
     with runtime.db.read() as session:
         ann = session.scalars(select(Account.id).where(Account.email == "ann@example.org")).one()

@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import bench_runtime, kidsprout_tables
 from pbem.config import MailLimits
-from pbem.mail import smtpd
-from pbem.mail.inbound import process
+from pbem.inbound import smtpd
+from pbem.inbound.runner import process
 from pbem.models import InboundMessage
 from pbem.services.mailout import outbox
 from tests.support.services import free_port

@@ -72,7 +72,7 @@ def sweep_ms(runtime, runs: int) -> float:
         times = []
         for _ in range(runs):
             started = time.perf_counter()
-            sweep.sweep(runtime)
+            runtime.in_unit(sweep.sweep)
             times.append((time.perf_counter() - started) * 1000)
         return round(min(times), 2)
     finally:

@@ -45,7 +45,7 @@ def make_templates(runtime: Runtime, count: int = TEMPLATES) -> Templates:
     for index in range(count):
         players = [f"Tmpl{index}x{i} <t{index}x{i}@players.example>" for i in range(PLAYERS_PER_GAME)]
         request = games.NewGame(engine="kidsprout", players=players, seed=index, deadline_seconds=86400)
-        game_id = games.create_game(runtime, request)
+        game_id = runtime.in_unit(games.create_game, request)
         play_some(runtime, game_id, seed=index, count=ORDERS_PLAYED)  # a log to clone (the turn stays open)
         ids.append(game_id)
     engine = runtime.db.engine

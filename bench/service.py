@@ -56,7 +56,7 @@ def orders_per_second(runtime, count: int) -> float:
             seat = rng.choice(to_act)
             line = legal_move(runtime, game_id, seat, rng, done)
             started = time.perf_counter()
-            orders.submit(runtime, game_id, seats[seat], [line], source="web")
+            runtime.in_unit(orders.submit, game_id, seats[seat], [line], source="web")
             spent += time.perf_counter() - started
             done += 1
     return done / spent
@@ -66,7 +66,7 @@ def inserts_per_second(runtime, count: int, offset: int = 0) -> float:
     """The baseline: one plain row per transaction, nothing else."""
     started = time.perf_counter()
     for i in range(offset, offset + count):
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             session.execute(sa.text("INSERT INTO bench_rows (id, body) VALUES (:i, :b)"), {"i": i, "b": "x" * 200})
     return count / (time.perf_counter() - started)
 
@@ -108,7 +108,7 @@ def parallel_rate(kind: str, runtime, clients: int, count: int) -> float:
 
 def bench_database(name: str, url: str, tmp: Path, count: int, clients: int = 1) -> None:
     runtime = runtime_for(tmp, url)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(sa.text("CREATE TABLE IF NOT EXISTS bench_rows (id BIGINT PRIMARY KEY, body TEXT)"))
     if clients == 1:
         service, base = orders_per_second(runtime, count), inserts_per_second(runtime, count)
@@ -148,7 +148,7 @@ def bench_latency(postgres: str, redis_url: str, tmp: Path, turns: int) -> None:
                 before = len(sink.messages)
                 line = legal_move(runtime, game_id, seat, rng, len(samples))
                 sent_at = time.time()
-                result = orders.submit(runtime, game_id, seats[seat], [line], source="web")
+                result = runtime.in_unit(orders.submit, game_id, seats[seat], [line], source="web")
                 if result.turn_changed:
                     wait_until(lambda b=before: len(sink.messages) >= b + 4, 30, "a turn's emails")
                     arrived = sorted(m.at for m in sink.messages[before:])[3]

@@ -54,8 +54,8 @@ def build_database(instance: Path, games: int) -> str:
     for index in range(games):
         engine = "kidsprout" if index % 2 == 0 else "rankchain"
         players = PLAYERS[: 3 + index % 2] if engine == "kidsprout" else PLAYERS[: 2 + index % 3]
-        game_id = game_service.create_game(
-            runtime,
+        game_id = runtime.in_unit(
+            game_service.create_game,
             game_service.NewGame(engine=engine, players=players, seed=index, deadline_seconds=86400),
         )
         if index % 10 == 0:

@@ -109,11 +109,17 @@ class Database:
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """One transaction: committed on success, rolled back on any error."""
+    def open(self) -> Iterator[Session]:
+        """A session for writing, its transaction begun; the caller commits (see ``Runtime.unit``)."""
         with self._factory() as session:
             if self.is_sqlite:
                 session.connection(execution_options={"sqlite_immediate": True})
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One transaction with nothing to do after it: committed on success, rolled back on any error."""
+        with self.open() as session:
             try:
                 yield session
                 session.commit()

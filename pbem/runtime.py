@@ -1,20 +1,22 @@
 """What a process needs to run services: settings, the database and the nudger.
 
-Services take a :class:`Runtime` and ids, never Flask or Celery objects.  A
+Entry points (a web view, a Celery task, a CLI command, the mail reader) open
+one :class:`UnitOfWork` per request with :meth:`Runtime.unit`; services take it
+(or its session) and ids, never Flask or Celery objects, and never commit.  A
 *nudge* asks the worker to do something soon (deliver an email, process a
-message); it is sent only after the transaction that made the work commits, and
-losing it is harmless because the sweep finds the work in the database.
+message); a unit sends its nudges only after it commits, and losing one is
+harmless because the sweep finds the work in the database.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session
@@ -23,6 +25,7 @@ from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 Nudger = Callable[[str, tuple[Any, ...]], None]
 #: Database back-ends the server supports.
 DATABASES = ("sqlite", "postgresql")
@@ -47,12 +50,40 @@ class Runtime:
     nudger: Nudger = field(default=_no_nudge)
     scheduler: Scheduler | None = None
 
-    def nudge_after_commit(self, session: Session, task: str, *args: Any) -> None:
-        """Send ``task(*args)`` to the worker once ``session`` commits; never raises.
+    @contextmanager
+    def unit(self) -> Iterator[UnitOfWork]:
+        """One transaction for an entry point: committed (then its after-commit work run)
+        when the block ends, rolled back with everything it queued on any error."""
+        with self.db.open() as session:
+            unit = UnitOfWork(self, session)
+            try:
+                yield unit
+            except BaseException:
+                unit.rollback()
+                raise
+            unit.commit()
 
-        An argument may be a callable, evaluated at commit time (e.g. the id of a
-        row that is only flushed with the commit)."""
-        session.info.setdefault("pbem_nudges", []).append((self, task, args))
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """The session of a new unit, for an entry point that works with the session itself."""
+        with self.unit() as uow:
+            yield uow.session
+
+    def in_unit(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``work(uow, *args, **kwargs)`` in a unit of its own (see :meth:`unit`)."""
+        with self.unit() as uow:
+            return work(uow, *args, **kwargs)
+
+    def in_reading(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``work(uow, *args, **kwargs)`` in a reading unit of its own (see :meth:`reading`)."""
+        with self.reading() as uow:
+            return work(uow, *args, **kwargs)
+
+    @contextmanager
+    def reading(self) -> Iterator[UnitOfWork]:
+        """A unit for an entry point that only reads: never committed (anything queued is dropped)."""
+        with self.db.read() as session:
+            yield UnitOfWork(self, session)
 
     def nudge(self, task: str, *args: Any) -> None:
         try:
@@ -86,15 +117,82 @@ def report_nudge_failure(task: str, error: Exception) -> None:
     )
 
 
-@event.listens_for(Session, "after_commit")
-def _send_nudges(session: Session) -> None:
-    for runtime, task, args in session.info.pop("pbem_nudges", []):
-        runtime.nudge(task, *(arg() if callable(arg) else arg for arg in args))
+#: Where a unit's session points back to its unit (see :meth:`UnitOfWork.of`).
+_UNIT = "pbem_unit"
 
 
-@event.listens_for(Session, "after_rollback")
-def _drop_nudges(session: Session) -> None:
-    session.info.pop("pbem_nudges", None)
+@dataclass(eq=False)
+class UnitOfWork:
+    """One transaction and what must happen once it commits.
+
+    Services queue here what belongs to the transaction but is not a row:
+    nudges for the worker, blocks folded into a seat's next email
+    (:mod:`pbem.services.mailout.folds`), each seat's thread as this
+    transaction's emails extend it (:mod:`pbem.services.mailout.threads`) and
+    the games it has locked (:mod:`pbem.services.play.locking`).  :meth:`commit`
+    commits, then sends the nudges; :meth:`rollback` drops everything queued.
+    """
+
+    runtime: Runtime
+    session: Session
+    #: ``(task, args)`` sent after the commit; an argument may be a callable, evaluated then
+    #: (e.g. the id of a row that is only flushed with the commit).
+    nudges: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    #: ``(task, seconds, args)``: scheduled after the commit.
+    later: list[tuple[str, float, tuple[Any, ...]]] = field(default_factory=list)
+    #: Seat id -> the :class:`~pbem.services.mailout.folds.Fold` blocks its next email shows first.
+    folds: dict[int, list[Any]] = field(default_factory=dict)
+    #: While true, news that can wait for a seat's next email does (see ``folds.hold``).
+    holding: bool = False
+    #: Seat id -> the References its next email of this unit carries.
+    chains: dict[int, list[str]] = field(default_factory=dict)
+    #: Game id -> the game row this unit locked.
+    locked: dict[int, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.session.info[_UNIT] = self
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @classmethod
+    def of(cls, session: Session) -> UnitOfWork:
+        """The unit ``session`` belongs to (helpers that take a session queue their work on it)."""
+        unit = session.info.get(_UNIT)
+        if unit is None:
+            raise RuntimeError("this session was not opened by Runtime.unit(); open one at the entry point")
+        return unit
+
+    def nudge(self, task: str, *args: Any) -> None:
+        """Send ``task(*args)`` to the worker once this unit commits; never raises."""
+        self.nudges.append((task, args))
+
+    def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
+        """Run ``task(*args)`` ``seconds`` after this unit commits; False (the sweep will) where nothing schedules."""
+        if self.runtime.scheduler is None:
+            return False
+        self.later.append((task, seconds, args))
+        return True
+
+    def commit(self) -> None:
+        """Commit the transaction, then send what it queued for the worker."""
+        self.session.commit()
+        nudges, later = self.nudges, self.later
+        self._forget()
+        for task, args in nudges:
+            self.runtime.nudge(task, *(arg() if callable(arg) else arg for arg in args))
+        for task, seconds, args in later:
+            self.runtime.nudge_later(task, seconds, *args)
+
+    def rollback(self) -> None:
+        """Undo the transaction and drop everything it queued."""
+        self.session.rollback()
+        self._forget()
+
+    def _forget(self) -> None:
+        self.nudges, self.later, self.folds, self.chains, self.locked = [], [], {}, {}, {}
+        self.holding = False
 
 
 _current: Runtime | None = None

@@ -1,6 +1,8 @@
 """The code's layering, checked from the source: no import cycle under ``pbem``,
-service domains that depend one way only, and ``pbem`` never importing ``worker``
-(nor ``engines`` anything of the server).  Imports inside functions count too:
+between modules or between packages; packages in layers (email formatting below
+the services, the inbound side and the entry points above them); service domains
+that depend one way only, and ``pbem`` never importing ``worker`` (nor
+``engines`` anything of the server).  Imports inside functions count too:
 an import hidden in a function is still a dependency (only names imported for
 annotations under ``if TYPE_CHECKING:`` are left out: they never load)."""
 
@@ -12,6 +14,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: Service domains, lowest first: each may import only from itself and those before it.
 DOMAINS = ("people", "mailout", "play", "ops")
+#: Packages of ``pbem``, lowest first: each may import only from its own layer and those before
+#: it.  Every other module (models, runtime, config, db...) is the core below them all.
+LAYERS = (
+    ("pbem.mail",),  # email as text and bytes: parsing, quoting, rendering, MIME
+    ("pbem.services",),  # what the server does, in domains (see DOMAINS)
+    ("pbem.inbound",),  # mail in: listeners, the pipeline, the server address's commands
+    ("pbem.web", "pbem.commands", "pbem.app"),  # entry points: the web app and the CLI
+)
+#: Modules that belong to a package's layer: the CLI's root group, which its command groups join.
+JOINED = {"pbem.cli": "pbem.commands"}
 
 
 def module_name(path: Path) -> str:
@@ -108,6 +120,51 @@ def domain_of(module: str) -> str | None:
 
 def test_no_import_cycle_under_pbem():
     assert cycles(graph("pbem")) == []
+
+
+def package_of(module: str) -> str:
+    """``pbem.services.play.orders`` is in ``pbem.services``; a top-level module is its own package."""
+    top = ".".join(module.split(".")[:2])
+    return JOINED.get(top, top)
+
+
+def package_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The imports between packages (the root package ``pbem`` itself imports nothing and is left out)."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        if module == "pbem":
+            continue
+        mine = packages.setdefault(package_of(module), set())
+        mine.update(package_of(t) for t in targets if t != "pbem" and package_of(t) != package_of(module))
+    return packages
+
+
+def layer_of(package: str) -> int:
+    return next((i for i, layer in enumerate(LAYERS) if package in layer), -1)
+
+
+def test_no_import_cycle_between_packages():
+    assert cycles(package_graph(graph("pbem"))) == []
+
+
+def test_packages_import_their_own_layer_and_those_below_only():
+    wrong = [
+        f"{package} -> {target}"
+        for package, targets in package_graph(graph("pbem")).items()
+        for target in sorted(targets)
+        if layer_of(target) > layer_of(package)
+    ]
+    assert wrong == []
+    assert sorted(package_graph(graph("pbem"))["pbem.mail"]) == ["pbem.config", "pbem.tokens"], "pure formatting"
+
+
+def test_the_layer_check_sees_an_upward_import():
+    edges = {"pbem.mail.compose": {"pbem.services.play.orders"}, "pbem.services.play.orders": set()}
+    packages = package_graph(edges)
+    assert [f"{p} -> {t}" for p, ts in packages.items() for t in ts if layer_of(t) > layer_of(p)] == [
+        "pbem.mail -> pbem.services"
+    ]
+    assert cycles(package_graph({**edges, "pbem.services.play.orders": {"pbem.mail.text"}, "pbem.mail.text": set()}))
 
 
 def test_the_cycle_finder_finds_a_cycle():

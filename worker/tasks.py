@@ -7,14 +7,16 @@ its work once the database is back."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from celery import shared_task
 
-from pbem.runtime import get_runtime
+from pbem.runtime import Runtime, UnitOfWork, get_runtime
 from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
-from pbem.services.play import bot_turns, deadline_timer, deadlines
+from pbem.services.play import bot_turns, deadlines
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ def flush_outbox() -> int:
 @shared_task(name="worker.tasks.process_inbound", acks_late=True)
 @quiet()
 def process_inbound(message_id: int) -> str:
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
 
     return process(get_runtime(), message_id)
 
@@ -47,12 +49,14 @@ def process_pending_inbound() -> int:
     Messages another worker is processing are skipped, so several of these can
     run at once without waiting on each other.  Returns how many it processed.
     """
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
     from worker import fresh_inline_budget
 
     runtime = get_runtime()
     handled = 0
-    for message_id in sweeping.pending_inbound_ids(runtime):
+    with runtime.reading() as uow:
+        pending = sweeping.pending_inbound_ids(uow)
+    for message_id in pending:
         fresh_inline_budget()  # each message's emails go out as its own task's would
         handled += process(runtime, message_id, skip_locked=True) not in ("busy", "pending")
     return handled
@@ -61,31 +65,38 @@ def process_pending_inbound() -> int:
 @shared_task(name="worker.tasks.fire_deadline", acks_late=True)
 @quiet()
 def fire_deadline(game_id: int) -> bool:
-    return deadlines.apply_deadline(get_runtime(), game_id)
+    with get_runtime().unit() as uow:
+        return deadlines.apply_deadline(uow, game_id)
 
 
 @shared_task(name="worker.tasks.fire_due_deadlines", acks_late=True)
 def fire_due_deadlines() -> int:
     """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
-    return deadline_timer.fire_due(get_runtime())
+    runtime = get_runtime()
+    with runtime.reading() as uow:  # on PostgreSQL games another writer holds are skipped
+        due, _reminders = deadlines.due_game_ids(uow)
+    return sum(_in_unit(runtime, deadlines.apply_deadline, game_id) for game_id in due)
 
 
 @shared_task(name="worker.tasks.send_reminders", acks_late=True)
 @quiet()
 def send_reminders(game_id: int) -> int:
-    return deadlines.send_due_reminders(get_runtime(), game_id)
+    with get_runtime().unit() as uow:
+        return deadlines.send_due_reminders(uow, game_id)
 
 
 @shared_task(name="worker.tasks.play_bots", acks_late=True)
 def play_bots(game_id: int) -> int:
     """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
-    return bot_turns.play(get_runtime(), game_id)
+    with get_runtime().unit() as uow:
+        return bot_turns.play(uow, game_id)
 
 
 @shared_task(name="worker.tasks.sweep", acks_late=True)
 @quiet()
 def sweep() -> dict[str, int]:
-    result = sweeping.sweep(get_runtime())
+    with get_runtime().unit() as uow:
+        result = sweeping.sweep(uow)
     return {name: len(ids) for name, ids in vars(result).items()}
 
 
@@ -93,11 +104,23 @@ def sweep() -> dict[str, int]:
 @quiet()
 def send_digests() -> int:
     """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
-    return digest.send_digests(get_runtime())
+    runtime = get_runtime()
+    with runtime.reading() as uow:
+        recipients = digest.held_recipients(uow)
+    return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
 
 
 @shared_task(name="worker.tasks.send_overdue_digests", acks_late=True)
 @quiet()
 def send_overdue_digests() -> int:
     """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""
-    return digest.send_overdue(get_runtime())
+    runtime = get_runtime()
+    with runtime.reading() as uow:
+        recipients = digest.overdue_recipients(uow)
+    return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
+
+
+def _in_unit(runtime: Runtime, work: Callable[[UnitOfWork, Any], int], item: Any) -> int:
+    """``work(uow, item)`` in a unit of its own: one item's failure leaves the others done."""
+    with runtime.unit() as uow:
+        return work(uow, item)

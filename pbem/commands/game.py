@@ -166,11 +166,11 @@ def game_create(
         fail(str(error))
     rt = runtime()
     try:
-        game_id = (lobby.create_open_game if open_seats else games.create_game)(rt, request, rules)
+        game_id = rt.in_unit(lobby.create_open_game if open_seats else games.create_game, request, rules)
     except ServiceError as error:
         fail(str(error))
     if as_json:
-        summary = game_summary(rt, game_id)
+        summary = rt.in_reading(game_summary, game_id)
         click.echo(
             json.dumps(
                 {
@@ -230,7 +230,7 @@ LIST_STATUSES = ("open", "active", "paused", "finished", "cancelled")
 def game_list(as_json: bool, limit: int, page: int, after: int | None, status: str | None) -> None:
     """List games, newest first, a page at a time (the next page's cursor is shown at the end)."""
     cursor = Cursor.parse(page=page, after=after, size=limit)
-    listing = list_page(runtime(), cursor, public_row, (status,) if status else None)
+    listing = runtime().in_reading(list_page, cursor, public_row, (status,) if status else None)
     if as_json:
         click.echo(json.dumps(listing.rows, indent=2))
     else:
@@ -249,7 +249,7 @@ def game_list(as_json: bool, limit: int, page: int, after: int | None, status: s
 def game_show(game_id: int, as_json: bool) -> None:
     """Show a game's status (and, to the admin at the console, its seats' addresses)."""
     try:
-        summary = game_summary(runtime(), game_id)
+        summary = runtime().in_reading(game_summary, game_id)
     except ServiceError as error:
         fail(str(error))
     summary["seats_admin"] = seat_rows(game_id)
@@ -282,7 +282,9 @@ def game_verify(game: str) -> None:
     (replayed with the engine alone, as `pbem game verify-export` does).
     """
     try:
-        result = verify(runtime(), game_id(game)) if game.strip().isdigit() else verify_export(load_export(game))
+        result = (
+            runtime().in_reading(verify, game_id(game)) if game.strip().isdigit() else verify_export(load_export(game))
+        )
     except ServiceError as error:
         fail(str(error))
     click.echo(result.message)
@@ -310,7 +312,7 @@ def game_export(game_id: int, output: str | None, public_only: bool, addresses: 
     if public_only and addresses:
         raise click.UsageError("--addresses goes with a full export, not --public")
     try:
-        data = export_game(runtime(), game_id, full=not public_only, addresses=addresses)
+        data = runtime().in_reading(export_game, game_id, full=not public_only, addresses=addresses)
     except ServiceError as error:
         fail(str(error))
     text = json.dumps(data, indent=2, ensure_ascii=False)
@@ -337,7 +339,7 @@ def game_verify_export(path: str) -> None:
 
 def _admin(action, *args) -> None:
     try:
-        action(runtime(), *args)
+        runtime().in_unit(action, *args)
     except ServiceError as error:
         fail(str(error))
 
@@ -368,7 +370,7 @@ def game_cancel(game_id: int, reason: str, yes: bool) -> None:
     rt = runtime()
     if not yes:
         try:
-            summary = game_summary(rt, game_id)
+            summary = rt.in_reading(game_summary, game_id)
         except ServiceError as error:
             fail(str(error))
         if summary["status"] in ("finished", "cancelled"):
@@ -418,7 +420,7 @@ def game_remove(game_id: int, seat: str, reason: str, yes: bool) -> None:
             abort=True,
         )
     try:
-        plays = remove_player(runtime(), game_id, seat, reason)
+        plays = runtime().in_unit(remove_player, game_id, seat, reason)
     except ServiceError as error:
         fail(str(error))
     click.echo(f"game {game_id}: {seat}'s player removed; {plays} plays the seat now")

@@ -31,7 +31,7 @@ def game_import(path: str, players: tuple[str, ...], as_json: bool) -> None:
     """
     rt = runtime()
     try:
-        imported = import_game(rt, load_export(path), list(players) or None)
+        imported = rt.in_unit(import_game, load_export(path), list(players) or None)
     except ServiceError as error:
         fail(str(error))
     status_url = f"{rt.settings.base_url}/games/{imported.game_id}"

@@ -15,7 +15,7 @@ from pbem.commands import fail, runtime
 from pbem.logs import quiet_chatter
 
 if TYPE_CHECKING:
-    from pbem.mail.imap import PollResult
+    from pbem.inbound.imap import PollResult
 
 #: sysexits codes an MTA understands: bounce the message, or keep it queued and retry.
 EX_DATAERR = 65
@@ -31,8 +31,8 @@ def ingest(sender: str | None, recipient: str | None) -> None:
     Exit 0 once stored, 75 (EX_TEMPFAIL: the MTA keeps the message and retries) when it
     cannot be stored now, 65 (EX_DATAERR: the MTA bounces it) when it never will be."""
     from pbem.commands.where import require_database
+    from pbem.inbound.runner import receive_each
     from pbem.mail.addressing import seat_recipients
-    from pbem.mail.inbound import receive_each
     from pbem.runtime import connect_worker, get_runtime
 
     try:
@@ -88,7 +88,7 @@ def not_a_message(raw: bytes) -> str | None:
 @click.option("--port", type=click.IntRange(1, 65535), default=2525, show_default=True)
 def smtpd(host: str, port: int) -> None:
     """Run the SMTP listener for PBEM_MAIL_DOMAIN (the distributed smtpd process)."""
-    from pbem.mail.smtpd import serve_forever
+    from pbem.inbound.smtpd import serve_forever
     from pbem.migrations import upgrade
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s smtpd %(levelname)s %(message)s")
@@ -112,7 +112,7 @@ def smtpd(host: str, port: int) -> None:
 @click.option("--url", default=None, help="Mailbox URL (default: PBEM_IMAP_URL).")
 def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
     """Read the mailbox of PBEM_IMAP_URL (imaps://user:pass@host/INBOX): store each message, then delete it."""
-    from pbem.mail.imap import Reader, parse_url, poll_once
+    from pbem.inbound.imap import Reader, parse_url, poll_once
     from pbem.migrations import upgrade
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s imap %(levelname)s %(message)s")
@@ -144,6 +144,6 @@ def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
 
 def _report(result: PollResult) -> None:
     """One log line per drain that found something (a quiet mailbox logs nothing)."""
-    logging.getLogger("pbem.mail.imap").info(
+    logging.getLogger("pbem.inbound.imap").info(
         "%d stored, %d duplicates, %d refused", result.stored, result.duplicates, result.refused
     )

@@ -20,7 +20,7 @@ def player_group() -> None:
 def player_email(old: str, new: str) -> None:
     """Move the player of address OLD to address NEW in all of their games (both addresses are told)."""
     try:
-        change = change_address(runtime(), old, new)
+        change = runtime().in_unit(change_address, old, new)
     except ServiceError as error:
         fail(str(error))
     games = f"{len(change.games)} game(s) in progress" if change.games else "no game in progress"

@@ -229,7 +229,7 @@ def serve_roles(
 
 def check_imap(url: str) -> None:
     """A malformed ``PBEM_IMAP_URL`` stops ``serve`` at once rather than failing in a restart loop."""
-    from pbem.mail.imap import parse_url
+    from pbem.inbound.imap import parse_url
 
     try:
         parse_url(url)

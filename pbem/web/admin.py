@@ -125,12 +125,12 @@ def logout():
 @bp.get("/")
 def dashboard():
     runtime = common.runtime()
-    unreachable = bounces.unreachable_accounts(runtime)
+    unreachable = runtime.in_reading(bounces.unreachable_accounts)
     with runtime.db.read() as session:
         withheld = strangers.withheld(session)
     return render_template(
         "admin/dashboard.html",
-        data=dashboard_data(runtime),
+        data=runtime.in_reading(dashboard_data),
         unreachable=unreachable,
         withheld=withheld,
         budget=runtime.settings.stranger_budget,
@@ -142,7 +142,7 @@ def account_reachable(account_id: int):
     """The admin vouches for an address that bounced: it is mailed again."""
     if not common.csrf_ok():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
-    bounces.clear(common.runtime(), account_id)
+    common.runtime().in_unit(bounces.clear, account_id)
     flash("The address is mailed again from the next email on.")
     return redirect(url_for("admin.dashboard"))
 
@@ -328,7 +328,7 @@ def create_game():
     request_, rules = checked
     try:
         create = lobby.create_open_game if request_.open_seats else games.create_game
-        game_id = create(common.runtime(), request_, rules)
+        game_id = common.runtime().in_unit(create, request_, rules)
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
     if request_.open_seats:
@@ -377,7 +377,7 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
         late_rule = (
             "the bot" if house_rules.rules_of(game).late_kind == "bot" else "the game's defaults, as for a late seat"
         )
-    log, log_total = game_log(rt, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
+    log, log_total = rt.in_reading(game_log, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
     if log_page > 1 and not log:
         abort(404)
     page = render_template(
@@ -390,7 +390,7 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
         log_total=log_total,
         log_page=log_page,
         log_pages=max(1, -(-log_total // LOG_PAGE)),
-        inbound=game_inbound(rt, game_id),
+        inbound=rt.in_reading(game_inbound, game_id),
         error=error,
         values=values or {},
         late_rule=late_rule,
@@ -409,7 +409,7 @@ def _extend(rt, game_id: int) -> str:
         seconds = parse_duration(text)
     except DurationError as error:
         raise ServiceError(str(error)) from None
-    deadline: dt.datetime = games.extend_deadline(rt, game_id, seconds)
+    deadline: dt.datetime = rt.in_unit(games.extend_deadline, game_id, seconds)
     return f"The deadline is now {deadline:%Y-%m-%d %H:%M} UTC."
 
 
@@ -417,19 +417,19 @@ def _replace(rt, game_id: int) -> str:
     seat, player = request.form.get("seat", ""), request.form.get("player", "")
     if not player.strip():
         raise ServiceError("give the new player as EMAIL or 'Name <EMAIL>'")
-    games.replace_player(rt, game_id, seat, player)
+    rt.in_unit(games.replace_player, game_id, seat, player)
     return f"{seat} now belongs to {player.strip()}; the seat's secret links were replaced."
 
 
 def _resend(rt, game_id: int) -> str:
     seat = request.form.get("seat", "")
-    resend_latest(rt, game_id, seat)
+    rt.in_unit(resend_latest, game_id, seat)
     return f"The latest email to {seat} is queued again."
 
 
 def _rotate(rt, game_id: int) -> str:
     seat = request.form.get("seat", "")
-    games.rotate_tokens(rt, game_id, seat)
+    rt.in_unit(games.rotate_tokens, game_id, seat)
     return f"{seat} has a new reply address and web link; the old ones no longer work."
 
 
@@ -438,19 +438,19 @@ def _reason() -> str:
 
 
 def _pause(rt, game_id: int) -> str:
-    games.pause(rt, game_id, _reason())
+    rt.in_unit(games.pause, game_id, _reason())
     return "The game is paused; every player has been told."
 
 
 def _resume(rt, game_id: int) -> str:
-    games.resume(rt, game_id)
+    rt.in_unit(games.resume, game_id)
     return "The game is resumed; every player has been told."
 
 
 def _cancel(rt, game_id: int) -> str:
     if request.form.get("confirm") != "yes":
         raise ServiceError("nothing was cancelled: tick the box to confirm that the game ends for good")
-    games.cancel(rt, game_id, _reason())
+    rt.in_unit(games.cancel, game_id, _reason())
     return "The game is cancelled; every player has been told."
 
 
@@ -458,7 +458,7 @@ def _remove(rt, game_id: int) -> str:
     seat = request.form.get("seat", "")
     if request.form.get("confirm") != "yes":
         raise ServiceError("nobody was removed: tick the box to confirm that the player leaves the seat for good")
-    plays = removal.remove_player(rt, game_id, seat, _reason())
+    plays = rt.in_unit(removal.remove_player, game_id, seat, _reason())
     return f"{seat}'s player was removed and told; {plays} plays the seat now."
 
 
@@ -468,9 +468,9 @@ def _address(rt, game_id: int) -> str:
         raise ServiceError("give the player's new address")
     if request.form.get("confirm") != "yes":
         raise ServiceError("no address was changed: tick the box to confirm the change in all the player's games")
-    with rt.db.read() as db:
-        old = games.seat_by_name(load_game(db, game_id), seat).account.email
-    change = addresses.change_address(rt, old, new)
+    with rt.unit() as uow:
+        old = games.seat_by_name(load_game(uow.session, game_id), seat).account.email
+        change = addresses.change_address(uow, old, new)
     return f"{change.old} is now {change.new} in all their games; both addresses have been told."
 
 

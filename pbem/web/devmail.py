@@ -50,12 +50,12 @@ def relax_styles(response):
 
 @bp.get("/")
 def index():
-    return render_template("devmail/index.html", recipients=mailbox_recipients(common.runtime()))
+    return render_template("devmail/index.html", recipients=common.runtime().in_reading(mailbox_recipients))
 
 
 def _page(address: str, before: int | None = None, *, error: str | None = None, typed: dict | None = None):
     """One page of a mailbox, newest first, and the cursor of the next (older) page."""
-    found = mailbox(common.runtime(), address, limit=PAGE + 1, before=before) if address else []
+    found = common.runtime().in_reading(mailbox, address, limit=PAGE + 1, before=before) if address else []
     messages, older = found[:PAGE], (found[PAGE - 1].id if len(found) > PAGE else None)
     if not messages:
         abort(404)
@@ -99,11 +99,11 @@ def build_reply(message, body: str) -> tuple[bytes, str, str]:
 
 @bp.post("/reply/<int:outbox_id>")
 def reply(outbox_id: int):
-    from pbem.mail.inbound import process, receive
+    from pbem.inbound.runner import process, receive
 
     rt = common.runtime()
     try:
-        message = outbox_message(rt, outbox_id)
+        message = rt.in_reading(outbox_message, outbox_id)
     except NotFound:
         abort(404)
     body = (request.form.get("body") or "").replace("\r\n", "\n")

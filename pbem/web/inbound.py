@@ -14,8 +14,8 @@ import hmac
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from pbem.inbound.runner import receive_each
 from pbem.mail.addressing import seat_recipients
-from pbem.mail.inbound import receive_each
 
 bp = Blueprint("inbound", __name__)
 FIELDS = ("email", "body-mime", "message", "raw")

@@ -40,7 +40,7 @@ def _private(response):
 
 def _home_data(account_id: int) -> dict:
     try:
-        return accounts.my_games(common.runtime(), account_id)
+        return common.runtime().in_reading(accounts.my_games, account_id)
     except NotFound:
         return {}
 
@@ -60,7 +60,7 @@ def home_tag(account_id: int) -> str | None:
             .order_by(LobbyEntry.game_id)
         ).all()
         settings = (account.name, account.tz, account.notify, account.calendar_token)
-    devices = sessions.live_count(common.runtime(), account_id)  # "signed in on N browsers" is on the page
+    devices = common.runtime().in_reading(sessions.live_count, account_id)  # "signed in on N browsers" is on the page
     return caching.etag_of("me", account_id, settings, devices, turns.probe, tuple(map(tuple, lobby)))
 
 
@@ -74,8 +74,8 @@ def home():
     if not data:
         return redirect(url_for("signin.signin_page"))
     rt = common.runtime()
-    key = accounts.calendar_token(rt, account_id)
-    devices = sessions.live_count(rt, account_id)
+    key = rt.in_unit(accounts.calendar_token, account_id)
+    devices = rt.in_reading(sessions.live_count, account_id)
     with rt.db.read() as db:
         account = accounts.get_account(db, account_id)
         handle = accounts.handle(account)
@@ -110,9 +110,9 @@ def deadlines():
     key = request.args.get("key", "")
     try:
         if key:
-            body = calendar.deadlines_ics(rt, key)
+            body = rt.in_reading(calendar.deadlines_ics, key)
         elif current_account_id():
-            body = calendar.feed(rt, current_account_id())
+            body = rt.in_reading(calendar.feed, current_account_id())
         else:
             return common.error_response(404, "Not found", "This calendar link is not valid; copy it from /me.")
     except NotFound as error:
@@ -136,7 +136,7 @@ def set_tz():
     account_id = _signed_in_post()
     if account_id is not None:
         try:
-            flash(accounts.set_time_zone(common.runtime(), account_id, request.form.get("tz", "")))
+            flash(common.runtime().in_unit(accounts.set_time_zone, account_id, request.form.get("tz", "")))
         except ServiceError as error:
             flash(str(error), "error")
     return redirect(url_for("me.home"))
@@ -150,7 +150,7 @@ def set_notify():
         with rt.db.read() as session:
             email = accounts.get_account(session, account_id).email
         try:
-            flash(subscriptions.set_preference(rt, email, request.form.get("preference", "")))
+            flash(rt.in_unit(subscriptions.set_preference, email, request.form.get("preference", "")))
         except ServiceError as error:
             flash(str(error), "error")
     return redirect(url_for("me.home"))
@@ -160,7 +160,7 @@ def set_notify():
 def new_calendar_link():
     account_id = _signed_in_post()
     if account_id is not None:
-        accounts.calendar_token(common.runtime(), account_id, regenerate=True)
+        common.runtime().in_unit(accounts.calendar_token, account_id, regenerate=True)
         flash("Your calendar has a new secret link; the old one no longer works.")
     return redirect(url_for("me.home"))
 
@@ -171,7 +171,7 @@ def signout_everywhere():
     account_id = _signed_in_post()
     if account_id is None:
         return redirect(url_for("me.home"))
-    ended = sessions.end_all(common.runtime(), account_id)
+    ended = common.runtime().in_unit(sessions.end_all, account_id)
     session.pop(SESSION_KEY, None)
     session.pop("_csrf", None)
     flash(f"You are signed out everywhere ({ended} session{'s' if ended != 1 else ''} ended).")

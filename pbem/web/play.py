@@ -148,9 +148,9 @@ def load_seat(token: str) -> SeatPage | None:
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)
         page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
-    page.press_log = press.history_for_seat(rt, page.game_id, page.seat_id)
+    page.press_log = rt.in_reading(press.history_for_seat, page.game_id, page.seat_id)
     if page.game["status"] == "finished" and not page.resigned:
-        page.rematch = rematch.status_for(rt, page.game_id, account_id)
+        page.rematch = rt.in_reading(rematch.status_for, page.game_id, account_id)
     return page
 
 
@@ -253,13 +253,13 @@ def play_page(token: str):
     verdicts = shown["verdicts"]
     for verdict in verdicts:  # help and status are read again rather than carried in the cookie
         if verdict.get("reread"):
-            verdict["message"] = reread(common.runtime(), page.game_id, page.seat_id, verdict["line"])
+            verdict["message"] = common.runtime().in_reading(reread, page.game_id, page.seat_id, verdict["line"])
     return _render(page, verdicts=verdicts, headline=shown["headline"], typed=shown.get("typed", ""))
 
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
     try:
-        return answer_seat(common.runtime(), page.game_id, page.seat_id, lines)
+        return common.runtime().in_unit(answer_seat, page.game_id, page.seat_id, lines)
     except NotFound:
         abort(404)
 
@@ -326,7 +326,7 @@ def press_submit(token: str):
     if not common.csrf_ok():
         return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), press_typed=text, press_to=to)
     try:
-        outcome = press.send_press(common.runtime(), page.game_id, page.seat_id, to, text)
+        outcome = common.runtime().in_unit(press.send_press, page.game_id, page.seat_id, to, text)
     except NotFound:
         abort(404)
     return _press_outcome(token, outcome, press_typed=text, press_to=to)
@@ -339,7 +339,7 @@ def press_reply(token: str, press_id: int):
     if not common.csrf_ok():
         return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), reply_typed={press_id: text})
     try:
-        outcome = press.reply_to_press(common.runtime(), page.game_id, page.seat_id, press_id, text)
+        outcome = common.runtime().in_unit(press.reply_to_press, page.game_id, page.seat_id, press_id, text)
     except NotFound:
         abort(404)
     return _press_outcome(token, outcome, reply_typed={press_id: text})
@@ -388,7 +388,7 @@ def play_json_submit(token: str):
     if lines is None:
         return _json_error('send {"orders": "one order per line"}', 400)
     try:
-        answer = answer_seat(common.runtime(), page.game_id, page.seat_id, lines)
+        answer = common.runtime().in_unit(answer_seat, page.game_id, page.seat_id, lines)
     except ServiceError as error:
         return _json_error(str(error), 404)
     fresh = load_seat(token)

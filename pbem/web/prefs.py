@@ -19,7 +19,7 @@ bp = Blueprint("prefs", __name__)
 
 def _current(token: str) -> dict[str, str]:
     try:
-        return subscriptions.preference_by_token(common.runtime(), token)
+        return common.runtime().in_reading(subscriptions.preference_by_token, token)
     except NotFound:
         abort(404)
 
@@ -41,12 +41,14 @@ def notify_page(token: str):
 def notify_submit(token: str):
     current = _current(token)
     if common.one_click():
-        message = subscriptions.stop_digest_by_token(common.runtime(), token)
+        message = common.runtime().in_unit(subscriptions.stop_digest_by_token, token)
         return Response(message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)
     try:
-        message = subscriptions.set_preference_by_token(common.runtime(), token, request.form.get("preference", ""))
+        message = common.runtime().in_unit(
+            subscriptions.set_preference_by_token, token, request.form.get("preference", "")
+        )
     except NotFound:
         abort(404)
     except ServiceError as error:

@@ -93,7 +93,7 @@ def time_left_global(value: dt.datetime | None) -> str:
 
 @bp.get("/")
 def index():
-    listing = list_page(common.runtime(), Cursor.parse(**_cursor_args()), public_row)
+    listing = common.runtime().in_reading(list_page, Cursor.parse(**_cursor_args()), public_row)
     games = listing.rows
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
@@ -214,7 +214,9 @@ def status_data(game_id: int, page: int, probe: tuple[Any, ...] | None = None) -
         data = _build(db, rt, game_id, page, key)
     if data is None:
         return None
-    data["press"] = press.public_press(rt, game_id) if probe[-1] is not None else []  # the probe's last press
+    data["press"] = (
+        rt.in_reading(press.public_press, game_id) if probe[-1] is not None else []
+    )  # the probe's last press
     version_key = (rt.settings.database_url, game_id, *probe)
     data["steps"] = replay.steps(replay.frames(rt, version_key, game_id, private=False))
     data["version_key"] = version_key
@@ -294,7 +296,7 @@ def game_page(game_id: int):
 @bp.get("/games/<int:game_id>/feed.atom")
 def game_feed(game_id: int):
     try:
-        feed = observers.atom_feed(common.runtime(), game_id)
+        feed = common.runtime().in_reading(observers.atom_feed, game_id)
     except NotFound:
         abort(404)
     return Response(feed, mimetype="application/atom+xml")
@@ -303,7 +305,7 @@ def game_feed(game_id: int):
 @bp.get("/games/<int:game_id>/export.json")
 def game_export(game_id: int):
     try:
-        data = export.export_game(common.runtime(), game_id)
+        data = common.runtime().in_reading(export.export_game, game_id)
     except NotFound:
         return jsonify(error=f"there is no game {game_id}", status=404), 404
     except ServiceError as error:
@@ -342,7 +344,7 @@ def follow(game_id: int):
         message = f"Too many requests from your connection; nothing was sent. Try again in {minutes(wait)}."
         return _follow_page(game, email, error=message, status=429)
     try:
-        result = observers.subscribe(common.runtime(), game_id, email)
+        result = common.runtime().in_unit(observers.subscribe, game_id, email)
     except NotFound:
         abort(404)
     if not result.ok:

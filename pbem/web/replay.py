@@ -54,7 +54,9 @@ def frames(runtime: Runtime, key: tuple[Any, ...], game_id: int, *, private: boo
     if found is not None:
         return found or None
     try:
-        replayed = (history.private_views_by_turn if private else history.public_views_by_turn)(runtime, game_id)
+        replayed = runtime.in_reading(
+            history.private_views_by_turn if private else history.public_views_by_turn, game_id
+        )
     except ServiceError:
         replayed = []
     _frames.put(full_key, replayed)

@@ -42,7 +42,9 @@ def current_account_id() -> int | None:
     if "pbem_account_id" not in g:
         session.pop(OLD_SESSION_KEY, None)
         token = session.get(SESSION_KEY)
-        account_id, touched = sessions.check(common.runtime(), token) if token else (None, False)
+        account_id, touched = common.runtime().in_reading(sessions.check, token) if token else (None, False)
+        if touched:  # written down only when stale: most requests only read
+            common.runtime().in_unit(sessions.touch, token)
         if token and account_id is None:
             session.pop(SESSION_KEY, None)  # ended, lapsed or unknown: this browser is signed out
         elif touched:
@@ -102,7 +104,7 @@ def _send_after(runtime: Runtime, address: str, binding: str):
 
     def send() -> None:
         try:
-            signin.request_link(runtime, address, binding)
+            runtime.in_unit(signin.request_link, address, binding)
         except Exception:  # the answer is out; a failure here is the operator's to see
             log.exception("could not queue a sign-in link")
 
@@ -113,15 +115,16 @@ def _signed_in(account_id: int):
     """A fresh session (new form tokens) for ``account_id``; the pending link's secret is spent."""
     session.pop("_csrf", None)
     session.pop(BINDING_KEY, None)
-    sessions.end(common.runtime(), session.get(SESSION_KEY))
-    session[SESSION_KEY] = sessions.begin(common.runtime(), account_id)
+    with common.runtime().unit() as uow:
+        sessions.end(uow, session.get(SESSION_KEY))
+        session[SESSION_KEY] = sessions.begin(uow, account_id)
     session.permanent = True
     return redirect(url_for("me.home"), code=303)
 
 
 @bp.get("/signin/<token>")
 def signin_link(token: str):
-    problem = signin.check_link(common.runtime(), token, session.get(BINDING_KEY))
+    problem = common.runtime().in_reading(signin.check_link, token, session.get(BINDING_KEY))
     if problem:
         return _page("signin_link.html", error=problem, status=400)
     return _page("signin_link.html", token=token)
@@ -133,7 +136,7 @@ def signin_use(token: str):
         return _page("signin_link.html", token=token, error="The form had expired; press the button again.",
                      status=400)  # fmt: skip
     try:
-        account_id = signin.redeem(common.runtime(), token, session.get(BINDING_KEY))
+        account_id = common.runtime().in_unit(signin.redeem, token, session.get(BINDING_KEY))
     except ServiceError as error:
         return _page("signin_link.html", error=str(error), status=400)
     return _signed_in(account_id)
@@ -146,7 +149,7 @@ def signin_code():
     if not common.csrf_ok():
         return _page(email="", waiting=True, error="The form had expired; type the code again.", status=400)
     try:
-        account_id = signin.redeem_code(common.runtime(), session.get(BINDING_KEY), code)
+        account_id = common.runtime().in_unit(signin.redeem_code, session.get(BINDING_KEY), code)
     except ServiceError as error:
         return _page(email="", waiting=bool(session.get(BINDING_KEY)), error=str(error), status=400)
     return _signed_in(account_id)
@@ -155,7 +158,7 @@ def signin_code():
 @bp.post("/signout")
 def signout():
     if common.csrf_ok():
-        sessions.end(common.runtime(), session.pop(SESSION_KEY, None))
+        common.runtime().in_unit(sessions.end, session.pop(SESSION_KEY, None))
         session.pop(OLD_SESSION_KEY, None)
         session.pop("_csrf", None)
     return redirect(url_for("public.index"), code=303)

@@ -19,7 +19,7 @@ THREE = PLAYERS[:3]
 def start_with(runtime, rules: dict | None = None, engine: str = "kidsprout", players=PLAYERS, **kwargs) -> int:
     """A game with house rules (``rules`` as keyword arguments of ``parse_rules``)."""
     request = games.NewGame(engine=engine, players=list(players), seed=kwargs.pop("seed", 7), **kwargs)
-    return games.create_game(runtime, request, house_rules.parse_rules(**(rules or {})))
+    return runtime.in_unit(games.create_game, request, house_rules.parse_rules(**(rules or {})))
 
 
 def outbox(runtime, **filters) -> list[OutboxMessage]:
@@ -37,7 +37,7 @@ def log(runtime, game_id) -> list[LogEntry]:
 
 def force_due(runtime, game_id, seconds: int = 1) -> None:
     """Put the deadline in the past, as if the clock had run out."""
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(
             update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(seconds=seconds))
         )
@@ -57,7 +57,7 @@ def play_first_legal(runtime, game_id, seat: str, source: str = "web") -> orders
     engine = get_engine(game.engine)
     legal = engine.legal_orders(game.state, seat)
     order = "pass" if "pass" in legal else legal[0].replace("<text>", f"because reason {next(_serial)}")
-    return orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [order], source=source)
+    return runtime.in_unit(orders.submit, game_id, seat_ids(runtime, game_id)[seat], [order], source=source)
 
 
 def leave_only(runtime, game_id, late_seat: str, limit: int = 200) -> None:

@@ -37,7 +37,7 @@ class Nudges:
             waiting = [args for task, args in self.tasks if task == "play_bots"]
             self.tasks = [(task, args) for task, args in self.tasks if task != "play_bots"]
             for args in waiting:
-                played += bot_turns.play(self.runtime, *args)
+                played += self.runtime.in_unit(bot_turns.play, *args)
         return played
 
 
@@ -60,14 +60,14 @@ def test_create_with_bot_seats_from_the_cli(sqlite_runtime):
 
 def test_bot_seats_count_towards_the_table_and_their_domain_is_reserved(sqlite_runtime):
     with pytest.raises(ServiceError, match="4 to 12 players"):
-        games.create_game(sqlite_runtime, games.NewGame(engine="sneak", players=TWO, bots=1))
+        sqlite_runtime.in_unit(games.create_game, games.NewGame(engine="sneak", players=TWO, bots=1))
     with pytest.raises(ServiceError, match="reserved for the bot"):
-        games.create_game(sqlite_runtime, games.NewGame(engine="sprawl", players=[*TWO, "x@bot.invalid"]))
+        sqlite_runtime.in_unit(games.create_game, games.NewGame(engine="sprawl", players=[*TWO, "x@bot.invalid"]))
 
 
 def test_a_game_with_a_bot_seat_plays_to_the_end(runtime):
     nudges = Nudges(runtime)
-    game_id = games.create_game(runtime, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=11))
+    game_id = runtime.in_unit(games.create_game, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=11))
     game = game_row(runtime, game_id)
     [bot] = [seat.seat for seat in game.seats if seat.is_bot]
     engine = get_engine("sprawl")
@@ -84,7 +84,7 @@ def test_a_game_with_a_bot_seat_plays_to_the_end(runtime):
     by_bot = [e for e in entries if e.source == "bot"]
     assert by_bot and all(e.seat == bot for e in by_bot)
     assert all(e.source != "bot" for e in entries if e.seat != bot)
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
     mail_to_bot = [m for m in outbox(runtime, game_id=game_id) if m.recipient.endswith("@bot.invalid")]
     assert mail_to_bot and all(m.status == "suppressed" for m in mail_to_bot)
 
@@ -94,20 +94,20 @@ def test_the_sweep_redrives_a_lost_bot_nudge(runtime):
     runtime.nudger = lambda task, args: lost.append(task)  # the broker drops everything
     game_id = None
     for seed in range(40):  # a table where the bot moves first
-        game_id = games.create_game(runtime, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=seed))
+        game_id = runtime.in_unit(games.create_game, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=seed))
         game = game_row(runtime, game_id)
         if any(seat.is_bot and seat.seat in get_engine("sprawl").to_act(game.state) for seat in game.seats):
             break
     assert "play_bots" in lost
-    assert game_id not in sweep.sweep(runtime).bots  # a fresh change is left to its own task
-    with runtime.db.write() as session:
+    assert game_id not in runtime.in_unit(sweep.sweep).bots  # a fresh change is left to its own task
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(updated_at=dt.datetime(2000, 1, 1)))
     nudged: list = []
     runtime.nudger = lambda task, args: nudged.append((task, args))
-    assert game_id in sweep.sweep(runtime).bots
+    assert game_id in runtime.in_unit(sweep.sweep).bots
     assert ("play_bots", (game_id,)) in nudged
-    assert bot_turns.play(runtime, game_id) == 1
-    assert bot_turns.play(runtime, game_id) == 0  # idempotent: the bot has played
+    assert runtime.in_unit(bot_turns.play, game_id) == 1
+    assert runtime.in_unit(bot_turns.play, game_id) == 0  # idempotent: the bot has played
 
 
 def test_the_sweep_finds_bot_seats_through_their_index_not_a_scan_of_every_account(tmp_path):

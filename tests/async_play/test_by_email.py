@@ -58,7 +58,7 @@ class Table:
 
     def deadline_passes(self) -> bool:
         force_due(self.runtime, self.game_id)
-        fired = deadlines.apply_deadline(self.runtime, self.game_id)
+        fired = self.runtime.in_unit(deadlines.apply_deadline, self.game_id)
         self.pump.drain()
         return fired
 
@@ -155,7 +155,7 @@ def test_an_observer_follows_by_email_and_reads_public_news_only(world):
     one_click = client.post(stop.split(runtime.settings.base_url, 1)[1], data={"List-Unsubscribe": "One-Click"})
     assert one_click.status_code in (200, 303)  # RFC 8058: the mail client stops it without a page
     seen = len(t.box(fan))
-    games.pause(runtime, t.game_id)
+    runtime.in_unit(games.pause, t.game_id)
     t.pump.drain()
     assert len(t.box(fan)) == seen
 
@@ -285,12 +285,12 @@ def test_anonymous_private_press_keeps_its_own_email_to_be_answered_by_reply(wor
 
 def test_a_paused_game_does_not_fire_its_deadline(world):
     t = table(world)
-    games.pause(t.runtime, t.game_id, reason="the camp is flooded")
+    t.runtime.in_unit(games.pause, t.game_id, reason="the camp is flooded")
     t.pump.drain()
     assert all(any("paused" in text.lower() for text in t.new_mail(seat, 0)) for seat in t.emails)
-    with t.runtime.db.write() as session:
+    with t.runtime.writing() as session:
         session.execute(update(Game).where(Game.id == t.game_id).values(deadline=dt.datetime(2000, 1, 1)))
-    assert deadlines.apply_deadline(t.runtime, t.game_id) is False
+    assert t.runtime.in_unit(deadlines.apply_deadline, t.game_id) is False
     assert game_row(t.runtime, t.game_id).turn == 1
     refused = t.write("Suns", "play 3")
     assert "paused" in refused
@@ -317,7 +317,7 @@ def test_each_notification_preference_by_email(world):
     assert len(t.inbox(every)[before[every] :]) == len(seats), "every turn: one email per move, its own answered in it"
     assert len(news[idle]) == 1, "my_turn: only the email that asks the seat to move"
     assert news[daily] == [], "digest: the news waits for the digest"
-    assert digest.send_digests(t.runtime) == 1
+    assert t.runtime.in_unit(digest.send_digests) == 1
     t.pump.drain()
     [summary] = [m for m in t.inbox(daily) if "digest" in m["Subject"].lower()]
     assert "notify" in text_of(summary)

@@ -21,12 +21,12 @@ def test_real_delivery_of_press_observer_updates_and_digest(sqlite_runtime):
         game_id = start_with(runtime, engine="rankchain", players=THREE)
         seats = seat_ids(runtime, game_id)
         emails = {s.seat: s.account.email for s in game_row(runtime, game_id).seats}
-        subscriptions.set_preference(runtime, emails["Blue"], "digest")
-        observers.subscribe(runtime, game_id, "watcher@example.org")
+        runtime.in_unit(subscriptions.set_preference, emails["Blue"], "digest")
+        runtime.in_unit(observers.subscribe, game_id, "watcher@example.org")
         with runtime.db.read() as session:
             token = session.scalars(select(Observer.token)).one()
-        observers.confirm(runtime, token)
-        assert press.send_press(runtime, game_id, seats["Red"], "Green", "<script>alert(1)</script> deal?").ok
+        runtime.in_unit(observers.confirm, token)
+        assert runtime.in_unit(press.send_press, game_id, seats["Red"], "Green", "<script>alert(1)</script> deal?").ok
         next_turn(runtime, game_id, Rng(3))
         outbox.flush(runtime)
         # The digest account got its welcome only; its turn news is held.
@@ -41,9 +41,9 @@ def test_real_delivery_of_press_observer_updates_and_digest(sqlite_runtime):
         assert "&lt;script&gt;" in pressed[0].get_body(("html",)).get_content()
         assert not [m for m in sink.to(emails["Blue"]) if "press from" in m.get_body(("plain",)).get_content()]
 
-        assert digest.send_digests(runtime) == 1
+        assert runtime.in_unit(digest.send_digests) == 1
         assert outbox.flush(runtime) == 1
-        assert digest.send_digests(runtime) == 0 and outbox.flush(runtime) == 0
+        assert runtime.in_unit(digest.send_digests) == 0 and outbox.flush(runtime) == 0
         digests = [m for m in sink.to(emails["Blue"]) if "digest" in m["Subject"]]
         assert len(digests) == 1 and digests[0]["Auto-Submitted"] == "auto-generated"
         assert "/notify/" in digests[0].get_body(("plain",)).get_content()

@@ -31,7 +31,7 @@ def test_the_cancel_email_reads_as_final(sqlite_runtime, engine):
     runtime = sqlite_runtime
     game_id = start(runtime, engine=engine, players=PLAYERS[: ENGINES[engine]], deadline_seconds=3600)
     play_some(runtime, game_id, seed=3, count=2)
-    games.cancel(runtime, game_id, "two players moved away")
+    runtime.in_unit(games.cancel, game_id, "two players moved away")
     final = emails(runtime, kind="cancelled")
     assert len(final) == ENGINES[engine]
     for email in final:
@@ -41,7 +41,7 @@ def test_the_cancel_email_reads_as_final(sqlite_runtime, engine):
             for stale in ("to act", "to play", "Reply to this email with your orders", "Example reply", "notify every"):
                 assert stale not in body, (engine, stale, body[:3000])
         assert "This game is over: a reply to this email is no longer taken as orders." in email.body_text
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def test_cancel_on_the_command_line_asks_first(sqlite_runtime):
@@ -65,7 +65,7 @@ def excuse_phase(runtime, game_id: int) -> None:
             return
         seat = sorted(get_engine("kidsprout").to_act(game.state))[0]
         text = "play " + legal_move(runtime, game_id, seat, rng, serial).split()[1]
-        orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [text], source="web")
+        runtime.in_unit(orders.submit, game_id, seat_ids(runtime, game_id)[seat], [text], source="web")
     raise AssertionError("no excuse phase reached")
 
 
@@ -73,7 +73,7 @@ def test_replace_tells_the_old_player_relabels_the_board_and_shows_a_fitting_exa
     game_id = start(runtime, deadline_seconds=3600)
     excuse_phase(runtime, game_id)
     seat = next(s for s in game_row(runtime, game_id).seats if s.account.email == "bob@example.org")
-    games.replace_player(runtime, game_id, seat.seat, "Eve <eve@example.org>")
+    runtime.in_unit(games.replace_player, game_id, seat.seat, "Eve <eve@example.org>")
     game = game_row(runtime, game_id)
     assert game.state["players"][seat.seat] == "Eve" and game.players[seat.position] == "Bob", "set-up kept"
     with runtime.db.read() as session:
@@ -95,7 +95,7 @@ def test_replace_tells_the_old_player_relabels_the_board_and_shows_a_fitting_exa
     others = [e for e in emails(runtime, kind="admin") if "takes over from" in e.body_text]
     assert {e.recipient for e in others} == {"ann@example.org", "cy@example.org", "di@example.org"}
     assert all(f"{seat.seat} (Eve) takes over from {seat.seat} (Bob)" in e.body_text for e in others)
-    assert verify(runtime, game_id).ok, "replay from the relabelled set-up gives the stored game"
+    assert runtime.in_reading(verify, game_id).ok, "replay from the relabelled set-up gives the stored game"
 
 
 def play_humans(runtime, game_id: int, seed: int, limit: int = 3000) -> None:
@@ -110,20 +110,20 @@ def play_humans(runtime, game_id: int, seed: int, limit: int = 3000) -> None:
             s.seat for s in game.seats if s.seat in engine.to_act(game.state) and not (s.is_bot or s.is_vacant)
         )
         if not humans:
-            assert bot_turns.play(runtime, game_id) == 1, "the table waits for a seat nobody plays"
+            assert runtime.in_unit(bot_turns.play, game_id) == 1, "the table waits for a seat nobody plays"
             continue
         seat = rng.choice(humans)
         text = legal_move(runtime, game_id, seat, rng, serial)
-        orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [text], source="web")
+        runtime.in_unit(orders.submit, game_id, seat_ids(runtime, game_id)[seat], [text], source="web")
     raise AssertionError("the game did not finish")
 
 
 def test_a_removed_players_seat_gets_the_defaults_and_the_game_never_waits_for_nobody(runtime):
     game_id = start(runtime)  # no deadline: a vacant seat must not stall it
-    games.pause(runtime, game_id)
-    games.resume(runtime, game_id)
+    runtime.in_unit(games.pause, game_id)
+    runtime.in_unit(games.resume, game_id)
     seat = game_row(runtime, game_id).seats[1]
-    plays = removal.remove_player(runtime, game_id, seat.seat, "moved away")
+    plays = runtime.in_unit(removal.remove_player, game_id, seat.seat, "moved away")
     assert plays == "nobody (the game's defaults)"
     after = next(s for s in game_row(runtime, game_id).seats if s.seat == seat.seat)
     assert after.is_vacant and not after.is_bot and after.reply_token != seat.reply_token
@@ -131,11 +131,11 @@ def test_a_removed_players_seat_gets_the_defaults_and_the_game_never_waits_for_n
     [told] = emails(runtime, recipient=seat.account.email, kind="replaced")
     assert "The admin removed you from the game (moved away)" in told.body_text
     with pytest.raises(ServiceError, match="has no player to remove"):
-        removal.remove_player(runtime, game_id, seat.seat)
+        runtime.in_unit(removal.remove_player, game_id, seat.seat)
 
     play_humans(runtime, game_id, seed=5)
     game = game_row(runtime, game_id)
-    assert game.status == "finished" and verify(runtime, game_id).ok
+    assert game.status == "finished" and runtime.in_reading(verify, game_id).ok
     with runtime.db.read() as session:
         sources = set(session.scalars(select(LogEntry.source).where(LogEntry.game_id == game_id)))
         assert "vacant" in sources
@@ -145,14 +145,14 @@ def test_a_removed_players_seat_gets_the_defaults_and_the_game_never_waits_for_n
 
 def test_a_removed_player_under_the_bot_rule_is_played_by_the_bot_at_once(sqlite_runtime):
     runtime = sqlite_runtime
-    game_id = games.create_game(
-        runtime, games.NewGame(engine="kidsprout", players=PLAYERS[:3], seed=7), parse_rules(late="bot:2")
+    game_id = runtime.in_unit(
+        games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS[:3], seed=7), parse_rules(late="bot:2")
     )
     seat = sorted(get_engine("kidsprout").to_act(game_row(runtime, game_id).state))[0]
-    assert removal.remove_player(runtime, game_id, seat) == "the bot"
+    assert runtime.in_unit(removal.remove_player, game_id, seat) == "the bot"
     row = next(s for s in game_row(runtime, game_id).seats if s.seat == seat)
     assert row.is_bot and game_row(runtime, game_id).state["players"][seat] == "Bot 1"
-    assert bot_turns.play(runtime, game_id) == 1, "the bot plays the seat without waiting for a deadline"
+    assert runtime.in_unit(bot_turns.play, game_id) == 1, "the bot plays the seat without waiting for a deadline"
     with runtime.db.read() as session:
         played = session.scalars(select(LogEntry).where(LogEntry.source == "bot", LogEntry.seat == seat)).all()
     assert played
@@ -160,7 +160,7 @@ def test_a_removed_player_under_the_bot_rule_is_played_by_the_bot_at_once(sqlite
 
 def test_a_player_address_moves_across_all_their_games(runtime):
     first, second = start(runtime), start(runtime, engine="rankchain", players=PLAYERS[:2])
-    change = addresses.change_address(runtime, "Ann@Example.org", "Ann <ann@new.example.org>")
+    change = runtime.in_unit(addresses.change_address, "Ann@Example.org", "Ann <ann@new.example.org>")
     assert change.new == "ann@new.example.org" and len(change.games) == 2
     with runtime.db.read() as session:
         assert session.scalar(select(Account.email).where(Account.email == "ann@example.org")) is None
@@ -172,12 +172,12 @@ def test_a_player_address_moves_across_all_their_games(runtime):
     assert "changed to ann@new.example.org" in old[0].body_text and "went to ann@example.org" in new[0].body_text
     for game_id in (first, second):
         assert "ann@new.example.org" in {s.account.email for s in game_row(runtime, game_id).seats}
-    games.extend_deadline(runtime, first, 3600)
+    runtime.in_unit(games.extend_deadline, first, 3600)
     assert emails(runtime, recipient="ann@new.example.org", kind="admin"), "the next email goes to the new address"
     with pytest.raises(ServiceError, match="already belongs to a player"):
-        addresses.change_address(runtime, "ann@new.example.org", "bob@example.org")
+        runtime.in_unit(addresses.change_address, "ann@new.example.org", "bob@example.org")
     with pytest.raises(ServiceError, match="no player has the address"):
-        addresses.change_address(runtime, "nobody@example.org", "x@example.org")
+        runtime.in_unit(addresses.change_address, "nobody@example.org", "x@example.org")
 
 
 def test_the_command_line_removes_players_and_moves_addresses(sqlite_runtime):

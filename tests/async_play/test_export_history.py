@@ -22,7 +22,7 @@ def finished_game(runtime) -> int:
 
 def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_path, monkeypatch):
     game_id = finished_game(runtime)
-    data = export_game(runtime, game_id)
+    data = runtime.in_reading(export_game, game_id)
     assert data["complete"] is True and data["setup"]["seed"] == 7 and data["game"]["engine"] == "rankchain"
     assert len(data["log"]) == len(log(runtime, game_id))
     assert "@" not in json.dumps(data)  # no email address is exported
@@ -53,8 +53,8 @@ def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_pat
 def test_export_of_an_unfinished_game_is_public_only(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
     play_some(runtime, game_id, seed=3, count=12)
-    games.replace_player(runtime, game_id, "Red", "New <new.player@example.org>")
-    data = export_game(runtime, game_id)
+    runtime.in_unit(games.replace_player, game_id, "Red", "New <new.player@example.org>")
+    data = runtime.in_reading(export_game, game_id)
     assert data["complete"] is False and "setup" not in data and "final_state_sha256" not in data
     assert "not finished" in data["note"]
     text = json.dumps(data)
@@ -66,7 +66,7 @@ def test_export_of_an_unfinished_game_is_public_only(runtime):
     with pytest.raises(ServiceError, match="public only"):
         verify_export(data)
     # The admin at the console may still export everything.
-    assert verify_export(export_game(runtime, game_id, full=True)).ok
+    assert verify_export(runtime.in_reading(export_game, game_id, full=True)).ok
 
 
 def test_the_public_export_does_not_tell_that_a_sealed_order_was_replaced(runtime):
@@ -74,13 +74,13 @@ def test_the_public_export_does_not_tell_that_a_sealed_order_was_replaced(runtim
     game_id = start_with(runtime)
     suns = seat_ids(runtime, game_id)["Suns"]
     for text in ("play 3", "play 4", "play 5"):
-        assert orders.submit(runtime, game_id, suns, [text], source="web").verdicts[0].ok
+        assert runtime.in_unit(orders.submit, game_id, suns, [text], source="web").verdicts[0].ok
     entries = [e for e in log(runtime, game_id) if e.kind == "order"]
     assert len(entries) == 3 and entries[0].events and not entries[1].events
-    public = export_game(runtime, game_id)["log"]
+    public = runtime.in_reading(export_game, game_id)["log"]
     assert [e["seq"] for e in public] == list(range(1, len(public) + 1))
     assert sum(e["kind"] == "order" for e in public) == 1
-    full = export_game(runtime, game_id, full=True)["log"]
+    full = runtime.in_reading(export_game, game_id, full=True)["log"]
     assert sum(e["kind"] == "order" for e in full) == 3
 
 
@@ -89,7 +89,7 @@ def test_public_views_by_turn_replay_the_log(runtime):
     play_some(runtime, game_id, seed=8, count=30)
     game = game_row(runtime, game_id)
     engine = get_engine(game.engine)
-    frames = history.public_views_by_turn(runtime, game_id)
+    frames = runtime.in_reading(history.public_views_by_turn, game_id)
     assert frames[0]["events"] == [] and len(frames) >= 3
     assert frames[-1]["public"] == engine.public_view(game.state) and frames[-1]["phase"] == game.phase
     turns = [f["turn"] for f in frames]
@@ -98,14 +98,14 @@ def test_public_views_by_turn_replay_the_log(runtime):
     events = [line for entry in log(runtime, game_id) for line in entry.events]
     assert [line for f in frames for line in f["events"]] == events
     with pytest.raises(ServiceError, match="once it is finished"):
-        history.private_views_by_turn(runtime, game_id)
+        runtime.in_reading(history.private_views_by_turn, game_id)
 
 
 def test_private_views_by_turn_once_finished(runtime):
     game_id = finished_game(runtime)
     game = game_row(runtime, game_id)
     engine = get_engine(game.engine)
-    frames = history.private_views_by_turn(runtime, game_id)
+    frames = runtime.in_reading(history.private_views_by_turn, game_id)
     last = frames[-1]
     assert set(last["private"]) == {s.seat for s in game.seats}
     for seat in game.seats:
@@ -117,11 +117,11 @@ def test_the_export_carries_press_as_its_readers_may_see_it(runtime):
     game_id = start_with(runtime, {"press_identity": "anonymous"}, engine="rankchain", players=THREE)
     seats = {s.seat: s.id for s in game_row(runtime, game_id).seats}
     red, green, yellow = sorted(seats)[:3]
-    assert press.send_press(runtime, game_id, seats[red], "all", "hello table").ok
-    assert press.send_press(runtime, game_id, seats[red], green, "just you and me").ok
-    public = export_game(runtime, game_id)["press"]
+    assert runtime.in_unit(press.send_press, game_id, seats[red], "all", "hello table").ok
+    assert runtime.in_unit(press.send_press, game_id, seats[red], green, "just you and me").ok
+    public = runtime.in_reading(export_game, game_id)["press"]
     assert [p["text"] for p in public] == ["hello table"] and public[0]["from"] == "an anonymous player"
-    full = export_game(runtime, game_id, full=True)["press"]
+    full = runtime.in_reading(export_game, game_id, full=True)["press"]
     assert [p["text"] for p in full] == ["hello table", "just you and me"]
     assert full[1]["to"] == green and all(p["from"] == "an anonymous player" for p in full)
     assert yellow not in json.dumps(full)

@@ -35,35 +35,35 @@ def game_count(runtime) -> int:
 
 def test_a_finished_game_moves_to_another_server_and_comes_back_here(runtime, other_server):
     game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:3]), seed=8)
-    data = export_game(runtime, game_id, full=True)
-    moved = importing.import_game(other_server, json.loads(json.dumps(data)))
+    data = runtime.in_reading(export_game, game_id, full=True)
+    moved = other_server.in_unit(importing.import_game, json.loads(json.dumps(data)))
     there = game_row(other_server, moved.game_id)
     assert moved.status == "finished" and there.result == game_row(runtime, game_id).result
-    assert state_digest(there.state) == data["final_state_sha256"] and verify(other_server, moved.game_id).ok
+    assert state_digest(there.state) == data["final_state_sha256"] and other_server.in_reading(verify, moved.game_id).ok
     assert moved.entries == len(data["log"])
     assert all(seat.account.email.endswith("@bot.invalid") for seat in there.seats), "an archive mails nobody"
-    again = importing.import_game(runtime, data)  # the same server: a second copy under a new id
-    assert again.game_id != game_id and verify(runtime, again.game_id).ok
+    again = runtime.in_unit(importing.import_game, data)  # the same server: a second copy under a new id
+    assert again.game_id != game_id and runtime.in_reading(verify, again.game_id).ok
 
 
 def test_a_game_in_play_moves_with_its_players_and_goes_on(runtime, other_server):
     game_id = start(runtime, deadline_seconds=86400)
     seats = seat_ids(runtime, game_id)
-    assert press.send_press(runtime, game_id, seats["Suns"], "moons", "Meet me at dawn").ok
-    assert press.send_press(runtime, game_id, seats["Crowns"], "all", "Good luck!").ok
+    assert runtime.in_unit(press.send_press, game_id, seats["Suns"], "moons", "Meet me at dawn").ok
+    assert runtime.in_unit(press.send_press, game_id, seats["Crowns"], "all", "Good luck!").ok
     play_some(runtime, game_id, seed=4, count=5)
-    data = export_game(runtime, game_id, full=True, addresses=True)
+    data = runtime.in_reading(export_game, game_id, full=True, addresses=True)
     assert set(data["addresses"]) == set(seats)
 
     with pytest.raises(ServiceError, match="still in play"):
-        importing.import_game(other_server, {**data, "addresses": {}})
+        other_server.in_unit(importing.import_game, {**data, "addresses": {}})
     with pytest.raises(ServiceError, match="one --player per seat"):
-        importing.import_game(other_server, data, ["a@x.org"])
+        other_server.in_unit(importing.import_game, data, ["a@x.org"])
     assert game_count(other_server) == 0, "a refused import leaves nothing behind"
 
-    moved = importing.import_game(other_server, data)
+    moved = other_server.in_unit(importing.import_game, data)
     there = game_row(other_server, moved.game_id)
-    assert moved.status == "active" and there.deadline is not None and verify(other_server, moved.game_id).ok
+    assert moved.status == "active" and there.deadline is not None and other_server.in_reading(verify, moved.game_id).ok
     assert [s.account.email for s in there.seats] == [s.account.email for s in game_row(runtime, game_id).seats]
     with other_server.db.read() as session:
         kept = {(p.from_seat, p.to_seat, p.text) for p in session.scalars(select(PressMessage))}
@@ -76,19 +76,19 @@ def test_a_game_in_play_moves_with_its_players_and_goes_on(runtime, other_server
     status, inbound_id = deliver(other_server, mail(seat_address(other_server, seat), seat.account.email, "status"))
     assert status == "done", inbound(other_server, inbound_id).verdict
     play_some(other_server, moved.game_id, seed=5, count=3)
-    assert verify(other_server, moved.game_id).ok
+    assert other_server.in_reading(verify, moved.game_id).ok
 
 
 def test_an_export_that_does_not_replay_is_refused(runtime):
     game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:2]), seed=3)
-    data = export_game(runtime, game_id, full=True)
+    data = runtime.in_reading(export_game, game_id, full=True)
     data["final_state_sha256"] = "0" * 64
     before = game_count(runtime)
     with pytest.raises(ServiceError, match="does not replay"):
-        importing.import_game(runtime, data)
-    public = export_game(runtime, start(runtime), full=False)
+        runtime.in_unit(importing.import_game, data)
+    public = runtime.in_reading(export_game, start(runtime), full=False)
     with pytest.raises(ServiceError, match="public only"):
-        importing.import_game(runtime, public)
+        runtime.in_unit(importing.import_game, public)
     assert game_count(runtime) == before + 1
 
 

@@ -33,10 +33,10 @@ def test_a_late_seat_that_gets_no_turn_email_gets_its_late_notice_alone(runtime)
     game_id = start_with(runtime, deadline_seconds=3600)
     suns = game_row(runtime, game_id).seats[0]
     assert suns.seat == "Suns"
-    subscriptions.set_preference(runtime, suns.account.email, "digest")
+    runtime.in_unit(subscriptions.set_preference, suns.account.email, "digest")
     leave_only(runtime, game_id, "Suns")
     force_due(runtime, game_id)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     [alone] = outbox(runtime, kind="late")
     assert alone.seat_id == suns.id and alone.status == "pending"
     assert "defaults were applied for Suns" in alone.body_text
@@ -46,7 +46,7 @@ def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     leave_only(runtime, game_id, "Suns")
     force_due(runtime, game_id)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     entries = log(runtime, game_id)
     assert entries[-1].kind == "timeout" and entries[-1].source == "deadline" and "Suns" in entries[-1].text
     assert missed(runtime, game_id)["Suns"] == 1
@@ -56,7 +56,7 @@ def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     assert "defaults were applied for Suns" in late[0].body_text.split("What happened")[0]  # before the news
     turn_mails = [m for m in outbox(runtime, kind="turn") if "The deadline passed" in m.body_text]
     assert len(turn_mails) == 4 and all("Suns" in m.body_text for m in turn_mails)
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):
@@ -65,7 +65,7 @@ def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):
     state_before = game_row(runtime, game_id).state
     for period in (1, 2):
         force_due(runtime, game_id)
-        assert deadlines.apply_deadline(runtime, game_id) is True
+        assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
         game = game_row(runtime, game_id)
         assert game.state == state_before and game.grace_used == period
         assert abs((game.deadline - utcnow()).total_seconds() - 3600) < 60
@@ -73,29 +73,29 @@ def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):
         assert entry.kind == "admin" and entry.text.startswith(f"grace {period}/2") and "Moons" in entry.events[0]
         notices = [m for m in outbox(runtime, kind="admin") if f"Grace period {period} of 2" in m.body_text]
         assert len(notices) == 4 and all("Moons" in m.body_text for m in notices)
-        assert deadlines.apply_deadline(runtime, game_id) is False  # not due again yet
+        assert runtime.in_unit(deadlines.apply_deadline, game_id) is False  # not due again yet
     assert not any(e.kind == "timeout" for e in log(runtime, game_id))
     force_due(runtime, game_id)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     assert log(runtime, game_id)[-1].kind == "timeout"
     game = game_row(runtime, game_id)
     assert game.grace_used == 0 and missed(runtime, game_id)["Moons"] == 1
     told = [m for m in outbox(runtime, kind="turn") if "You missed the deadline" in m.body_text]
     assert [m.seat_id for m in told] == [seat_ids(runtime, game_id)["Moons"]]
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def bot_scenario(runtime, seed: int) -> tuple[int, list[str]]:
     game_id = start_with(runtime, {"late": "bot:1"}, deadline_seconds=3600, seed=seed)
     leave_only(runtime, game_id, "Crowns")
     force_due(runtime, game_id)
-    deadlines.apply_deadline(runtime, game_id)  # first miss: defaults
+    runtime.in_unit(deadlines.apply_deadline, game_id)  # first miss: defaults
     assert missed(runtime, game_id)["Crowns"] == 1
     assert not any(e.source == "bot" for e in log(runtime, game_id))
     assert "a bot plays for you" in late_notices(runtime, game_id)[-1].body_text
     leave_only(runtime, game_id, "Crowns")
     force_due(runtime, game_id)
-    deadlines.apply_deadline(runtime, game_id)  # second miss in a row: the bot plays
+    runtime.in_unit(deadlines.apply_deadline, game_id)  # second miss in a row: the bot plays
     bot = [e for e in log(runtime, game_id) if e.source == "bot"]
     return game_id, [e.text for e in bot]
 
@@ -111,7 +111,7 @@ def test_bot_policy_plays_the_bot_through_the_log(runtime):
     assert late.seat_id == seat_ids(runtime, game_id)["Crowns"]
     everyone = [m for m in outbox(runtime, kind="turn", game_id=game_id) if "A bot played for Crowns" in m.body_text]
     assert len(everyone) == 4
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
     # The same game gives the same bot orders (seeded by the game seed and the log length).
     again, same_orders = bot_scenario(runtime, seed=7)
     assert same_orders == bot_orders and again != game_id
@@ -124,12 +124,12 @@ def test_bot_policy_plays_the_bot_through_the_log(runtime):
 
 def test_a_paused_game_deadline_does_not_fire(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
-    games.pause(runtime, game_id, reason="holidays")
-    with runtime.db.write() as session:
+    runtime.in_unit(games.pause, game_id, reason="holidays")
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(hours=1)))
-    due, _ = deadlines.due_game_ids(runtime)
+    due, _ = runtime.in_reading(deadlines.due_game_ids)
     assert game_id not in due
-    assert deadlines.apply_deadline(runtime, game_id) is False
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is False
     assert not any(e.kind == "timeout" for e in log(runtime, game_id))
     assert [e.text for e in log(runtime, game_id)] == ["pause: holidays"]
     paused = [m for m in outbox(runtime, kind="admin") if "paused" in m.body_text]

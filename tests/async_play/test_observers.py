@@ -37,7 +37,7 @@ def private_only_lines(runtime, game_id) -> list[str]:
 
 def test_observer_confirms_then_gets_public_updates_only_until_stopped(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    pending = observers.subscribe(runtime, game_id, "Watcher <Watcher@Example.org>")
+    pending = runtime.in_unit(observers.subscribe, game_id, "Watcher <Watcher@Example.org>")
     assert pending.ok and "confirmation" in pending.message
     confirm_mail = outbox(runtime, kind="observer_confirm")
     assert [m.recipient for m in confirm_mail] == ["watcher@example.org"]
@@ -45,15 +45,15 @@ def test_observer_confirms_then_gets_public_updates_only_until_stopped(runtime):
     assert f"http://pbem.test/observe/confirm/{token}" in confirm_mail[0].body_text
     assert "Reply-To" not in confirm_mail[0].headers
     # Asking again soon sends no second confirmation (nobody can flood an inbox).
-    assert observers.subscribe(runtime, game_id, "watcher@example.org").ok
+    assert runtime.in_unit(observers.subscribe, game_id, "watcher@example.org").ok
     assert len(outbox(runtime, kind="observer_confirm")) == 1
 
     rng = Rng(4)
     next_turn(runtime, game_id, rng)
     assert outbox(runtime, kind="observer_update") == []  # not confirmed yet
 
-    assert observers.confirm(runtime, token).ok
-    assert "already" in observers.confirm(runtime, token).message
+    assert runtime.in_unit(observers.confirm, token).ok
+    assert "already" in runtime.in_unit(observers.confirm, token).message
     for _ in range(3):
         next_turn(runtime, game_id, rng)
         secrets = private_only_lines(runtime, game_id)
@@ -72,17 +72,17 @@ def test_observer_confirms_then_gets_public_updates_only_until_stopped(runtime):
     assert all(stop_url in u.body_text and stop_url in u.body_html for u in updates)
     assert all("Reply-To" not in u.headers and u.seat_id is None for u in updates)
 
-    assert observers.unsubscribe(runtime, token).ok
-    assert observers.unsubscribe(runtime, token).ok  # one click, twice: harmless
+    assert runtime.in_unit(observers.unsubscribe, token).ok
+    assert runtime.in_unit(observers.unsubscribe, token).ok  # one click, twice: harmless
     next_turn(runtime, game_id, rng)
     assert len(outbox(runtime, kind="observer_update")) == 3
-    assert not observers.confirm(runtime, token).ok  # a stopped subscription is not revived by an old link
+    assert not runtime.in_unit(observers.confirm, token).ok  # a stopped subscription is not revived by an old link
 
 
 def test_observer_gets_the_game_over(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE[:2])
-    observers.subscribe(runtime, game_id, "fan@example.org")
-    observers.confirm(runtime, token_of(runtime, "fan@example.org"))
+    runtime.in_unit(observers.subscribe, game_id, "fan@example.org")
+    runtime.in_unit(observers.confirm, token_of(runtime, "fan@example.org"))
     play_some(runtime, game_id, seed=9, count=3000)
     assert game_row(runtime, game_id).status == "finished"
     last = outbox(runtime, kind="observer_update")[-1]
@@ -91,11 +91,13 @@ def test_observer_gets_the_game_over(runtime):
 
 def test_bad_subscriptions_are_refused_in_words(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    bad = observers.subscribe(runtime, game_id, "not an address\r\nBcc: x@y.org")
+    bad = runtime.in_unit(observers.subscribe, game_id, "not an address\r\nBcc: x@y.org")
     assert not bad.ok and "one line" in bad.message
-    assert not observers.confirm(runtime, "nope").ok and not observers.unsubscribe(runtime, "x" * 100).ok
-    games.cancel(runtime, game_id)
-    closed = observers.subscribe(runtime, game_id, "late@example.org")
+    assert (
+        not runtime.in_unit(observers.confirm, "nope").ok and not runtime.in_unit(observers.unsubscribe, "x" * 100).ok
+    )
+    runtime.in_unit(games.cancel, game_id)
+    closed = runtime.in_unit(observers.subscribe, game_id, "late@example.org")
     assert not closed.ok and "cancelled" in closed.message
     assert outbox(runtime, kind="observer_confirm") == []
 
@@ -103,8 +105,8 @@ def test_bad_subscriptions_are_refused_in_words(runtime):
 def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE, name='Cup <final> & "more"')
     play_some(runtime, game_id, seed=2, count=40)
-    games.pause(runtime, game_id, reason="owner <b>away</b> at bob@example.org")
-    feed = observers.atom_feed(runtime, game_id, "http://pbem.test")
+    runtime.in_unit(games.pause, game_id, reason="owner <b>away</b> at bob@example.org")
+    feed = runtime.in_reading(observers.atom_feed, game_id, "http://pbem.test")
     root = ET.fromstring(feed)
     assert root.find(f"{ATOM}title").text == 'Cup <final> & "more" (paused)'
     assert "&lt;final&gt; &amp;" in feed
@@ -122,14 +124,14 @@ def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
 
 def test_a_stray_control_character_never_breaks_the_feed(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    with runtime.db.write() as session:  # text stored before control characters were refused
+    with runtime.writing() as session:  # text stored before control characters were refused
         game = session.get(Game, game_id)
         game.name = "Cup\x01 final"
         session.add(
             LogEntry(game_id=game_id, seq=999, kind="order", seat="A", text="x", source="web", turn=1,
                      events=["A says \x1bhello\x00 \ud800there"])
         )  # fmt: skip
-    root = ET.fromstring(observers.atom_feed(runtime, game_id, "http://pbem.test"))
+    root = ET.fromstring(runtime.in_reading(observers.atom_feed, game_id, "http://pbem.test"))
     assert root.find(f"{ATOM}title").text.startswith("Cup final")
     assert "A says hello there" in [e.find(f"{ATOM}content").text for e in root.findall(f"{ATOM}entry")]
 
@@ -137,23 +139,23 @@ def test_a_stray_control_character_never_breaks_the_feed(runtime):
 def test_control_characters_are_stripped_from_orders(runtime):
     game_id = start_with(runtime)
     seats = seat_ids(runtime, game_id)
-    verdicts = orders.submit(runtime, game_id, seats["Suns"], ["play\x1b 3\x00"], source="web").verdicts
+    verdicts = runtime.in_unit(orders.submit, game_id, seats["Suns"], ["play\x1b 3\x00"], source="web").verdicts
     assert [v.ok for v in verdicts] == [True] and verdicts[0].line == "play 3"
 
 
 def test_strangers_cannot_fill_a_game_or_flood_one_address(runtime, monkeypatch):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
     monkeypatch.setattr(observers, "MAX_OBSERVERS_PER_GAME", 2)
-    assert observers.subscribe(runtime, game_id, "one@example.org").ok
-    assert observers.subscribe(runtime, game_id, "two@example.org").ok
-    assert not observers.subscribe(runtime, game_id, "three@example.org").ok
-    with runtime.db.write() as session:  # the first two never confirmed: their requests lapse
+    assert runtime.in_unit(observers.subscribe, game_id, "one@example.org").ok
+    assert runtime.in_unit(observers.subscribe, game_id, "two@example.org").ok
+    assert not runtime.in_unit(observers.subscribe, game_id, "three@example.org").ok
+    with runtime.writing() as session:  # the first two never confirmed: their requests lapse
         session.execute(update(Observer).values(asked_at=utcnow() - observers.PENDING_LAPSES))
-    assert observers.subscribe(runtime, game_id, "three@example.org").ok
+    assert runtime.in_unit(observers.subscribe, game_id, "three@example.org").ok
     others = [start_with(runtime, engine="rankchain", players=THREE) for _ in range(observers.MAX_PENDING_PER_ADDRESS)]
-    answers = [observers.subscribe(runtime, other, "victim@example.org") for other in others]
+    answers = [runtime.in_unit(observers.subscribe, other, "victim@example.org") for other in others]
     assert all(a.ok for a in answers[:-1]) and answers[-1].ok
-    flood = observers.subscribe(runtime, game_id, "victim@example.org")
+    flood = runtime.in_unit(observers.subscribe, game_id, "victim@example.org")
     assert not flood.ok and "too many follow requests" in flood.message
     sent = [m for m in outbox(runtime, kind="observer_confirm") if m.recipient == "victim@example.org"]
     assert len(sent) == observers.MAX_PENDING_PER_ADDRESS

@@ -15,6 +15,7 @@ from pbem.services.play import games
 from tests.async_play.helpers import outbox as rows
 from tests.async_play.helpers import play_first_legal, start_with, to_act
 from tests.support.play import PLAYERS, game_row, next_turn
+from worker import tasks
 
 
 def account_of(runtime, game_id, seat_name):
@@ -43,7 +44,7 @@ def test_each_engine_says_which_default_its_players_get(runtime, engine, default
     game_id = start_with(runtime, engine=engine, players=PLAYERS[:4] if engine != "sneak" else [*PLAYERS, "e@x.org"])
     game = game_row(runtime, game_id)
     assert {preferences.effective(game, seat) for seat in game.seats} == {default}
-    subscriptions.set_preference(runtime, game.seats[0].account.email, "every")
+    runtime.in_unit(subscriptions.set_preference, game.seats[0].account.email, "every")
     game = game_row(runtime, game_id)
     assert preferences.effective(game, game.seats[0]) == "every"  # a player's own choice comes first
 
@@ -51,29 +52,29 @@ def test_each_engine_says_which_default_its_players_get(runtime, engine, default
 def test_set_preference_by_email_and_by_token(runtime):
     game_id = start_with(runtime)
     account = account_of(runtime, game_id, "Suns")
-    assert "only when you must act" in subscriptions.set_preference(runtime, account.email.upper(), "my-turn")
-    assert subscriptions.preference_of(runtime, account.email) == "my_turn"
+    assert "only when you must act" in runtime.in_unit(subscriptions.set_preference, account.email.upper(), "my-turn")
+    assert runtime.in_reading(subscriptions.preference_of, account.email) == "my_turn"
     token = preferences.preference_token(runtime.settings.secret_key, account.id)
-    assert subscriptions.preference_by_token(runtime, token)["email"] == account.email
-    assert "digest" in subscriptions.set_preference_by_token(runtime, token, "digest")
-    assert subscriptions.preference_of(runtime, account.email) == "digest"
+    assert runtime.in_reading(subscriptions.preference_by_token, token)["email"] == account.email
+    assert "digest" in runtime.in_unit(subscriptions.set_preference_by_token, token, "digest")
+    assert runtime.in_reading(subscriptions.preference_of, account.email) == "digest"
     with pytest.raises(NotFound):
-        subscriptions.set_preference_by_token(runtime, f"{account.id}-0000000000", "every")
+        runtime.in_unit(subscriptions.set_preference_by_token, f"{account.id}-0000000000", "every")
     with pytest.raises(NotFound):
-        subscriptions.set_preference(runtime, "stranger@example.org", "every")
+        runtime.in_unit(subscriptions.set_preference, "stranger@example.org", "every")
     with pytest.raises(ServiceError, match="not a notification preference"):
-        subscriptions.set_preference(runtime, account.email, "hourly")
+        runtime.in_unit(subscriptions.set_preference, account.email, "hourly")
 
 
 def test_my_turn_keeps_news_for_the_next_turn_but_never_an_announcement(runtime):
     game_id = start_with(runtime, engine="kidsprout", deadline_seconds=3600)
     game = game_row(runtime, game_id)
     idle = game.seats[0]
-    subscriptions.set_preference(runtime, idle.account.email, "my_turn")
+    runtime.in_unit(subscriptions.set_preference, idle.account.email, "my_turn")
     fresh = game_row(runtime, game_id)
     assert preferences.effective(fresh, fresh.seats[0]) == "my_turn"
-    games.pause(runtime, game_id)  # announcements reach everyone, whether they must act or not
-    games.resume(runtime, game_id)
+    runtime.in_unit(games.pause, game_id)  # announcements reach everyone, whether they must act or not
+    runtime.in_unit(games.resume, game_id)
     announced = rows(runtime, kind="admin")
     assert len(announced) == 2 * len(game.seats) and {m.status for m in announced} == {"pending"}
 
@@ -89,8 +90,8 @@ def test_a_turn_by_turn_game_mails_each_player_on_their_turn_with_what_happened_
         mover = sorted(to_act(runtime, game_id))[0]
         played.append(mover)
         if len(played) == 2:  # table talk and a vacation while the first mover waits
-            assert press.send_press(runtime, game_id, seats[mover].id, "all", "nice move").ok
-            assert vacations.declare_vacation(runtime, game_id, seats[mover].id, 2).ok
+            assert runtime.in_unit(press.send_press, game_id, seats[mover].id, "all", "nice move").ok
+            assert runtime.in_unit(vacations.declare_vacation, game_id, seats[mover].id, 2).ok
         play_first_legal(runtime, game_id, mover)
     first = seats[order[0]]
     assert sorted(to_act(runtime, game_id)) == [first.seat], "the round came back to the first mover"
@@ -111,7 +112,7 @@ def test_a_turn_by_turn_game_mails_each_player_on_their_turn_with_what_happened_
 def test_digest_holds_news_and_sends_one_daily_digest(runtime):
     game_id = start_with(runtime)
     other = start_with(runtime, players=["Ann <ann@example.org>", "Zed <zed@example.org>", "Yu <yu@example.org>"])
-    subscriptions.set_preference(runtime, "ann@example.org", "digest")
+    runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     rng = Rng(6)
     next_turn(runtime, game_id, rng)
     next_turn(runtime, other, rng)
@@ -122,7 +123,7 @@ def test_digest_holds_news_and_sends_one_daily_digest(runtime):
         m.kind in ("receipt", "welcome") or m.status != "pending" for m in rows(runtime, recipient="ann@example.org")
     )
     with_relay = runtime.__class__(runtime.settings.with_(smtp_url="smtp://x"), runtime.db)
-    assert not set(outbox.due_ids(with_relay)) & {m.id for m in held}
+    assert not set(with_relay.in_reading(outbox.due_ids)) & {m.id for m in held}
 
     from worker.tasks import send_digests
 
@@ -136,16 +137,16 @@ def test_digest_holds_news_and_sends_one_daily_digest(runtime):
     assert all(m.subject in body for m in held)
     assert preferences.COMMANDS in body and "/notify/" in body
     assert {m.status for m in rows(runtime, recipient="ann@example.org", kind="turn")} == {"digested"}
-    assert digest.send_digests(runtime) == 0  # nothing is sent twice
+    assert runtime.in_unit(digest.send_digests) == 0  # nothing is sent twice
 
 
 def test_leaving_digest_sends_what_was_held(runtime):
     game_id = start_with(runtime)
     account = account_of(runtime, game_id, "Arms")
-    subscriptions.set_preference(runtime, account.email, "digest")
+    runtime.in_unit(subscriptions.set_preference, account.email, "digest")
     next_turn(runtime, game_id, Rng(2))
     assert rows(runtime, status="held", recipient=account.email)
-    subscriptions.set_preference(runtime, account.email, "every")
+    runtime.in_unit(subscriptions.set_preference, account.email, "every")
     assert rows(runtime, status="held") == []
     assert len(rows(runtime, kind="digest", recipient=account.email)) == 1
 
@@ -157,16 +158,16 @@ def test_malformed_preference_tokens_are_simply_unknown(runtime, token):
 
 def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime):
     game_id = start_with(runtime)
-    subscriptions.set_preference(runtime, "ann@example.org", "digest")
+    runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     next_turn(runtime, game_id, Rng(8))
     held = rows(runtime, status="held")
     assert held
-    assert digest.send_overdue(runtime) == 0  # held this morning: the daily run will take it
-    with runtime.db.write() as session:
+    assert tasks.send_overdue_digests() == 0  # held this morning: the daily run will take it
+    with runtime.writing() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
-    assert digest.send_overdue(runtime) == 1
+    assert tasks.send_overdue_digests() == 1
     assert not rows(runtime, status="held") and len(rows(runtime, kind="digest")) == 1
-    assert digest.send_overdue(runtime) == 0
+    assert tasks.send_overdue_digests() == 0
 
 
 def test_the_digest_keeps_every_press_and_every_event(runtime):
@@ -175,12 +176,12 @@ def test_the_digest_keeps_every_press_and_every_event(runtime):
     game_id = start_with(runtime, {"press_identity": "anonymous"})
     seats = {s.seat: s for s in game_row(runtime, game_id).seats}
     reader = seats["Suns"]
-    subscriptions.set_preference(runtime, reader.account.email, "digest")
+    runtime.in_unit(subscriptions.set_preference, reader.account.email, "digest")
     for sender, text in (("Moons", "first whisper"), ("Arms", "second whisper"), ("Crowns", "third, to all")):
         to = "all" if "all" in text else "Suns"
-        assert press.send_press(runtime, game_id, seats[sender].id, to, text).ok
+        assert runtime.in_unit(press.send_press, game_id, seats[sender].id, to, text).ok
     next_turn(runtime, game_id, Rng(4))
-    assert digest.send_digests(runtime) == 1
+    assert runtime.in_unit(digest.send_digests) == 1
     [daily] = rows(runtime, kind="digest")
     text = daily.body_text
     for whisper in ("first whisper", "second whisper", "third, to all"):
@@ -193,11 +194,11 @@ def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
     from pbem.services.ops import sweep
 
     game_id = start_with(runtime)
-    subscriptions.set_preference(runtime, "ann@example.org", "digest")
+    runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     next_turn(runtime, game_id, Rng(9))
     nudges: list[str] = []
     runtime.nudger = lambda task, args: nudges.append(task)
-    assert sweep.sweep(runtime).digests == [] and "send_overdue_digests" not in nudges
-    with runtime.db.write() as session:
+    assert runtime.in_unit(sweep.sweep).digests == [] and "send_overdue_digests" not in nudges
+    with runtime.writing() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
-    assert sweep.sweep(runtime).digests == ["ann@example.org"] and "send_overdue_digests" in nudges
+    assert runtime.in_unit(sweep.sweep).digests == ["ann@example.org"] and "send_overdue_digests" in nudges

@@ -26,7 +26,7 @@ ANN, BOB, CY = "Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example
 def new_game(runtime, engine: str = "rankchain", late: str = "defaults", bots: int = 0, players=(ANN, BOB, CY)) -> int:
     rules = house_rules.parse_rules(late=late)
     request = games.NewGame(engine=engine, players=list(players), seed=5, bots=bots, deadline_seconds=86400)
-    return games.create_game(runtime, request, rules)
+    return runtime.in_unit(games.create_game, request, rules)
 
 
 def write(box: Mailboxes, port: int, pump, address: str, body: str, answering=None):
@@ -137,7 +137,7 @@ def test_rematch_by_mail_offers_the_same_table_a_new_game(sqlite_runtime):
         box = Mailboxes(sink)
         early = write(box, port, pump, "ann@example.org", "rematch")
         assert "once the game is over" in said(early[0])
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
             session.execute(update(Game).where(Game.id == game_id).values(**ended))
 
@@ -149,11 +149,13 @@ def test_rematch_by_mail_offers_the_same_table_a_new_game(sqlite_runtime):
         with runtime.db.read() as session:
             rematch = session.scalars(select(Game).where(Game.rematch_of == game_id)).one()
             assert rematch.status == "open" and rematch.seats_wanted == 3
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             eve = account_for(session, "eve@example.org", "Eve")
             refused = lobby.take_seat(runtime, session, rematch.id, eve)
             assert not refused.ok and "only the players of its table" in refused.message
-        assert rematch.id not in [g["id"] for g in lobby.open_games(runtime)], "a rematch is not a public open game"
+        assert rematch.id not in [g["id"] for g in runtime.in_reading(lobby.open_games)], (
+            "a rematch is not a public open game"
+        )
 
         accepted = write(box, port, pump, "bob@example.org", "rematch")
         assert "has started" in said(accepted[0])

@@ -18,7 +18,7 @@ def test_commands_are_answered_and_orders_kept_in_their_place(runtime):
     game_id = start_with(runtime)
     game, suns = game_row(runtime, game_id), seat_of(runtime, game_id, "Suns")
     lines = ["help", "play 3", "status", "press all:", "line one", "line two", "endpress", "vacation soon", "play 2"]
-    split = seat_commands.run(runtime, game, suns, lines)
+    split = runtime.in_unit(seat_commands.run, game, suns, lines)
     assert split.orders == ["play 3", "play 2"] and split.status == ["status"]
     assert [v.line for v in split.before] == ["help"] and "press SEAT: TEXT" in split.before[0].message
     assert [v.ok for v in split.after] == [True, False]
@@ -42,7 +42,7 @@ def test_commands_are_answered_and_orders_kept_in_their_place(runtime):
 )
 def test_each_command_says_what_it_did(runtime, line, ok, words):
     game_id = start_with(runtime)
-    split = seat_commands.run(runtime, game_row(runtime, game_id), seat_of(runtime, game_id, "Moons"), [line])
+    split = runtime.in_unit(seat_commands.run, game_row(runtime, game_id), seat_of(runtime, game_id, "Moons"), [line])
     [verdict] = split.before
     assert verdict.ok is ok and words in verdict.message and split.orders == []
 

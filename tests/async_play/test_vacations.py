@@ -16,7 +16,7 @@ from tests.support.play import game_row, seat_ids
 def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    result = vacations.declare_vacation(runtime, game_id, seats["Suns"], 3)
+    result = runtime.in_unit(vacations.declare_vacation, game_id, seats["Suns"], 3)
     assert result.ok and "until" in result.message
     assert abs((result.ends_at - utcnow()).total_seconds() - 3 * 86400) < 60
     announced = [m for m in outbox(runtime, kind="vacation") if "on vacation until" in m.body_text]
@@ -31,7 +31,7 @@ def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime)
     leave_only(runtime, game_id, "Suns")
     state = game_row(runtime, game_id).state
     force_due(runtime, game_id)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     game = game_row(runtime, game_id)
     assert game.state == state and game.deadline == result.ends_at
     moved = log(runtime, game_id)[-1]
@@ -44,10 +44,10 @@ def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime)
 def test_vacation_does_not_delay_deadlines_that_do_not_wait_on_the_seat(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    assert vacations.declare_vacation(runtime, game_id, seats["Arms"], 2).ok
+    assert runtime.in_unit(vacations.declare_vacation, game_id, seats["Arms"], 2).ok
     leave_only(runtime, game_id, "Moons")  # Arms has acted; only Moons is late
     force_due(runtime, game_id)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     entry = log(runtime, game_id)[-1]
     assert entry.kind == "timeout" and "Moons" in entry.text
 
@@ -55,15 +55,15 @@ def test_vacation_does_not_delay_deadlines_that_do_not_wait_on_the_seat(runtime)
 def test_caps_refuse_a_further_vacation_with_the_numbers(runtime):
     game_id = start_with(runtime, {"vacation_days_per_game": 5}, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    first = vacations.declare_vacation(runtime, game_id, seats["Moons"], 4)
+    first = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 4)
     assert first.ok
-    refused = vacations.declare_vacation(runtime, game_id, seats["Moons"], 2)
+    refused = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 2)
     assert not refused.ok and "allows 5 vacation days" in refused.message and "1 left" in refused.message
     # A further vacation follows the one in force.
-    second = vacations.declare_vacation(runtime, game_id, seats["Moons"], 1)
+    second = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 1)
     assert second.ok and second.ends_at == first.ends_at + dt.timedelta(days=1)
-    assert not vacations.declare_vacation(runtime, game_id, seats["Moons"], 1).ok
-    assert not vacations.declare_vacation(runtime, game_id, seats["Moons"], 0).ok
+    assert not runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 1).ok
+    assert not runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 0).ok
     with runtime.db.read() as session:
         assert len(session.scalars(select(Vacation)).all()) == 2
 
@@ -77,21 +77,21 @@ def test_the_yearly_cap_counts_days_away_across_games_once(runtime):
         gid: next(s.id for s in game_row(runtime, gid).seats if s.account.email == "ann@example.org")
         for gid in (one, two)
     }
-    assert vacations.declare_vacation(runtime, one, ann[one], 4).ok
-    assert vacations.declare_vacation(runtime, two, ann[two], 4).ok  # the same days away: counted once
-    refused = vacations.declare_vacation(runtime, two, ann[two], 2)
+    assert runtime.in_unit(vacations.declare_vacation, one, ann[one], 4).ok
+    assert runtime.in_unit(vacations.declare_vacation, two, ann[two], 4).ok  # the same days away: counted once
+    refused = runtime.in_unit(vacations.declare_vacation, two, ann[two], 2)
     assert not refused.ok and "5 days a year" in refused.message and "1 left" in refused.message
 
 
 def test_coming_back_early_ends_the_vacation(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    assert not vacations.end_vacation(runtime, game_id, seats["Crowns"]).ok
-    vacations.declare_vacation(runtime, game_id, seats["Crowns"], 3)
-    assert vacations.end_vacation(runtime, game_id, seats["Crowns"]).ok
+    assert not runtime.in_unit(vacations.end_vacation, game_id, seats["Crowns"]).ok
+    runtime.in_unit(vacations.declare_vacation, game_id, seats["Crowns"], 3)
+    assert runtime.in_unit(vacations.end_vacation, game_id, seats["Crowns"]).ok
     leave_only(runtime, game_id, "Crowns")
     force_due(runtime, game_id)
-    deadlines.apply_deadline(runtime, game_id)
+    runtime.in_unit(deadlines.apply_deadline, game_id)
     assert log(runtime, game_id)[-1].kind == "timeout"
     assert any("back from vacation" in m.body_text for m in outbox(runtime, kind="vacation"))
 
@@ -102,19 +102,19 @@ def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_com
     seats = seat_ids(runtime, game_id)
     leave_only(runtime, game_id, "Suns")
     for cycle in range(2):
-        declared = vacations.declare_vacation(runtime, game_id, seats["Suns"], 7)
+        declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Suns"], 7)
         assert declared.ok, declared.message
         force_due(runtime, game_id)
-        assert deadlines.apply_deadline(runtime, game_id) is True
+        assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
         assert game_row(runtime, game_id).deadline == declared.ends_at  # held for Suns
-        back = vacations.end_vacation(runtime, game_id, seats["Suns"])
+        back = runtime.in_unit(vacations.end_vacation, game_id, seats["Suns"])
         assert back.ok
         deadline = game_row(runtime, game_id).deadline
         assert abs((deadline - utcnow()).total_seconds() - 3600) < 60, "the phase's own hour, not a week"
         with runtime.db.read() as session:
             charged = sum(v.days for v in session.scalars(select(Vacation).where(Vacation.game_id == game_id)))
         assert charged == 7 * (cycle + 1)
-    refused = vacations.declare_vacation(runtime, game_id, seats["Suns"], 1)
+    refused = runtime.in_unit(vacations.declare_vacation, game_id, seats["Suns"], 1)
     assert not refused.ok and "0 left" in refused.message
     assert any(
         "The deadline that waited for Suns is now" in " ".join(m.body_text.split())
@@ -125,9 +125,9 @@ def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_com
 def test_coming_back_before_any_deadline_waited_is_charged_by_the_days_away(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    vacations.declare_vacation(runtime, game_id, seats["Moons"], 5)
+    runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 5)
     before = game_row(runtime, game_id).deadline
-    assert vacations.end_vacation(runtime, game_id, seats["Moons"]).ok
+    assert runtime.in_unit(vacations.end_vacation, game_id, seats["Moons"]).ok
     assert game_row(runtime, game_id).deadline == before
     with runtime.db.read() as session:
         assert [v.days for v in session.scalars(select(Vacation))] == [1]
@@ -136,25 +136,25 @@ def test_coming_back_before_any_deadline_waited_is_charged_by_the_days_away(runt
 def test_impossible_vacations_are_refused_in_words(runtime):
     game_id = start_with(runtime, {"vacation_days_per_game": 10}, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    huge = vacations.declare_vacation(runtime, game_id, seats["Arms"], 10**9)
+    huge = runtime.in_unit(vacations.declare_vacation, game_id, seats["Arms"], 10**9)
     assert not huge.ok and "at most 10 vacation days" in huge.message
-    games.cancel(runtime, game_id)
-    over = vacations.end_vacation(runtime, game_id, seats["Arms"])
+    runtime.in_unit(games.cancel, game_id)
+    over = runtime.in_unit(vacations.end_vacation, game_id, seats["Arms"])
     assert not over.ok and "cancelled" in over.message
 
 
 def test_replacing_an_away_player_brings_the_deadline_they_held_in(runtime):
     game_id = start_with(runtime, {"vacation_days_per_game": 10}, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    declared = vacations.declare_vacation(runtime, game_id, seats["Arms"], 9)
+    declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Arms"], 9)
     leave_only(runtime, game_id, "Arms")
     force_due(runtime, game_id)
-    deadlines.apply_deadline(runtime, game_id)
+    runtime.in_unit(deadlines.apply_deadline, game_id)
     assert game_row(runtime, game_id).deadline == declared.ends_at
-    games.replace_player(runtime, game_id, "Arms", "New Player <new@example.org>")
+    runtime.in_unit(games.replace_player, game_id, "Arms", "New Player <new@example.org>")
     deadline = game_row(runtime, game_id).deadline
     assert abs((deadline - utcnow()).total_seconds() - 3600) < 60
-    fresh = vacations.declare_vacation(runtime, game_id, seats["Arms"], 10)
+    fresh = runtime.in_unit(vacations.declare_vacation, game_id, seats["Arms"], 10)
     assert fresh.ok, "the newcomer has the whole allowance"
 
 
@@ -162,7 +162,7 @@ def test_players_without_names_are_never_shown_by_their_address(runtime):
     players = ["zq7ann@example.org", "xw3bob@example.org", "kp9cy@example.org"]
     game_id = start_with(runtime, players=players, deadline_seconds=3600)
     seats = seat_ids(runtime, game_id)
-    assert vacations.declare_vacation(runtime, game_id, seats["Suns"], 2).ok
+    assert runtime.in_unit(vacations.declare_vacation, game_id, seats["Suns"], 2).ok
     game = game_row(runtime, game_id)
     assert sorted(game.players) == sorted(p.split("@")[0] for p in players)  # shown by the local part
     suns = next(s for s in game.seats if s.seat == "Suns")

@@ -243,7 +243,7 @@ def check(runtime, load: Load, relay: Relay, fault: str, seen: int, recovery: fl
     counts = collections.Counter(m.message["Message-ID"] for m in received)
     fresh = collections.Counter(m.message["Message-ID"] for m in received[seen:])
     duplicates = sum(1 for key in fresh if counts[key] > 1)
-    verified = sum(verify(runtime, game_id).ok for game_id in load.game_ids)
+    verified = sum(runtime.in_reading(verify, game_id).ok for game_id in load.game_ids)
     applied = sum(1 for verdict in outcomes.values() if (verdict or "").startswith("orders: 1 accepted"))
     lost = len(set(load.accepted) - set(outcomes))
     unanswered = sum(1 for verdict in outcomes.values() if not (verdict or "").startswith("orders:"))

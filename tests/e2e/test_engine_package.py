@@ -97,7 +97,7 @@ def test_a_game_of_the_package_is_played_by_email(site, sqlite_runtime):
                 "Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"], engine_name=NAME)  # fmt: skip
             row = game_row(sqlite_runtime, game.game_id)
             assert row.status == "finished" and row.engine == NAME
-            assert verify(sqlite_runtime, game.game_id).ok
+            assert sqlite_runtime.in_reading(verify, game.game_id).ok
             for seat, address in game.emails.items():
                 mails = game.box(address)
                 assert len(mails) > engine.turn(row.state), "an email every round, and the answers"

@@ -95,7 +95,7 @@ def test_mail_goes_through_postfix_and_the_wrapper_into_the_database(mta, game):
     assert row.transport == "pipe" and row.envelope_from == "ann@example.org" and row.envelope_to == address
     assert b"Subject: first reply" in row.raw
     assert f"X-Original-To: {address}".encode() in row.raw and b"Return-Path: <ann@example.org>" in row.raw
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
 
     status = process(runtime, row.id)
     [row] = stored(runtime)
@@ -141,7 +141,7 @@ def test_one_email_to_two_reply_addresses_applies_to_both_seats(mta, game):
     copies = stored(runtime)
     assert [row.message_id for row in copies] == ["<two-seats@example.org>"] * 2
     assert {row.envelope_to for row in copies} == set(addresses)
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
 
     assert [process(runtime, row.id) for row in copies] == ["done", "done"]
     assert {row.game_id for row in stored(runtime)} == {game_id, second_game}

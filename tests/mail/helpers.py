@@ -10,7 +10,7 @@ from email.utils import make_msgid
 from sqlalchemy import update
 
 from pbem.clock import utcnow
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage, OutboxMessage
 from pbem.tokens import reply_address
 from tests.support.play import game_row
@@ -81,7 +81,7 @@ def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> 
         ]
     finally:
         runtime.nudger = nudger
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         past = utcnow() - dt.timedelta(seconds=age_seconds)
         session.execute(update(InboundMessage).where(InboundMessage.id.in_(ids)).values(received_at=past))
     return ids

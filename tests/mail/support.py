@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from pbem.mail import smtpd
-from pbem.mail.inbound import process
+from pbem.inbound import smtpd
+from pbem.inbound.runner import process
 from pbem.services.mailout import outbox
 from pbem.services.play import bot_turns, deadlines
 from tests.support.services import free_port
@@ -41,9 +41,9 @@ class Pump:
                 status = outbox.deliver(self.runtime, *args)
                 assert status == "sent", status
             elif task == "play_bots":
-                bot_turns.play(self.runtime, *args)
+                self.runtime.in_unit(bot_turns.play, *args)
             elif task == "fire_deadline":
-                deadlines.apply_deadline(self.runtime, *args)
+                self.runtime.in_unit(deadlines.apply_deadline, *args)
 
 
 @contextmanager

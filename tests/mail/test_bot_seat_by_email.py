@@ -23,7 +23,9 @@ def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
     rng = Rng(5)
     engine = get_engine("rankchain")
     with mail_world(runtime) as (sink, port, pump):
-        game_id = games.create_game(runtime, games.NewGame(engine="rankchain", players=[HUMAN], bots=1, seed=21))
+        game_id = runtime.in_unit(
+            games.create_game, games.NewGame(engine="rankchain", players=[HUMAN], bots=1, seed=21)
+        )
         pump.drain()
         box = Mailboxes(sink)
         seats = {seat.seat: seat for seat in game_row(runtime, game_id).seats}
@@ -59,4 +61,4 @@ def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
         assert "Game over" in text_of(final)
         assert all(not r.endswith("@bot.invalid") for m in sink.messages for r in m.recipients)
         assert {tuple(m.recipients) for m in sink.messages} == {(address,)}
-        assert verify(runtime, game_id).ok
+        assert runtime.in_reading(verify, game_id).ok

@@ -32,7 +32,7 @@ def sent(sqlite_runtime):
     with SmtpSink() as sink:
         runtime.settings = runtime.settings.with_(smtp_url=sink.url)
         game_id = start(runtime)
-        house_rules.set_rules(runtime, game_id, house_rules.parse_rules(late="bot:2"))
+        runtime.in_unit(house_rules.set_rules, game_id, house_rules.parse_rules(late="bot:2"))
         assert outbox.flush(runtime) == 4
         yield runtime, game_id, sink
 
@@ -68,7 +68,7 @@ def test_a_bounce_at_the_envelope_sender_counts_and_forged_ones_do_not(sent):
     assert (ann.bounces, ann.hard_bounces) == (1, 1) and "5.1.1" in ann.last_bounce
     # forged: to the server address naming a real Message-ID; to a bounce address with a wrong MAC;
     # to a correctly signed address of an email that was never sent
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         unsent = OutboxMessage(recipient="bob@example.org", subject="x", body_text="x", message_id="<u@pbem.test>")
         session.add(unsent)
         session.flush()
@@ -89,7 +89,7 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
     for n in range(3):
         raw, verp = bounce_of(sink, "ann@example.org")
         raw = raw.replace(b"dsn-1@", f"dsn-{n}@".encode())  # three distinct reports
-        with runtime.db.write() as session:  # three different emails bounced: each a new outbox row
+        with runtime.writing() as session:  # three different emails bounced: each a new outbox row
             row = OutboxMessage(recipient="ann@example.org", subject="s", body_text="b", message_id=f"<r{n}@pbem.test>",
                                 status="sent")  # fmt: skip
             session.add(row)
@@ -116,7 +116,7 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
         to_ann = session.scalars(later).all()
     assert to_ann and set(to_ann) == {"unreachable"}
     # the admin console lists the address
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.add(AdminUser(username="root", password_hash=generate_password_hash("pw pw pw")))
     client = app.test_client()
     assert login(client, password="pw pw pw").status_code == 303

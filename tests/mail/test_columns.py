@@ -93,17 +93,17 @@ class Table:
         return deliver(self.runtime, mail(self.runtime.settings.server_address, sender, body, subject="hello"))[0]
 
     def set_clock(self, **values) -> None:
-        with self.runtime.db.write() as session:
+        with self.runtime.writing() as session:
             session.execute(update(Game).where(Game.id == self.game_id).values(**values))
 
     def remind(self) -> int:
         soon = utcnow() + dt.timedelta(seconds=1800)
         self.set_clock(deadline=soon, next_reminder=utcnow() - dt.timedelta(seconds=1))
-        return deadlines.send_due_reminders(self.runtime, self.game_id)
+        return self.runtime.in_unit(deadlines.send_due_reminders, self.game_id)
 
     def pass_deadline(self) -> bool:
         self.set_clock(deadline=utcnow() - dt.timedelta(seconds=1))
-        return deadlines.apply_deadline(self.runtime, self.game_id)
+        return self.runtime.in_unit(deadlines.apply_deadline, self.game_id)
 
     def play_to_the_end(self, limit: int = 2000) -> None:
         for serial in range(limit):
@@ -123,7 +123,7 @@ class Table:
 def confirm_observer(runtime) -> None:
     with runtime.db.read() as session:
         token = session.scalars(select(Observer.token)).one()
-    assert observers.confirm(runtime, token).ok
+    assert runtime.in_unit(observers.confirm, token).ok
 
 
 def test_every_kind_of_email_fits_72_columns(sqlite_runtime):

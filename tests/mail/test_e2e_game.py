@@ -86,7 +86,7 @@ def test_a_full_kidsprout_game_by_email(sqlite_runtime):
                 assert step.order in echoed(text_of(carrier)) and "ACCEPTED" in text_of(carrier)
             final = mailbox[-1]
             assert "Final standings" in text_of(final) and "game finished" in text_of(final).splitlines()[0]
-        assert verify(runtime, game.game_id).ok
+        assert runtime.in_reading(verify, game.game_id).ok
     with runtime.db.read() as session:
         assert session.query(InboundMessage).filter(InboundMessage.status != "done").count() == 0
     # Hidden information: an email that names a sealed coin echoes only its own recipient's orders.

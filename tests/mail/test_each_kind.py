@@ -51,7 +51,7 @@ def test_every_game_email_is_signed_with_the_game_s_name(sqlite_runtime):
     for row in rows(sqlite_runtime, game_id=game_id):
         [(name, address)] = getaddresses([sent(row)["From"]])
         assert (name, address) == ('Sprawl "by the lake" #12', "pbem@pbem.test")
-    signin.request_link(sqlite_runtime, "ann@example.org", signin.new_binding())
+    sqlite_runtime.in_unit(signin.request_link, "ann@example.org", signin.new_binding())
     [link] = rows(sqlite_runtime, kind="signin")
     assert getaddresses([sent(link)["From"]]) == [("pbem", "pbem@pbem.test")]
 
@@ -60,10 +60,10 @@ def test_an_observer_s_updates_make_one_conversation(sqlite_runtime):
     from engines.rng import Rng
 
     game_id = start(sqlite_runtime, deadline_seconds=3600)
-    assert observers.subscribe(sqlite_runtime, game_id, "oz@example.net").ok
+    assert sqlite_runtime.in_unit(observers.subscribe, game_id, "oz@example.net").ok
     with sqlite_runtime.db.read() as session:
         token = session.scalars(select(Observer.token)).one()
-    assert observers.confirm(sqlite_runtime, token).ok
+    assert sqlite_runtime.in_unit(observers.confirm, token).ok
     rng = Rng(4)
     for _ in range(3):
         next_turn(sqlite_runtime, game_id, rng)
@@ -84,19 +84,19 @@ def first_lines(row, count: int = 2) -> list[str]:
 def test_the_reason_for_an_email_comes_first(sqlite_runtime):
     game_id = start(sqlite_runtime, deadline_seconds=3600)
     seats = game_row(sqlite_runtime, game_id).seats
-    assert vacations.declare_vacation(sqlite_runtime, game_id, seats[0].id, 2).ok
+    assert sqlite_runtime.in_unit(vacations.declare_vacation, game_id, seats[0].id, 2).ok
     for row in rows(sqlite_runtime, kind="vacation"):
         turn, reason = first_lines(row)
         assert turn.startswith("Turn ") and "is on vacation until" in reason
         action = row.body_html.split("data-action", 1)[1]
         assert action.index("is on vacation until") < action.index("Play one Sprout")
-    games.pause(sqlite_runtime, game_id)
+    sqlite_runtime.in_unit(games.pause, game_id)
     assert all("paused" in first_lines(row)[1] for row in rows(sqlite_runtime, kind="admin"))
-    games.resume(sqlite_runtime, game_id)
-    with sqlite_runtime.db.write() as session:
+    sqlite_runtime.in_unit(games.resume, game_id)
+    with sqlite_runtime.writing() as session:
         soon = utcnow() + dt.timedelta(minutes=30)
         session.execute(update(Game).values(deadline=soon, next_reminder=utcnow() - dt.timedelta(seconds=1)))
-    assert deadlines.send_due_reminders(sqlite_runtime, game_id)
+    assert sqlite_runtime.in_unit(deadlines.send_due_reminders, game_id)
     assert all(first_lines(row)[1].startswith("Reminder:") for row in rows(sqlite_runtime, kind="reminder"))
 
 
@@ -106,9 +106,9 @@ def test_the_game_over_email_says_once_who_missed_the_last_deadline(sqlite_runti
     for _ in range(200):
         if game_row(sqlite_runtime, game_id).status == "finished":
             break
-        with sqlite_runtime.db.write() as session:
+        with sqlite_runtime.writing() as session:
             session.execute(update(Game).values(deadline=utcnow() - dt.timedelta(seconds=1)))
-        assert deadlines.apply_deadline(sqlite_runtime, game_id)
+        assert sqlite_runtime.in_unit(deadlines.apply_deadline, game_id)
     over = rows(sqlite_runtime, kind="game_over")
     assert over and game_row(sqlite_runtime, game_id).status == "finished"
     late = [row for row in over if "missed the deadline" in row.body_text]
@@ -122,7 +122,7 @@ def test_the_game_over_email_says_once_who_missed_the_last_deadline(sqlite_runti
 
 def test_the_sign_in_email_is_a_link_with_its_own_footer(sqlite_runtime):
     start(sqlite_runtime)
-    signin.request_link(sqlite_runtime, "ann@example.org", signin.new_binding())
+    sqlite_runtime.in_unit(signin.request_link, "ann@example.org", signin.new_binding())
     [row] = rows(sqlite_runtime, kind="signin")
     url = next(line for line in row.body_text.splitlines() if "/signin/" in line).strip()
     assert f'<a href="{url}"' in row.body_html and ">Sign in to pbem.test</a>" in row.body_html
@@ -132,7 +132,9 @@ def test_the_sign_in_email_is_a_link_with_its_own_footer(sqlite_runtime):
 
 
 def test_the_join_email_links_the_game_and_says_why_it_came(sqlite_runtime):
-    game_id = lobby.create_open_game(sqlite_runtime, games.NewGame(engine="kidsprout", players=[], open_seats=3))
+    game_id = sqlite_runtime.in_unit(
+        lobby.create_open_game, games.NewGame(engine="kidsprout", players=[], open_seats=3)
+    )
     assert deliver(sqlite_runtime, mail("pbem@pbem.test", "Nell <nell@example.net>", f"join {game_id}"))[0] == "done"
     [row] = rows(sqlite_runtime, kind="join_confirm")
     assert f'href="http://pbem.test/games/{game_id}"' in row.body_html and "/rules/kidsprout" in row.body_html

@@ -114,6 +114,6 @@ def test_a_deferred_receipt_goes_alone_after_the_wait(table):
     runtime, _, seat, address = table
     deliver(runtime, mail(address, seat.account.email, "play 2"))
     [kept] = [m for m in outbox(runtime, seat_id=seat.id) if m.kind == "receipt"]
-    assert folds.release_overdue(runtime) == 0  # too early
-    assert folds.release_overdue(runtime, utcnow() + folds.receipt_wait(runtime) + dt.timedelta(seconds=1)) == 1
+    assert runtime.in_unit(folds.release_overdue) == 0  # too early
+    assert runtime.in_unit(folds.release_overdue, utcnow() + folds.receipt_wait(runtime) + dt.timedelta(seconds=1)) == 1
     assert outbox(runtime, id=kept.id)[0].status == "pending"

@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import select
 
 from engines.rng import Rng
-from pbem.mail.imap import Reader, poll_once
-from pbem.mail.inbound import process
+from pbem.inbound.imap import Reader, poll_once
+from pbem.inbound.runner import process
 from pbem.models import InboundMessage, OutboxMessage
 from tests.mail.helpers import mail, seat_address, seat_of
 from tests.mail.support import Pump, parse, text_of
@@ -87,7 +87,7 @@ def order_mail(runtime, game_id: int, seat_name: str, serial: int, **headers) ->
 def test_a_message_appended_while_idling_is_stored_and_answered_even_after_the_server_restarts(one_mailbox, caplog):
     runtime, game_id = one_mailbox
     pump = Pump(runtime)
-    caplog.set_level(logging.INFO, logger="pbem.mail.imap")
+    caplog.set_level(logging.INFO, logger="pbem.inbound.imap")
     with SmtpSink() as sink, Dovecot() as server, Running(runtime, server.url, poll_seconds=3600) as reader:
         runtime.settings = runtime.settings.with_(smtp_url=sink.url)
         wait_until(lambda: reader.state == "idle", 20, "the reader to idle")
@@ -202,7 +202,7 @@ def test_the_server_dying_mid_fetch_loses_nothing_and_reads_nothing_twice(one_ma
     monkeypatch.setenv("PBEM_FAULT", "imap_stored")
     monkeypatch.setenv("PBEM_FAULT_MARKER", str(marker))
     monkeypatch.setenv("PBEM_FAULT_SLEEP", "1")
-    caplog.set_level(logging.INFO, logger="pbem.mail.imap")
+    caplog.set_level(logging.INFO, logger="pbem.inbound.imap")
     with Dovecot() as server:
         for serial in range(5):
             server.append(order_mail(runtime, game_id, ("Suns", "Moons", "Crowns")[serial % 3], serial))

@@ -36,7 +36,7 @@ def test_a_whole_game_through_one_mailbox(sqlite_runtime):
         assert server.left() == 0, "every stored reply is deleted from the mailbox"
     assert run.finished and len(run.latencies) > 20
     assert set(run.receipts) == {1} and run.accepted == len(run.receipts), "one accepted receipt per reply"
-    assert verify(runtime, run.game_id).ok
+    assert runtime.in_reading(verify, run.game_id).ok
     with runtime.db.read() as session:
         inbound = list(session.scalars(select(InboundMessage)))
     assert len(inbound) == len(run.latencies) and {m.transport for m in inbound} == {"imap"}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from pbem.mail import inbound, pipeline
-from pbem.mail.inbound import process, receive
+from pbem.inbound import pipeline
+from pbem.inbound import runner as inbound
+from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage, LogEntry
 from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of
 from tests.mail.helpers import inbound as inbound_row

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.config import MailLimits
-from pbem.mail import machine
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
+from pbem.mail import automated as machine
 from pbem.mail.message import parse
 from pbem.models import Account, InboundMessage, LogEntry
 from tests.mail.helpers import deliver, inbound, mail, outbox, seat_address, seat_of
@@ -124,7 +124,7 @@ def test_a_stale_token_is_refused(table):
     runtime, game_id, seat, address = table
     from pbem.services.play import games
 
-    games.rotate_tokens(runtime, game_id, "Suns")
+    runtime.in_unit(games.rotate_tokens, game_id, "Suns")
     applied = log_count(runtime)
     status, _ = deliver(runtime, mail(address, seat.account.email, "play 3"))
     assert status == "rejected" and log_count(runtime) == applied

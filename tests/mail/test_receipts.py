@@ -57,7 +57,7 @@ def test_a_player_with_a_time_zone_reads_the_deadline_in_it_too(table):
     from pbem.services.people import accounts
 
     runtime, game_id, seat, address = table
-    accounts.set_time_zone(runtime, seat.account_id, "Asia/Kolkata")  # UTC+5:30 all year
+    runtime.in_unit(accounts.set_time_zone, seat.account_id, "Asia/Kolkata")  # UTC+5:30 all year
     assert deliver(runtime, mail(address, seat.account.email, "status"))[0] == "done"
     receipt = outbox(runtime, kind="receipt")[-1]
     deadline = game_row(runtime, game_id).deadline

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pbem.config import ConfigError, load_settings
-from pbem.mail import pipeline
-from pbem.mail.inbound import process, receive
+from pbem.inbound import pipeline
+from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage
 from pbem.tokens import address_for_key, key_from_address, reply_address, token_from_local_part
 from tests.mail.helpers import mail, seat_address, seat_of

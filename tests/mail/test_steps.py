@@ -1,4 +1,4 @@
-"""Each step of :data:`pbem.mail.pipeline.PIPELINE` on its own, on a :class:`Context`
+"""Each step of :data:`pbem.inbound.pipeline.PIPELINE` on its own, on a :class:`Context`
 built by hand inside a real transaction (the whole pipeline is tested elsewhere)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from sqlalchemy import select
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.config import MailLimits
-from pbem.mail import pipeline
+from pbem.inbound import pipeline
+from pbem.inbound.pipeline import Context, Discard, Reject
 from pbem.mail.message import parse
-from pbem.mail.pipeline import Context, Discard, Reject
 from pbem.models import Game, InboundMessage, OutboxMessage, Seat
 from pbem.services.play import games
 from tests.mail.helpers import mail, seat_address, seat_of
@@ -35,12 +35,12 @@ def covers(step):
 @contextmanager
 def context(runtime, raw: bytes = b"From: a@b.org\r\n\r\nx", **row) -> Iterator[Context]:
     """A stored message and a fresh :class:`Context` for it, in one transaction."""
-    with runtime.db.write() as session:
+    with runtime.unit() as uow:
         key = f"<step-{next(_serial)}@test>"
         stored = InboundMessage(message_id=key, raw=raw, transport="test", status="pending", **row)
-        session.add(stored)
-        session.flush()
-        yield Context(runtime=runtime, session=session, row=stored)
+        uow.session.add(stored)
+        uow.session.flush()
+        yield Context(uow=uow, row=stored)
 
 
 def seat_in(ctx: Context, seat_id: int) -> Seat:
@@ -169,7 +169,7 @@ def test_route_finds_the_seat_of_a_signed_reply_address_and_refuses_others(table
         with context(runtime) as ctx, pytest.raises(Reject, match=reason):
             ctx.recipient = recipient
             pipeline.route(ctx)
-    games.rotate_tokens(runtime, game_id, "Suns")
+    runtime.in_unit(games.rotate_tokens, game_id, "Suns")
     with context(runtime) as ctx, pytest.raises(Reject, match="no longer valid"):
         ctx.recipient = address
         pipeline.route(ctx)
@@ -177,7 +177,7 @@ def test_route_finds_the_seat_of_a_signed_reply_address_and_refuses_others(table
 
 def earlier_messages(runtime, seat_id: int, senders: list[str], verdict: str = "orders: 1 accepted") -> None:
     """Messages already answered in the window, as the rate limit counts them."""
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         for n, sender in enumerate(senders):
             session.add(
                 InboundMessage(message_id=f"<earlier-{n}-{sender}>", raw=b"x", transport="test", status="rejected",

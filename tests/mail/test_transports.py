@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbem.app import create_app
 from pbem.commands.mail import ingest
-from pbem.mail.imap import parse_url
+from pbem.inbound.imap import parse_url
 from pbem.models import InboundMessage
 from tests.mail.helpers import mail
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.wire import FOLD_AT, MAX_LINE, UnsendableMessage, compose, header_line
+from pbem.mail.mime import FOLD_AT, MAX_LINE, UnsendableMessage, compose, header_line
 
 #: Header text as the server writes it: one line, no encoded-word lookalikes, no edge whitespace.
 header_text = (

@@ -69,9 +69,9 @@ def test_an_unusable_key_keeps_the_email_waiting(sqlite_runtime, tmp_path):
         start(runtime)
         for path, words in ((tmp_path / "missing.pem", "cannot read the DKIM key"), (bad, "not a PEM RSA private key")):
             runtime.settings = runtime.settings.with_(dkim_key=str(path))
-            with runtime.db.write() as session:
+            with runtime.writing() as session:
                 session.execute(update(OutboxMessage).values(next_try_at=utcnow()))
-            first = outbox.due_ids(runtime)[0]
+            first = runtime.in_reading(outbox.due_ids)[0]
             assert outbox.deliver(runtime, first) == "pending"
             with runtime.db.read() as session:
                 error = session.get(OutboxMessage, first).last_error

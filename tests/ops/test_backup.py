@@ -53,7 +53,7 @@ def test_backup_and_restore_on_another_instance_keeps_games_and_addresses(runtim
     game_id = start(runtime, deadline_seconds=86400)
     play_some(runtime, game_id, seed=2, count=3)
     finished = start(runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
-    games.cancel(runtime, finished, "kept for the record")
+    runtime.in_unit(games.cancel, finished, "kept for the record")
     seat = next(s for s in game_row(runtime, game_id).seats if s.seat == "Suns")
     old_address, old_page = seat_address(runtime, seat), f"/play/{seat.web_token}"
     with runtime.db.read() as session:
@@ -79,7 +79,7 @@ def test_backup_and_restore_on_another_instance_keeps_games_and_addresses(runtim
                                            base_url="http://pbem.test", mail_domain="pbem.test"))  # fmt: skip
         set_runtime(moved)
         assert moved.settings.secret_key == runtime.settings.secret_key
-        assert game_row(moved, game_id).state == state_before and verify(moved, game_id).ok
+        assert game_row(moved, game_id).state == state_before and moved.in_reading(verify, game_id).ok
         assert game_row(moved, finished).status == "cancelled"
 
         status, inbound_id = deliver(moved, mail(old_address, seat.account.email, "status"))
@@ -173,7 +173,7 @@ def test_a_whole_postgresql_database_in_its_default_schema_moves(tmp_path, monke
         target = load_settings(instance=tmp_path / "b", database_url=f"{base}/{target_name}")
         backups.restore(target, archive)
         moved = make_runtime(load_settings(instance=tmp_path / "b", database_url=f"{base}/{target_name}"))
-        assert verify(moved, game_id).ok and start(moved) == game_id + 1
+        assert moved.in_reading(verify, game_id).ok and start(moved) == game_id + 1
     finally:
         dispose_all()
         with admin.connect() as connection:

@@ -32,11 +32,12 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     ARTIFACTS.mkdir(exist_ok=True)
     runtime = live.runtime
     running = start(runtime, players=PLAYERS[:3], name="Tuesday table", deadline_seconds=86400)
-    last_seat = lobby.create_open_game(
-        runtime, games.NewGame(engine="kidsprout", players=PLAYERS[1:3], name="Needs one more", open_seats=1)
+    last_seat = runtime.in_unit(
+        lobby.create_open_game,
+        games.NewGame(engine="kidsprout", players=PLAYERS[1:3], name="Needs one more", open_seats=1),
     )
-    two_left = lobby.create_open_game(
-        runtime, games.NewGame(engine="sprawl", players=[], name="Sprawl for four", open_seats=4)
+    two_left = runtime.in_unit(
+        lobby.create_open_game, games.NewGame(engine="sprawl", players=[], name="Sprawl for four", open_seats=4)
     )
     context = browser.new_context(viewport=SIZES["phone"])
     page = context.new_page()

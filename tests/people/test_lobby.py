@@ -39,7 +39,7 @@ def message(sender: str, body: str, subject: str, in_reply_to: str | None = None
 
 def test_an_open_game_verifies_and_shows_its_pages(sqlite_runtime, client):
     game_id = create_open("--engine", "sprawl")
-    assert "nothing to replay yet" in verify(sqlite_runtime, game_id).message
+    assert "nothing to replay yet" in sqlite_runtime.in_reading(verify, game_id).message
     for path in (f"/games/{game_id}", f"/games/{game_id}?replay=0", f"/games/{game_id}/export.json"):
         assert client.get(path).status_code == 200, path
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
@@ -104,25 +104,27 @@ def test_seats_are_drawn_from_the_seed(runtime):
     """The same seed and the same joiners give the same seats (SQLite and PostgreSQL); the log replays."""
     seatings = []
     for _ in range(2):
-        game_id = lobby.create_open_game(runtime, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4))
+        game_id = runtime.in_unit(
+            lobby.create_open_game, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4)
+        )
         for address in ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]:
-            with runtime.db.write() as session:
+            with runtime.writing() as session:
                 account = account_for(session, address)
                 result = lobby.take_seat(runtime, session, game_id, account)
                 assert result.ok, result.message
         seatings.append([s.account.email for s in game_row(runtime, game_id).seats])
-        assert verify(runtime, game_id).ok
+        assert runtime.in_reading(verify, game_id).ok
     assert seatings[0] == seatings[1]
     assert sorted(seatings[0]) == ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]
 
 
 def sign_in_as(client, runtime, email: str) -> int:
     """Put an account in the session (the emailed-link flow itself is tested in test_home)."""
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         account = account_for(session, email)
         session.flush()
         account_id = account.id
-    token = sessions.begin(runtime, account_id)  # a server-side session, as the link's button starts one
+    token = runtime.in_unit(sessions.begin, account_id)  # a server-side session, as the link's button starts one
     with client.session_transaction() as web_session:
         web_session[SESSION_KEY] = token
     return account_id
@@ -157,17 +159,17 @@ def test_a_player_holds_a_limited_number_of_open_seats(sqlite_runtime, client):
     account_id = sign_in_as(client, runtime, "bob@example.org")
     ids = [create_open() for _ in range(lobby.MAX_HELD + 1)]
     for game_id in ids[:-1]:
-        assert lobby.join(runtime, game_id, account_id).ok
-    refused = lobby.join(runtime, ids[-1], account_id)
+        assert runtime.in_unit(lobby.join, game_id, account_id).ok
+    refused = runtime.in_unit(lobby.join, ids[-1], account_id)
     assert not refused.ok and f"already hold {lobby.MAX_HELD} seats" in refused.message
-    assert lobby.leave(runtime, ids[0], account_id).ok
-    assert lobby.join(runtime, ids[-1], account_id).ok
+    assert runtime.in_unit(lobby.leave, ids[0], account_id).ok
+    assert runtime.in_unit(lobby.join, ids[-1], account_id).ok
 
 
 def test_an_open_game_can_be_cancelled_and_then_takes_nobody(sqlite_runtime):
     game_id = create_open()
-    games.cancel(sqlite_runtime, game_id, "not enough interest")
-    with sqlite_runtime.db.write() as session:
+    sqlite_runtime.in_unit(games.cancel, game_id, "not enough interest")
+    with sqlite_runtime.writing() as session:
         result = lobby.take_seat(sqlite_runtime, session, game_id, account_for(session, "x@example.org"))
     assert not result.ok and "cancelled" in result.message
 

@@ -31,7 +31,7 @@ def test_a_finished_game_changes_ratings_a_cancelled_one_does_not_and_pages_show
 
     cancelled = start(runtime, players=PLAYERS[:3])
     play_some(runtime, cancelled, seed=4, count=5)
-    games.cancel(runtime, cancelled, "test")
+    runtime.in_unit(games.cancel, cancelled, "test")
     assert ratings(runtime) == after
     with runtime.db.read() as session:
         assert session.scalars(select(RatingChange.game_id).distinct()).all() == [game_id]
@@ -41,9 +41,9 @@ def test_a_finished_game_changes_ratings_a_cancelled_one_does_not_and_pages_show
 def test_a_game_in_which_a_bot_played_is_not_rated(runtime):
     """The rule itself, on games marked finished by hand (finishing for real is tested above)."""
     with_bot, without = start(runtime, players=PLAYERS[:3]), start(runtime, players=PLAYERS[1:4])
-    with runtime.db.write() as session:  # as the late-player policy "bot:N" logs the bot's orders
+    with runtime.writing() as session:  # as the late-player policy "bot:N" logs the bot's orders
         session.add(LogEntry(game_id=with_bot, seq=10**6, kind="order", source="bot", seat=None, text="x"))
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         rated = []
         for game_id in (with_bot, without):
             game = session.get(Game, game_id)

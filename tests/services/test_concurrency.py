@@ -9,7 +9,7 @@ import re
 from sqlalchemy import func, select
 
 from engines import get_engine
-from pbem.mail.inbound import receive
+from pbem.inbound.runner import receive
 from pbem.models import InboundMessage, LogEntry, OutboxMessage
 from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of
@@ -28,7 +28,7 @@ def _submit(settings_values: dict, game_id: int, seat_id: int, line: str, barrie
     dispose_all()
     runtime = make_runtime(load_settings(**settings_values))
     barrier.wait(timeout=60)
-    result = orders.submit(runtime, game_id, seat_id, [line], source="web")
+    result = runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
     return [v.ok for v in result.verdicts]
 
 
@@ -36,7 +36,7 @@ def _process(settings_values: dict, inbound_id: int, barrier) -> str:
     """Runs in a forked process: one stored email through the whole inbound pipeline."""
     from pbem.config import load_settings
     from pbem.db import dispose_all
-    from pbem.mail.inbound import process
+    from pbem.inbound.runner import process
     from pbem.runtime import make_runtime
 
     dispose_all()
@@ -118,7 +118,7 @@ def _check_one_resolution(runtime, game, accepted: int) -> None:
     after = game_row(runtime, game_id)
     assert after.turn == game.turn + 1, "the coin phase should have resolved exactly once"
     assert turn_mails == len(names), "each seat gets exactly one email for the resolved turn"
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def _create(settings_values: dict, barrier) -> int:

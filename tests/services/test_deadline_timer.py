@@ -12,12 +12,13 @@ from sqlalchemy import update
 from pbem.clock import utcnow
 from pbem.models import Game
 from pbem.services.ops import sweep
-from pbem.services.play import deadline_timer
+from pbem.services.play import deadline_timer, deadlines
 from tests.support.play import start
+from worker import tasks
 
 
 def set_deadline(runtime, game_id: int, seconds: float) -> None:
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         at = utcnow() + dt.timedelta(seconds=seconds)
         session.execute(update(Game).where(Game.id == game_id).values(deadline=at))
 
@@ -27,10 +28,10 @@ def test_deadlines_due_before_the_next_sweep_are_scheduled_at_their_time(runtime
     set_deadline(runtime, soon, 1.5)
     set_deadline(runtime, later, 30)
     set_deadline(runtime, past, -1)
-    assert deadline_timer.schedule_due_soon(runtime) == [], "nothing schedules outside a worker"
+    assert runtime.in_unit(deadline_timer.schedule_due_soon) == [], "nothing schedules outside a worker"
     sent: list[tuple[str, tuple, float]] = []
     runtime.scheduler = lambda task, args, seconds: sent.append((task, args, seconds))
-    result = sweep.sweep(runtime)
+    result = runtime.in_unit(sweep.sweep)
     assert result.scheduled == [soon] and result.deadlines == [past]
     [(task, args, seconds)] = sent
     assert (task, args) == ("fire_deadline", (soon,)) and 0.5 < seconds <= 1.5
@@ -44,7 +45,11 @@ def test_a_failing_scheduler_leaves_the_deadline_to_the_sweep(runtime):
         raise ConnectionError("broker down")
 
     runtime.scheduler = broken
-    assert deadline_timer.schedule_due_soon(runtime) == []
+    # asked for once the unit commits; the broker's failure is logged, never raised
+    assert runtime.in_unit(deadline_timer.schedule_due_soon) == [game]
+    set_deadline(runtime, game, -1)
+    with runtime.reading() as uow:
+        assert deadlines.due_game_ids(uow)[0] == [game], "the sweep fires it once it has passed"
 
 
 def test_passed_deadlines_get_one_task_per_sweep_that_fires_them_all(runtime):
@@ -53,9 +58,9 @@ def test_passed_deadlines_get_one_task_per_sweep_that_fires_them_all(runtime):
         set_deadline(runtime, game, -5)
     nudged: list = []
     runtime.nudger = lambda task, args: nudged.append((task, *args))
-    assert sorted(sweep.sweep(runtime).deadlines) == games
+    assert sorted(runtime.in_unit(sweep.sweep).deadlines) == games
     assert [n for n in nudged if "deadline" in n[0]] == [("fire_due_deadlines",)]
-    assert deadline_timer.fire_due(runtime) == 3
-    assert deadline_timer.fire_due(runtime) == 0, "each deadline fires once"
+    assert tasks.fire_due_deadlines() == 3
+    assert tasks.fire_due_deadlines() == 0, "each deadline fires once"
     with runtime.db.read() as session:
         assert all(session.get(Game, g).deadline > utcnow() for g in games), "the next turn's deadline is set"

@@ -46,8 +46,8 @@ def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
 
 def test_create_game_reports_every_problem_at_once(runtime):
     with pytest.raises(ServiceError) as info:
-        games.create_game(
-            runtime,
+        runtime.in_unit(
+            games.create_game,
             games.NewGame(
                 engine="kidsprout", variant="v9", players=["not-an-email", "a@x.org", "a@x.org", "b@x.org", "c@x.org"]
             ),
@@ -56,7 +56,7 @@ def test_create_game_reports_every_problem_at_once(runtime):
     assert "unknown variant" in message and "not an email address" in message
     assert "repeated: a@x.org" in message and "3 to 4 players" in message
     with pytest.raises(ServiceError, match="unknown engine"):
-        games.create_game(runtime, games.NewGame(engine="chess", players=PLAYERS))
+        runtime.in_unit(games.create_game, games.NewGame(engine="chess", players=PLAYERS))
     with runtime.db.read() as session:
         assert session.scalar(select(Game.id)) is None and session.scalar(select(Account.id)) is None
 
@@ -68,8 +68,13 @@ def test_submit_applies_good_lines_refuses_bad_ones_and_replies_once(runtime):
     seat = sorted(engine.to_act(game.state))[0]
     good = engine.legal_orders(game.state, seat)[0]
     reply = orders.Reply(in_reply_to="<their-message@example.org>")
-    result = orders.submit(
-        runtime, game_id, seat_ids(runtime, game_id)[seat], ["frobnicate", good, "   "], source="email", reply=reply
+    result = runtime.in_unit(
+        orders.submit,
+        game_id,
+        seat_ids(runtime, game_id)[seat],
+        ["frobnicate", good, "   "],
+        source="email",
+        reply=reply,
     )
     assert [v.ok for v in result.verdicts] == [False, True]
     assert "frobnicate" in result.verdicts[0].message
@@ -106,19 +111,19 @@ def test_full_game_through_the_service_then_verify(runtime):
     game = game_row(runtime, game_id)
     assert game.status == "finished" and game.result["winners"]
     assert outbox_count(runtime, kind="game_over") == 4
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
     # Submitting after the end is refused with words, not an exception.
-    result = orders.submit(runtime, game_id, game.seats[0].id, ["pass"], source="web")
+    result = runtime.in_unit(orders.submit, game_id, game.seats[0].id, ["pass"], source="web")
     assert result.verdicts[0].ok is False and "over" in result.verdicts[0].message
 
 
 def test_verify_detects_a_tampered_state(runtime):
     game_id = start(runtime)
     play_one(runtime, game_id, Rng(1))
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         game = session.get(Game, game_id)
         game.state = {**game.state, "tampered": True}
-    result = verify(runtime, game_id)
+    result = runtime.in_reading(verify, game_id)
     assert not result.ok and "different state" in result.message
 
 
@@ -127,11 +132,11 @@ def test_deadline_applies_defaults_and_names_the_missing(runtime):
     engine = get_engine("kidsprout")
     game = game_row(runtime, game_id)
     waiting = sorted(engine.to_act(game.state))
-    assert deadlines.apply_deadline(runtime, game_id) is False  # not due yet
-    with runtime.db.write() as session:
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is False  # not due yet
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(seconds=1)))
-    assert deadlines.apply_deadline(runtime, game_id) is True
-    assert deadlines.apply_deadline(runtime, game_id) is False  # idempotent: new deadline is in the future
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is False  # idempotent: new deadline is in the future
     game = game_row(runtime, game_id)
     assert game.turn > 0 and game.deadline > utcnow()
     with runtime.db.read() as session:
@@ -141,61 +146,61 @@ def test_deadline_applies_defaults_and_names_the_missing(runtime):
     assert entry.source == "deadline" and all(seat in entry.text for seat in waiting)
     assert all(missed[seat] == 1 for seat in waiting)
     assert len(mails) == 4 and all("The deadline passed" in m.body_text for m in mails)
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def test_reminders_go_to_waiting_seats_once(runtime):
     game_id = start(runtime, deadline_seconds=7200, reminders=[3600])
     game = game_row(runtime, game_id)
     assert game.next_reminder is not None
-    assert deadlines.send_due_reminders(runtime, game_id) == 0
-    with runtime.db.write() as session:
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == 0
+    with runtime.writing() as session:
         soon = utcnow() + dt.timedelta(seconds=1800)
         session.execute(update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=utcnow()))
     waiting = len(get_engine("kidsprout").to_act(game.state))
-    assert deadlines.send_due_reminders(runtime, game_id) == waiting
-    assert deadlines.send_due_reminders(runtime, game_id) == 0
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == waiting
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == 0
     assert outbox_count(runtime, kind="reminder") == waiting
     assert game_row(runtime, game_id).next_reminder is None
 
 
 def test_pause_resume_cancel_extend(runtime):
     game_id = start(runtime, deadline_seconds=3600)
-    games.pause(runtime, game_id, "holiday")
+    runtime.in_unit(games.pause, game_id, "holiday")
     game = game_row(runtime, game_id)
     assert game.status == "paused" and game.deadline is None and game.paused_remaining > 3500
-    result = orders.submit(runtime, game_id, game.seats[0].id, ["play 1"], source="web")
+    result = runtime.in_unit(orders.submit, game_id, game.seats[0].id, ["play 1"], source="web")
     assert not result.verdicts[0].ok and "paused" in result.verdicts[0].message
     with pytest.raises(ServiceError, match="it is paused"):
-        games.pause(runtime, game_id)
-    games.resume(runtime, game_id)
+        runtime.in_unit(games.pause, game_id)
+    runtime.in_unit(games.resume, game_id)
     game = game_row(runtime, game_id)
     assert game.status == "active" and game.deadline > utcnow() + dt.timedelta(seconds=3000)
-    new_deadline = games.extend_deadline(runtime, game_id, 86400)
+    new_deadline = runtime.in_unit(games.extend_deadline, game_id, 86400)
     assert new_deadline > utcnow() + dt.timedelta(hours=24)
-    games.cancel(runtime, game_id, "test")
+    runtime.in_unit(games.cancel, game_id, "test")
     assert game_row(runtime, game_id).status == "cancelled"
     with pytest.raises(ServiceError):
-        games.resume(runtime, game_id)
+        runtime.in_unit(games.resume, game_id)
     with runtime.db.read() as session:
         actions = [e.text for e in session.scalars(select(LogEntry).where(LogEntry.kind == "admin"))]
     assert [a.split(":")[0] for a in actions] == ["pause", "resume", "extend", "cancel"]
     assert outbox_count(runtime, kind="admin") == 12 and outbox_count(runtime, kind="cancelled") == 4
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def test_replace_player_rotates_tokens(runtime):
     game_id = start(runtime)
     before = game_row(runtime, game_id).seats[0]
-    games.replace_player(runtime, game_id, before.seat, "Eve <eve@example.org>")
+    runtime.in_unit(games.replace_player, game_id, before.seat, "Eve <eve@example.org>")
     after = next(s for s in game_row(runtime, game_id).seats if s.seat == before.seat)
     assert after.account.email == "eve@example.org"
     assert after.reply_token != before.reply_token and after.web_token != before.web_token
     other = game_row(runtime, game_id).seats[1].account.email
     with pytest.raises(ServiceError, match="already plays"):
-        games.replace_player(runtime, game_id, before.seat, other)
+        runtime.in_unit(games.replace_player, game_id, before.seat, other)
     with pytest.raises(NotFound, match="no seat"):
-        games.replace_player(runtime, game_id, "Nowhere", "zed@example.org")
+        runtime.in_unit(games.replace_player, game_id, "Nowhere", "zed@example.org")
     assert outbox_count(runtime, recipient="eve@example.org") == 1
 
 
@@ -211,11 +216,11 @@ def test_reply_addresses_refuse_forgeries():
 def test_a_replaced_seat_drops_the_vacations_and_missed_deadlines_of_the_player_who_left(runtime):
     game_id = start(runtime, deadline_seconds=3600)
     seat = game_row(runtime, game_id).seats[0]
-    assert vacations.declare_vacation(runtime, game_id, seat.id, 3).ok
-    assert vacations.declare_vacation(runtime, game_id, seat.id, 2).ok  # declared to follow the first
-    with runtime.db.write() as session:
+    assert runtime.in_unit(vacations.declare_vacation, game_id, seat.id, 3).ok
+    assert runtime.in_unit(vacations.declare_vacation, game_id, seat.id, 2).ok  # declared to follow the first
+    with runtime.writing() as session:
         session.execute(update(Seat).where(Seat.id == seat.id).values(missed_deadlines=3))
-    games.replace_player(runtime, game_id, seat.seat, "Eve <eve@example.org>")
+    runtime.in_unit(games.replace_player, game_id, seat.seat, "Eve <eve@example.org>")
     now = utcnow()
     with runtime.db.read() as session:
         rows = list(session.scalars(select(Vacation).where(Vacation.seat_id == seat.id)))
@@ -239,8 +244,8 @@ def test_game_names_must_be_one_printable_line(runtime):
 
 def test_seeds_must_fit_in_64_bits(runtime):
     with pytest.raises(ServiceError, match="seed must be a whole number"):
-        games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=2**64))
-    game_id = games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=-(2**63)))
+        runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS, seed=2**64))
+    game_id = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS, seed=-(2**63)))
     assert game_row(runtime, game_id).seed == -(2**63)
 
 
@@ -251,7 +256,7 @@ def test_durations_are_checked(runtime):
         start(runtime, deadline_seconds=3600, per_phase={"coins": 0})
     game_id = start(runtime, deadline_seconds=3600)
     with pytest.raises(ServiceError, match="at most 365 days"):
-        games.extend_deadline(runtime, game_id, 99999999 * 86400)
+        runtime.in_unit(games.extend_deadline, game_id, 99999999 * 86400)
 
 
 def test_phase_deadlines_name_the_engines_phase_kinds(runtime):
@@ -289,7 +294,7 @@ def test_every_phase_an_engine_plays_is_one_of_its_phase_kinds(engine_name):
 def test_house_rules_are_stored_with_the_game_and_told_in_the_welcome(runtime):
     rules = house_rules.parse_rules(press="public", press_identity="anonymous", late="bot:2")
     request = games.NewGame(engine="kidsprout", players=PLAYERS, seed=7)
-    game_id = games.create_game(runtime, request, rules)
+    game_id = runtime.in_unit(games.create_game, request, rules)
     game = game_row(runtime, game_id)
     assert house_rules.rules_of(game) == rules and game.version == 1, "one transaction writes the game once"
     with runtime.db.read() as session:
@@ -309,7 +314,7 @@ def test_house_rules_are_not_stored_when_the_game_cannot_start(runtime, monkeypa
 
     monkeypatch.setattr(games.notify, "send_views", broken)
     with pytest.raises(RuntimeError):
-        games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS, seed=7), rules)
+        runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS, seed=7), rules)
     with runtime.db.read() as session:
         assert session.scalar(select(Game.id)) is None
 
@@ -317,7 +322,7 @@ def test_house_rules_are_not_stored_when_the_game_cannot_start(runtime, monkeypa
 def test_verify_compares_turn_phase_status_and_result(runtime):
     game_id = start(runtime)
     play_one(runtime, game_id, Rng(1))
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
     for change, word in (
         ({"turn": 99}, "turn"),
         ({"phase": "Day 9"}, "phase"),
@@ -325,17 +330,17 @@ def test_verify_compares_turn_phase_status_and_result(runtime):
         ({"result": {"winners": ["Suns"]}}, "result"),
     ):
         before = game_row(runtime, game_id)
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             session.execute(update(Game).where(Game.id == game_id).values(**change))
-        result = verify(runtime, game_id)
+        result = runtime.in_reading(verify, game_id)
         assert not result.ok and word in result.message, result.message
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             session.execute(
                 update(Game)
                 .where(Game.id == game_id)
                 .values(turn=before.turn, phase=before.phase, status=before.status, result=before.result)
             )
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def test_verify_reads_the_game_and_its_log_as_one_snapshot(runtime):
@@ -350,12 +355,12 @@ def test_verify_reads_the_game_and_its_log_as_one_snapshot(runtime):
     def order_arrives(state):
         if not fired and state.is_select and "game_log" in str(state.statement):
             fired.append(True)
-            assert orders.submit(runtime, game_id, seat_id, [line], source="web").verdicts[0].ok
+            assert runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web").verdicts[0].ok
 
     event.listen(Session, "do_orm_execute", order_arrives)
     try:
-        result = verify(runtime, game_id)
+        result = runtime.in_reading(verify, game_id)
     finally:
         event.remove(Session, "do_orm_execute", order_arrives)
     assert fired and result.ok, result.message
-    assert verify(runtime, game_id).entries == 1
+    assert runtime.in_reading(verify, game_id).entries == 1

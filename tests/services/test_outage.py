@@ -92,7 +92,7 @@ def test_a_bug_still_raises_with_its_traceback(postgres_runtime, monkeypatch):
 
 
 def test_mail_processed_while_the_database_is_away_stays_pending_without_a_traceback(postgres_runtime, caplog):
-    from pbem.mail.inbound import process, receive
+    from pbem.inbound.runner import process, receive
     from pbem.models import InboundMessage
     from pbem.runtime import make_runtime
     from tests.mail.helpers import mail

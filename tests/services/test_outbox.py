@@ -59,7 +59,7 @@ def test_temporary_failure_backs_off_then_succeeds(runtime, sink):
     assert row.next_try_at > utcnow() + dt.timedelta(seconds=20)
     assert outbox.deliver(runtime, first.id) == "skipped"  # not due yet
     sink.handler.refuse_with = None
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(update(OutboxMessage).values(next_try_at=utcnow()))
     assert outbox.deliver(runtime, first.id) == "sent"
     assert len(sink.messages) == 1 and rows(runtime)[0].attempts == 2
@@ -89,8 +89,8 @@ def test_a_lapsed_lease_is_resent_with_the_same_message_id(runtime, sink):
     """A crash between sending and marking: the row is retried once its lease lapses."""
     first = rows(runtime)[0]
     assert outbox.claim(runtime, first.id) is not None  # claimed, then the process "dies"
-    assert outbox.due_ids(runtime) == [r.id for r in rows(runtime)[1:]]
-    with runtime.db.write() as session:
+    assert runtime.in_reading(outbox.due_ids) == [r.id for r in rows(runtime)[1:]]
+    with runtime.writing() as session:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == first.id).values(next_try_at=utcnow()))
     assert outbox.deliver(runtime, first.id) == "sent"
     assert sink.messages[0].message["Message-ID"] == first.message_id
@@ -127,7 +127,7 @@ def test_a_relay_that_keeps_refusing_for_a_while_fails_for_good(runtime, sink):
     assert row.status == "failed" and row.attempts == outbox.MAX_ATTEMPTS
     assert "451" in row.last_error and f"after {outbox.MAX_ATTEMPTS} attempts" in row.last_error
     make_due(runtime, first.id)
-    assert outbox.deliver(runtime, first.id) == "skipped" and first.id not in outbox.due_ids(runtime)
+    assert outbox.deliver(runtime, first.id) == "skipped" and first.id not in runtime.in_reading(outbox.due_ids)
 
 
 def test_the_lease_is_short_and_renewed_well_inside_it():
@@ -150,7 +150,7 @@ def test_a_send_that_outlasts_its_lease_does_not_overwrite_the_next_claim(runtim
     assert outbox.deliver(runtime, first.id) == "skipped"
     row = rows(runtime)[0]
     assert row.status == "sent" and row.attempts == 2 and row.last_error is None
-    assert first.id not in outbox.due_ids(runtime)
+    assert first.id not in runtime.in_reading(outbox.due_ids)
 
 
 def test_an_email_that_cannot_be_built_is_failed_not_left_sending(runtime, sink):
@@ -161,14 +161,14 @@ def test_an_email_that_cannot_be_built_is_failed_not_left_sending(runtime, sink)
     }
     ids = [row.id for row in rows(runtime)[:3]]
     for outbox_id, (column, value) in zip(ids, broken.items(), strict=True):
-        with runtime.db.write() as session:
+        with runtime.writing() as session:
             session.execute(update(OutboxMessage).where(OutboxMessage.id == outbox_id).values({column: value}))
     assert [outbox.deliver(runtime, outbox_id) for outbox_id in ids] == ["failed"] * 3
     by_id = {row.id: row for row in rows(runtime)}
     assert all(by_id[i].last_error.startswith("cannot build the email") for i in ids)
     assert "line break" in by_id[ids[0]].last_error and "line break" in by_id[ids[2]].last_error
     assert "änn@example.org" in by_id[ids[1]].last_error
-    assert not set(ids) & set(outbox.due_ids(runtime)) and sink.messages == []
+    assert not set(ids) & set(runtime.in_reading(outbox.due_ids)) and sink.messages == []
     assert outbox.flush(runtime) == 1  # the fourth, untouched email goes out
 
 
@@ -181,5 +181,5 @@ def test_header_values_with_line_breaks_are_refused(runtime):
 
 
 def make_due(runtime, outbox_id: int) -> None:
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == outbox_id).values(next_try_at=utcnow()))

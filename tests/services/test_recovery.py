@@ -39,9 +39,9 @@ def later(monkeypatch, seconds: float) -> None:
 def test_a_killed_workers_claim_is_sent_again_within_a_minute(runtime, sink, monkeypatch):
     first = rows(runtime)[0]
     assert outbox.claim(runtime, first.id) is not None  # claimed; then the worker is SIGKILLed
-    assert first.id not in outbox.due_ids(runtime)
+    assert first.id not in runtime.in_reading(outbox.due_ids)
     later(monkeypatch, 55)  # the sweep's grace (5 s) included, a minute at most
-    assert first.id in outbox.due_ids(runtime, grace=5.0)
+    assert first.id in runtime.in_reading(outbox.due_ids, grace=5.0)
     assert outbox.deliver(runtime, first.id) == "sent"
     assert [m.message["Message-ID"] for m in sink.messages] == [first.message_id]
 

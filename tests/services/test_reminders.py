@@ -23,7 +23,7 @@ def shift(runtime, game_id: int, seconds: float) -> None:
     values = {"deadline": game.deadline - dt.timedelta(seconds=seconds)}
     if game.next_reminder is not None:
         values["next_reminder"] = game.next_reminder - dt.timedelta(seconds=seconds)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(**values))
 
 
@@ -42,11 +42,11 @@ def test_default_reminders_come_a_day_and_an_hour_before(runtime):
     game_id = start(runtime, deadline_seconds=2 * DAY)
     assert seconds_before_deadline(game_row(runtime, game_id)) == DAY
     shift(runtime, game_id, DAY + 60)
-    assert deadlines.send_due_reminders(runtime, game_id) == waiting(runtime, game_id)
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == waiting(runtime, game_id)
     game = game_row(runtime, game_id)
     assert game.reminders_sent == [DAY] and seconds_before_deadline(game) == HOUR
     shift(runtime, game_id, DAY - HOUR)
-    assert deadlines.send_due_reminders(runtime, game_id) == waiting(runtime, game_id)
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == waiting(runtime, game_id)
     game = game_row(runtime, game_id)
     assert sorted(game.reminders_sent) == [HOUR, DAY] and game.next_reminder is None
     assert outbox_count(runtime, kind="reminder") == 2 * waiting(runtime, game_id)
@@ -55,24 +55,24 @@ def test_default_reminders_come_a_day_and_an_hour_before(runtime):
 def test_a_reminder_due_after_the_deadline_is_not_sent(runtime):
     game_id = start(runtime, deadline_seconds=2 * HOUR, reminders=[HOUR])
     shift(runtime, game_id, 2 * HOUR + 5)  # the worker was busy: the deadline passed first
-    assert deadlines.send_due_reminders(runtime, game_id) == 0
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == 0
     game = game_row(runtime, game_id)
     assert game.reminders_sent == [HOUR] and game.next_reminder is None
     assert outbox_count(runtime, kind="reminder") == 0
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
 
 
 def test_an_extension_arms_the_offsets_the_old_deadline_was_too_close_for(runtime):
     game_id = start(runtime, deadline_seconds=2 * DAY, per_phase={"coins": 2 * HOUR}, reminders=[DAY, HOUR])
     assert seconds_before_deadline(game_row(runtime, game_id)) == HOUR  # a day does not fit in two hours
     shift(runtime, game_id, HOUR + 60)
-    assert deadlines.send_due_reminders(runtime, game_id) > 0
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) > 0
     assert game_row(runtime, game_id).reminders_sent == [HOUR]
-    games.extend_deadline(runtime, game_id, 2 * DAY)
+    runtime.in_unit(games.extend_deadline, game_id, 2 * DAY)
     game = game_row(runtime, game_id)
     assert seconds_before_deadline(game) == DAY, "the day-before reminder fits now"
     shift(runtime, game_id, (game.next_reminder - utcnow()).total_seconds() + 1)
-    assert deadlines.send_due_reminders(runtime, game_id) > 0
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) > 0
     game = game_row(runtime, game_id)
     assert sorted(game.reminders_sent) == [HOUR, DAY] and game.next_reminder is None, "the hour was sent already"
     assert outbox_count(runtime, kind="reminder") == 2 * waiting(runtime, game_id)
@@ -80,12 +80,12 @@ def test_an_extension_arms_the_offsets_the_old_deadline_was_too_close_for(runtim
 
 def test_a_grace_period_sends_no_offset_twice_in_one_turn(runtime):
     request = games.NewGame(engine="kidsprout", players=PLAYERS, seed=7, deadline_seconds=2 * HOUR, reminders=[HOUR])
-    game_id = games.create_game(runtime, request, house_rules.parse_rules(late="grace:1"))
+    game_id = runtime.in_unit(games.create_game, request, house_rules.parse_rules(late="grace:1"))
     shift(runtime, game_id, HOUR + 60)
-    sent = deadlines.send_due_reminders(runtime, game_id)
+    sent = runtime.in_unit(deadlines.send_due_reminders, game_id)
     assert sent == waiting(runtime, game_id)
     shift(runtime, game_id, HOUR)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     game = game_row(runtime, game_id)
     assert game.grace_used == 1 and game.deadline > utcnow() + dt.timedelta(seconds=HOUR)
     assert game.next_reminder is None, "the hour-before reminder went out in this turn already"
@@ -95,8 +95,8 @@ def test_a_grace_period_sends_no_offset_twice_in_one_turn(runtime):
 def test_a_new_turn_arms_every_offset_again(runtime):
     game_id = start(runtime, deadline_seconds=2 * HOUR, reminders=[HOUR])
     shift(runtime, game_id, HOUR + 60)
-    deadlines.send_due_reminders(runtime, game_id)
+    runtime.in_unit(deadlines.send_due_reminders, game_id)
     shift(runtime, game_id, HOUR)
-    assert deadlines.apply_deadline(runtime, game_id) is True
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     game = game_row(runtime, game_id)
     assert game.reminders_sent == [] and seconds_before_deadline(game) == HOUR

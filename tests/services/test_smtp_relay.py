@@ -11,7 +11,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from pbem.mail.wire import compose
+from pbem.mail.mime import compose
 from pbem.services.mailout import relay
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure, close_kept, send
 from tests.support.services import free_port

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import update
 
 from pbem.clock import utcnow
-from pbem.mail.inbound import _claim, process
+from pbem.inbound.runner import _claim, process
 from pbem.models import Game
 from pbem.runtime import set_runtime
 from pbem.services.ops import sweep
@@ -23,7 +23,7 @@ from tests.support.services import postgres_schema
 
 
 def make_due(runtime, *game_ids: int) -> None:
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         past = utcnow() - dt.timedelta(seconds=1)
         session.execute(update(Game).where(Game.id.in_(game_ids)).values(deadline=past, next_reminder=past))
 
@@ -35,7 +35,7 @@ def test_the_sweep_reads_sqlite_while_another_process_holds_the_write_lock(sqlit
     writer = sqlite3.connect(sqlite_url.removeprefix("sqlite:///"), isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another process is in the middle of a write transaction
     found: list = []
-    thread = threading.Thread(target=lambda: found.append(deadlines.due_game_ids(runtime)), daemon=True)
+    thread = threading.Thread(target=lambda: found.append(runtime.in_reading(deadlines.due_game_ids)), daemon=True)
     try:
         thread.start()
         thread.join(timeout=5)
@@ -59,14 +59,14 @@ def test_the_sweep_skips_a_game_another_transaction_holds_on_postgres(postgres_r
     runtime = postgres_runtime
     held, free = start(runtime, deadline_seconds=3600), start(runtime, deadline_seconds=3600)
     make_due(runtime, held, free)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         lock_game(session, held)  # a worker is resolving this game right now
-        assert deadlines.due_game_ids(runtime) == ([free], [free])
+        assert runtime.in_reading(deadlines.due_game_ids) == ([free], [free])
         nudged: list = []
         runtime.nudger = lambda task, args: nudged.append((task, *args))
-        result = sweep.sweep(runtime)
+        result = runtime.in_unit(sweep.sweep)
         assert result.deadlines == [free] and ("fire_deadline", held) not in nudged
-    due, reminders = deadlines.due_game_ids(runtime)
+    due, reminders = runtime.in_reading(deadlines.due_game_ids)
     assert sorted(due) == sorted(reminders) == sorted([held, free])
 
 
@@ -76,7 +76,7 @@ def test_mail_left_waiting_gets_one_task_per_sweep_not_one_per_message(runtime):
     young = store_lost(runtime, game_id, ["play 2"], age_seconds=0)
     nudged: list = []
     runtime.nudger = lambda task, args: nudged.append((task, *args))
-    result = sweep.sweep(runtime)
+    result = runtime.in_unit(sweep.sweep)
     assert result.inbound == old and young[0] not in result.inbound
     assert [n for n in nudged if "inbound" in n[0]] == [("process_pending_inbound",)]
 
@@ -100,7 +100,7 @@ def test_the_re_drive_leaves_a_message_another_worker_holds_on_postgres(postgres
     runtime = postgres_runtime
     game_id = start(runtime, deadline_seconds=3600, reminders=[])
     [held] = store_lost(runtime, game_id, ["play 3"], age_seconds=60)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         assert _claim(session, held) is not None  # a worker is processing it right now
         assert process(runtime, held, skip_locked=True) == "busy"
     assert inbound(runtime, held).status == "pending"

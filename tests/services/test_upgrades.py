@@ -46,11 +46,11 @@ def snapshot(folder: str) -> dict[str, list[dict]]:
     runtime = build_runtime(Path(folder), f"sqlite:///{folder}/source.sqlite3")
     kid = start(runtime, players=PLAYERS[:3], deadline_seconds=86400)
     seats = seat_ids(runtime, kid)
-    assert press.send_press(runtime, kid, seats["Suns"], "moons", "Shall we both play low?").ok
-    assert press.send_press(runtime, kid, seats["Crowns"], "all", "Good luck, scouts").ok
-    assert vacations.declare_vacation(runtime, kid, seats["Crowns"], 2).ok
+    assert runtime.in_unit(press.send_press, kid, seats["Suns"], "moons", "Shall we both play low?").ok
+    assert runtime.in_unit(press.send_press, kid, seats["Crowns"], "all", "Good luck, scouts").ok
+    assert runtime.in_unit(vacations.declare_vacation, kid, seats["Crowns"], 2).ok
     for seat in ("Suns", "Moons"):  # sealed coins in: the turn is half done
-        assert orders.submit(runtime, kid, seats[seat], ["play 2"], source="email").verdicts[0].ok
+        assert runtime.in_unit(orders.submit, kid, seats[seat], ["play 2"], source="email").verdicts[0].ok
     sprawl = start(runtime, engine="sprawl", players=PLAYERS[:3], deadline_seconds=3600)
     play_some(runtime, sprawl, seed=9, count=4)
     engine = sa.create_engine(normalise_url(runtime.settings.database_url))
@@ -118,7 +118,7 @@ def test_an_upgrade_from_every_earlier_migration_loses_nothing_and_plays_on(
         assert kept["press"] == (2 if "press" in had else 0)
         assert kept["vacations"] == (len(rows["vacations"]) if "vacations" in had else 0)
         for game_id in (kid, sprawl):
-            assert verify(runtime, game_id).ok, f"game {game_id} after the upgrade from {revision}"
+            assert runtime.in_reading(verify, game_id).ok, f"game {game_id} after the upgrade from {revision}"
         before = game_row(runtime, kid)
         assert before.state["submitted"]["Suns"] and not before.state["submitted"]["Crowns"], "mid-turn kept"
         assert outbox.flush(runtime) >= kept["pending"]  # every email waiting before the upgrade goes out
@@ -126,7 +126,7 @@ def test_an_upgrade_from_every_earlier_migration_loses_nothing_and_plays_on(
 
         for game_id, seed in ((kid, 21), (sprawl, 22)):
             play_to_end(runtime, game_id, seed=seed)
-            assert verify(runtime, game_id).ok
+            assert runtime.in_reading(verify, game_id).ok
         with runtime.db.read() as session:
             later = session.scalar(sa.select(sa.func.max(Game.updated_at)))
         assert later is not None and later > utcnow() - dt.timedelta(hours=1)

@@ -63,8 +63,7 @@ class _Table:
 
     def __init__(self, runtime, engine: str, players: int):
         self.runtime, self.rng = runtime, Rng(23)
-        self.game_id = games.create_game(
-            runtime,
+        self.game_id = runtime.in_unit(games.create_game,
             games.NewGame(engine=engine, players=PLAYERS[:players], seed=31, deadline_seconds=2 * 86400,
                           name=f"The Long Summer {get_engine(engine).title} of the Lakeside Troop"),
         )  # fmt: skip
@@ -79,7 +78,7 @@ class _Table:
         return deliver(self.runtime, mail(seat_address(self.runtime, seat), sender or seat.account.email, body))[0]
 
     def set_clock(self, **values) -> None:
-        with self.runtime.db.write() as session:
+        with self.runtime.writing() as session:
             session.execute(update(Game).where(Game.id == self.game_id).values(**values))
 
     def move(self, serial: int) -> bool:
@@ -90,12 +89,14 @@ class _Table:
         to_act = sorted(get_engine(game.engine).to_act(game.state))
         if not to_act:
             self.set_clock(deadline=utcnow() - dt.timedelta(seconds=1))
-            return deadlines.apply_deadline(self.runtime, self.game_id)
+            return self.runtime.in_unit(deadlines.apply_deadline, self.game_id)
         seat = self.rng.choice(to_act)
         order = legal_move(self.runtime, self.game_id, seat, self.rng, serial)
         from pbem.services.play import orders
 
-        orders.submit(self.runtime, self.game_id, seat_ids(self.runtime, self.game_id)[seat], [order], source="web")
+        self.runtime.in_unit(
+            orders.submit, self.game_id, seat_ids(self.runtime, self.game_id)[seat], [order], source="web"
+        )
         return True
 
 
@@ -104,31 +105,31 @@ def play_engine(runtime, engine: str, players: int) -> int:
     table = _Table(runtime, engine, players)
     seats = game_row(runtime, table.game_id).seats
     for seat in seats:  # each game's own default (an earlier game left one player on the digest)
-        subscriptions.set_preference(runtime, seat.account.email, "default")
-    assert observers.subscribe(runtime, table.game_id, "Ozzie Onlooker <oz@example.net>").ok
+        runtime.in_unit(subscriptions.set_preference, seat.account.email, "default")
+    assert runtime.in_unit(observers.subscribe, table.game_id, "Ozzie Onlooker <oz@example.net>").ok
     with runtime.db.read() as session:
         token = session.scalars(select(Observer.token).where(Observer.game_id == table.game_id)).one()
-    assert observers.confirm(runtime, token).ok
+    assert runtime.in_unit(observers.confirm, token).ok
     first = table.seat()
     assert table.write(f"help\n{legal_move(runtime, table.game_id, first.seat, table.rng)}\nfly to the moon", first)
     assert table.write(f"press all: {PRESS}", first) == "done"
     acting = table.seat()  # another seat goes away: the one that must act hears of it at once
     away = next(seat for seat in seats if seat.id != acting.id)
     assert table.write("vacation 2", away) == "done" and table.write("vacation end", away) == "done"
-    subscriptions.set_preference(runtime, seats[-1].account.email, "digest")
-    games.pause(runtime, table.game_id)
-    games.resume(runtime, table.game_id)
+    runtime.in_unit(subscriptions.set_preference, seats[-1].account.email, "digest")
+    runtime.in_unit(games.pause, table.game_id)
+    runtime.in_unit(games.resume, table.game_id)
     table.set_clock(deadline=utcnow() + dt.timedelta(minutes=30), next_reminder=utcnow() - dt.timedelta(seconds=1))
-    deadlines.send_due_reminders(runtime, table.game_id)
+    runtime.in_unit(deadlines.send_due_reminders, table.game_id)
     table.set_clock(deadline=utcnow() - dt.timedelta(seconds=1))
-    assert deadlines.apply_deadline(runtime, table.game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, table.game_id)
     for serial in range(3000):
         if serial == 4:
             assert table.write(f"press all: {PRESS}", table.seat(seats[0].seat)) == "done"
         if not table.move(serial):
             break
     assert game_row(runtime, table.game_id).status == "finished"
-    assert digest.send_digests(runtime) >= 1
+    assert runtime.in_unit(digest.send_digests) >= 1
     return table.game_id
 
 
@@ -136,14 +137,16 @@ def mail_about_no_game(runtime, game_id: int) -> None:
     """A sign-in link, a join request, command-mode answers, a refusal, a warning to a player and the
     notice that another player cannot be reached."""
     server = runtime.settings.server_address
-    signin.request_link(runtime, "ann@example.org", signin.new_binding())
-    open_game = lobby.create_open_game(runtime, games.NewGame(engine="kidsprout", players=[], open_seats=3, seed=3))
+    runtime.in_unit(signin.request_link, "ann@example.org", signin.new_binding())
+    open_game = runtime.in_unit(
+        lobby.create_open_game, games.NewGame(engine="kidsprout", players=[], open_seats=3, seed=3)
+    )
     deliver(runtime, mail(server, "Newcomer Nellie <nellie@example.net>", f"join {open_game}"))
     deliver(runtime, mail(server, "Ann <ann@example.org>", f"help\ngames\nstatus {game_id}\nfrobnicate"))
     owner = game_row(runtime, game_id).seats[0]
     deliver(runtime, mail(seat_address(runtime, owner), "Bob <bob@example.org>", "play 3"))
-    table = games.create_game(runtime, games.NewGame(engine="kidsprout", players=PLAYERS[2:5], seed=4))
-    with runtime.db.write() as session:  # one player's address bounces: the others are told
+    table = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS[2:5], seed=4))
+    with runtime.writing() as session:  # one player's address bounces: the others are told
         bounces.mark_unreachable(runtime, session, session.get(Seat, game_row(runtime, table).seats[0].id).account)
 
 

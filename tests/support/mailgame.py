@@ -56,9 +56,9 @@ def sender_of(address: str) -> str:
 
 
 def let_deadline_pass(runtime, pump, game_id: int) -> None:
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=dt.datetime(2000, 1, 1)))
-    assert deadlines.apply_deadline(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id)
     pump.drain()
 
 
@@ -80,10 +80,10 @@ def play_by_email(
     ``notify`` sets every player's notification preference first (None: the default).
     """
     request = games.NewGame(engine=engine_name, players=list(players), seed=seed)
-    game_id = games.create_game(runtime, request)
+    game_id = runtime.in_unit(games.create_game, request)
     if notify is not None:
         for seat in game_row(runtime, game_id).seats:
-            subscriptions.set_preference(runtime, seat.account.email, notify)
+            runtime.in_unit(subscriptions.set_preference, seat.account.email, notify)
     pump.drain()
     game = EmailGame(game_id, {s.seat: s.account.email for s in game_row(runtime, game_id).seats}, Mailboxes(sink))
     engine = get_engine(engine_name)

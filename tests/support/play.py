@@ -14,7 +14,7 @@ PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org
 
 
 def start(runtime, engine="kidsprout", players=PLAYERS, **kwargs) -> int:
-    return games.create_game(runtime, games.NewGame(engine=engine, players=list(players), seed=7, **kwargs))
+    return runtime.in_unit(games.create_game, games.NewGame(engine=engine, players=list(players), seed=7, **kwargs))
 
 
 def game_row(runtime, game_id) -> Game:
@@ -46,7 +46,7 @@ def play_one(runtime, game_id, rng: Rng, serial: int = 0, source: str = "web") -
         return None
     seat = rng.choice(to_act)
     text = legal_move(runtime, game_id, seat, rng, serial)
-    return orders.submit(runtime, game_id, seat_ids(runtime, game_id)[seat], [text], source=source)
+    return runtime.in_unit(orders.submit, game_id, seat_ids(runtime, game_id)[seat], [text], source=source)
 
 
 def play_some(runtime, game_id, seed: int, count: int) -> int:

@@ -17,7 +17,7 @@ from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
 
 @pytest.fixture
 def db_client(runtime):
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.add(AdminUser(username="root", password_hash=generate_password_hash(ADMIN_PASSWORD)))
     app = create_app(runtime=runtime)
     app.config.update(TESTING=True)
@@ -77,7 +77,7 @@ def test_admin_console(db_client, runtime):
 
 def test_observer_links_and_preferences(db_client, runtime):
     game_id = start(runtime)
-    result = observers.subscribe(runtime, game_id, "fan@example.org")
+    result = runtime.in_unit(observers.subscribe, game_id, "fan@example.org")
     with runtime.db.read() as session:
         token = session.scalars(select(Observer.token).where(Observer.id == result.observer_id)).one()
     html = db_client.get(f"/observe/confirm/{token}").get_data(as_text=True)
@@ -104,9 +104,9 @@ def test_conditional_gets_your_turn_and_open_seats(db_client, runtime):
     sign_in_as(db_client, runtime, "a@x.org")
     assert "<title>(1) " in db_client.get(f"/games/{game_id}").get_data(as_text=True)
     suns = next(s for s in game_row(runtime, game_id).seats if s.account.email == "a@x.org").seat
-    orders.submit(runtime, game_id, seat_ids(runtime, game_id)[suns], ["play 2"], source="web")
+    runtime.in_unit(orders.submit, game_id, seat_ids(runtime, game_id)[suns], ["play 2"], source="web")
     assert "<title>(1) " not in db_client.get(f"/games/{game_id}").get_data(as_text=True)
     request = games.NewGame(engine="sprawl", players=["Al <a@x.org>"], open_seats=2, seed=3)
-    open_id = lobby.create_open_game(runtime, request)
+    open_id = runtime.in_unit(lobby.create_open_game, request)
     seats = db_client.get(f"/games/{open_id}.json").get_json()["seats"]
     assert [s["open"] for s in seats] == [False, True, True] and seats[0]["player"] == "Al"

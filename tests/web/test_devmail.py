@@ -72,7 +72,7 @@ def test_only_local_or_admin(app, admin_client, game_id):
 def test_reply_is_a_real_email(sqlite_runtime, app, game_id):
     message = latest_to(sqlite_runtime, "ann@example.org")
     with app.test_request_context():
-        raw, envelope_from, envelope_to = build_reply(outbox_message(sqlite_runtime, message.id), "play 2\n")
+        raw, envelope_from, envelope_to = build_reply(sqlite_runtime.in_reading(outbox_message, message.id), "play 2\n")
     parsed = message_from_bytes(raw, policy=policy.default)
     assert parsed["From"] == "ann@example.org" == envelope_from
     assert parsed["To"] == message.headers["Reply-To"] == envelope_to

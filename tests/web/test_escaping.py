@@ -23,12 +23,12 @@ def test_hostile_text_is_escaped_on_every_page(admin_client, sqlite_runtime):
     game_id = start(sqlite_runtime, players=PLAYERS, name=GAME)
     ids = seat_ids(sqlite_runtime, game_id)
     for seat in ids:
-        orders.submit(sqlite_runtime, game_id, ids[seat], ["play 2"], source="web")
+        sqlite_runtime.in_unit(orders.submit, game_id, ids[seat], ["play 2"], source="web")
     seat = sorted(ids)[0]
-    verdicts = orders.submit(sqlite_runtime, game_id, ids[seat], [f"excuse 1 + {seat} {EXCUSE}"], source="web")
+    verdicts = sqlite_runtime.in_unit(orders.submit, game_id, ids[seat], [f"excuse 1 + {seat} {EXCUSE}"], source="web")
     assert verdicts.verdicts[0].ok, verdicts.verdicts[0].message
     for to in ("all", sorted(ids)[1]):
-        assert press.send_press(sqlite_runtime, game_id, ids[seat], to, f"{to}: {EXCUSE}").ok
+        assert sqlite_runtime.in_unit(press.send_press, game_id, ids[seat], to, f"{to}: {EXCUSE}").ok
     tokens = web_tokens(sqlite_runtime, game_id)
     paths = [
         "/",

@@ -58,7 +58,7 @@ def test_the_example_bot_finishes_a_game(tmp_path):
         assert results["first"]["status"] == results["others"]["status"] == "finished"
         game = game_row(site.runtime, site.game_id)
         assert game.status == "finished" and game.result["winners"]
-        assert verify(site.runtime, site.game_id).ok
+        assert site.runtime.in_reading(verify, site.game_id).ok
         sent = [line for line in said if " -> " in line]
         assert all(line.endswith("-> ok") for line in sent), sent
         assert {line.split(":")[0] for line in sent} == set(site.tokens)  # every seat played its part

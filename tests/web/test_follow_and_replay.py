@@ -18,7 +18,7 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 def observer(runtime, game_id: int, email: str = "watcher@example.org") -> Observer:
-    result = observers.subscribe(runtime, game_id, email)
+    result = runtime.in_unit(observers.subscribe, game_id, email)
     assert result.ok, result.message
     with runtime.db.read() as session:
         return session.get(Observer, result.observer_id)
@@ -97,9 +97,9 @@ def test_following_from_the_status_page(client, sqlite_runtime, game_id):
 
 def test_the_atom_feed_is_public_only_and_linked(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
-    orders.submit(sqlite_runtime, game_id, ids["Suns"], ["play 4"], source="web")
-    press.send_press(sqlite_runtime, game_id, ids["Suns"], "Moons", "private plans")
-    games.pause(sqlite_runtime, game_id, "ask me at admin@example.org")
+    sqlite_runtime.in_unit(orders.submit, game_id, ids["Suns"], ["play 4"], source="web")
+    sqlite_runtime.in_unit(press.send_press, game_id, ids["Suns"], "Moons", "private plans")
+    sqlite_runtime.in_unit(games.pause, game_id, "ask me at admin@example.org")
     response = client.get(f"/games/{game_id}/feed.atom")
     assert response.status_code == 200 and response.mimetype == "application/atom+xml"
     text = response.get_data(as_text=True)
@@ -116,7 +116,7 @@ def test_the_atom_feed_is_public_only_and_linked(client, sqlite_runtime, game_id
 
 def test_export_of_an_unfinished_game_is_public(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
-    orders.submit(sqlite_runtime, game_id, ids["Suns"], ["play 4"], source="web")
+    sqlite_runtime.in_unit(orders.submit, game_id, ids["Suns"], ["play 4"], source="web")
     response = client.get(f"/games/{game_id}/export.json")
     assert response.status_code == 200 and response.mimetype == "application/json"
     data = response.get_json()
@@ -155,14 +155,14 @@ def test_the_notify_page_shows_and_changes_the_preference(client, sqlite_runtime
     assert "bob@example.org" in html and re.search(r'value="default" checked', html)
     assert 'value="none"' not in html, "none is a choice for one game, not for all"
     assert client.post(f"/notify/{token}", data={"preference": "digest"}).status_code == 400
-    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "default"
+    assert sqlite_runtime.in_reading(subscriptions.preference_of, "bob@example.org") == "default"
     response = client.post(
         f"/notify/{token}", data={"preference": "my_turn", "csrf_token": csrf_of(html)}, follow_redirects=True
     )
     assert response.status_code == 200
     assert "you now get emails only when you must act" in response.get_data(as_text=True)
     assert re.search(r'value="my_turn" checked', response.get_data(as_text=True))
-    assert subscriptions.preference_of(sqlite_runtime, "bob@example.org") == "my_turn"
+    assert sqlite_runtime.in_reading(subscriptions.preference_of, "bob@example.org") == "my_turn"
     bad = client.post(f"/notify/{token}", data={"preference": "never", "csrf_token": csrf_of(html)})
     assert bad.status_code == 400 and "is not a notification preference" in bad.get_data(as_text=True)
     assert client.get(f"/notify/{token[:-1]}x").status_code == 404

@@ -36,7 +36,7 @@ def test_unchanged_game_answers_304_and_a_move_changes_the_tag(client, sqlite_ru
     assert again.status_code == 304 and again.data == b"" and etag(again) == tag
     assert "Content-Security-Policy" not in again.headers  # the cached page keeps its own (its style nonce)
     assert client.get(url, headers={"If-None-Match": 'W/"something-else"'}).status_code == 200
-    orders.submit(sqlite_runtime, game_id, seat_ids(sqlite_runtime, game_id)["Moons"], ["play 3"], source="web")
+    sqlite_runtime.in_unit(orders.submit, game_id, seat_ids(sqlite_runtime, game_id)["Moons"], ["play 3"], source="web")
     changed = client.get(url, headers={"If-None-Match": tag})
     assert changed.status_code == 200 and etag(changed) != tag
     private = url.startswith("/play/")
@@ -47,7 +47,7 @@ def test_a_seats_tag_ignores_press_it_may_not_read(client, sqlite_runtime, game_
     """Another seat's private press must not show, not even as a changed ETag."""
     tokens, ids = web_tokens(sqlite_runtime, game_id), seat_ids(sqlite_runtime, game_id)
     tags = {seat: etag(client.get(f"/play/{tokens[seat]}.json")) for seat in ("Suns", "Moons", "Crowns")}
-    result = press.send_press(sqlite_runtime, game_id, ids["Moons"], "Crowns", "meet me by the lake")
+    result = sqlite_runtime.in_unit(press.send_press, game_id, ids["Moons"], "Crowns", "meet me by the lake")
     assert result.ok, result.message
     assert client.get(f"/play/{tokens['Suns']}.json", headers={"If-None-Match": tags["Suns"]}).status_code == 304
     for seat in ("Moons", "Crowns"):  # the sender and the addressee see it
@@ -62,7 +62,9 @@ def test_long_poll_waits_for_a_change_and_times_out_with_304(client, sqlite_runt
 
     def move_soon():
         time.sleep(0.4)
-        orders.submit(sqlite_runtime, game_id, seat_ids(sqlite_runtime, game_id)["Suns"], ["play 2"], source="web")
+        sqlite_runtime.in_unit(
+            orders.submit, game_id, seat_ids(sqlite_runtime, game_id)["Suns"], ["play 2"], source="web"
+        )
 
     mover = threading.Thread(target=move_soon)
     mover.start()
@@ -98,7 +100,7 @@ def test_json_carries_the_api_version(client, sqlite_runtime, game_id):
 def test_legal_orders_are_concrete_and_free_text_is_named(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
     for seat in ids:
-        orders.submit(sqlite_runtime, game_id, ids[seat], ["play 2"], source="web")
+        sqlite_runtime.in_unit(orders.submit, game_id, ids[seat], ["play 2"], source="web")
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     data = client.get(f"/play/{token}.json").get_json()
     assert "<text>" not in str(data["legal_orders"]) + str(data["text_orders"])
@@ -114,14 +116,14 @@ def test_legal_orders_are_concrete_and_free_text_is_named(client, sqlite_runtime
 
 def test_an_open_games_json_lists_its_taken_and_open_seats(client, sqlite_runtime):
     request = games.NewGame(engine="sprawl", players=["Ann <ann@example.org>"], open_seats=2, seed=3)
-    game_id = lobby.create_open_game(sqlite_runtime, request)
+    game_id = sqlite_runtime.in_unit(lobby.create_open_game, request)
     first = client.get(f"/games/{game_id}.json")
     seats = first.get_json()["seats"]
     assert first.get_json()["status"] == "open"
     assert [(s["player"], s["open"]) for s in seats] == [("Ann", False), (None, True), (None, True)]
     assert seats[0]["handle"].startswith("ann-")
     account_id = sign_in_as(client, sqlite_runtime, "bob@example.org")
-    assert lobby.join(sqlite_runtime, game_id, account_id).ok
+    assert sqlite_runtime.in_unit(lobby.join, game_id, account_id).ok
     second = client.get(f"/games/{game_id}.json", headers={"If-None-Match": etag(first)})
     assert second.status_code == 200  # a taken seat changes the game's tag
     assert [s["open"] for s in second.get_json()["seats"]] == [False, False, True]

@@ -149,21 +149,21 @@ def test_turn_by_turn_seats_not_on_move_are_neither_waiting_nor_submitted(client
 
 def test_sealed_orders_count_as_submitted_and_a_pause_shows_no_one_waiting(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
-    orders.submit(sqlite_runtime, game_id, ids["Moons"], ["play 3"], source="web")
+    sqlite_runtime.in_unit(orders.submit, game_id, ids["Moons"], ["play 3"], source="web")
     assert json_flags(client, game_id) == {"Suns": False, "Moons": True, "Crowns": False, "Arms": False}
-    games.pause(sqlite_runtime, game_id)
+    sqlite_runtime.in_unit(games.pause, game_id)
     assert json_flags(client, game_id) == {"Suns": None, "Moons": True, "Crowns": None, "Arms": None}
     assert flags(client.get(f"/games/{game_id}").get_data(as_text=True)) == {
         "Suns": "none", "Moons": "yes", "Crowns": "none", "Arms": "none"}  # fmt: skip
-    games.resume(sqlite_runtime, game_id)
-    games.cancel(sqlite_runtime, game_id)
+    sqlite_runtime.in_unit(games.resume, game_id)
+    sqlite_runtime.in_unit(games.cancel, game_id)
     assert set(json_flags(client, game_id).values()) == {None}
 
 
 def test_a_new_turn_clears_the_submitted_flags(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
     for seat, coin in zip(ids, ("2", "3", "4", "5"), strict=True):
-        orders.submit(sqlite_runtime, game_id, ids[seat], [f"play {coin}"], source="web")
+        sqlite_runtime.in_unit(orders.submit, game_id, ids[seat], [f"play {coin}"], source="web")
     data = client.get(f"/games/{game_id}.json").get_json()
     assert data["turn"] == 2 and data["to_act"], "the coins were revealed and a new turn asks someone"
     assert json_flags(client, game_id) == {seat: (False if seat in data["to_act"] else None) for seat in ids}
@@ -174,7 +174,7 @@ def test_a_new_turn_clears_the_submitted_flags(client, sqlite_runtime, game_id):
 
 def test_the_paused_clock_reads_in_words(client, admin_client, sqlite_runtime):
     game_id = start(sqlite_runtime, deadline_seconds=3 * 86400)
-    games.pause(sqlite_runtime, game_id)
+    sqlite_runtime.in_unit(games.pause, game_id)
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert re.search(r"(2 days 23 hours 59 minutes|3 days) will remain before the deadline", html)
     assert " min will remain" not in html
@@ -196,9 +196,9 @@ def test_history_is_numbered_by_log_sequence_on_every_page(client, sqlite_runtim
 
 
 def test_admin_actions_read_as_sentences_without_their_notes(client, sqlite_runtime, game_id):
-    games.pause(sqlite_runtime, game_id, "ask ops@example.org")
-    games.resume(sqlite_runtime, game_id)
-    games.replace_player(sqlite_runtime, game_id, "Suns", "New <new@example.org>")
+    sqlite_runtime.in_unit(games.pause, game_id, "ask ops@example.org")
+    sqlite_runtime.in_unit(games.resume, game_id)
+    sqlite_runtime.in_unit(games.replace_player, game_id, "Suns", "New <new@example.org>")
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
     history = html.split('id="history-h"')[1]
     for sentence in ("Paused", "Resumed", "A seat was handed to a new player"):
@@ -241,8 +241,8 @@ def test_dashboard_lists_dropped_mail_and_bounds_the_games(admin_client, sqlite_
     first = start(sqlite_runtime)
     second = start(sqlite_runtime, players=["e@x.org", "f@x.org", "g@x.org"])
     third = start(sqlite_runtime, players=["h@x.org", "i@x.org", "j@x.org"])
-    games.cancel(sqlite_runtime, third)
-    with sqlite_runtime.db.write() as session:
+    sqlite_runtime.in_unit(games.cancel, third)
+    with sqlite_runtime.writing() as session:
         session.add(InboundMessage(message_id="<b@x>", raw=b"Subject: Undelivered Mail\r\n\r\n", status="dropped",
                                    verdict="delivery report", sender="MAILER-DAEMON@x.org"))  # fmt: skip
     html = admin_client.get("/admin/").get_data(as_text=True)
@@ -250,7 +250,7 @@ def test_dashboard_lists_dropped_mail_and_bounds_the_games(admin_client, sqlite_
     assert "Undelivered Mail" in dropped and "delivery report" in dropped
     refused = html.split('id="inbound-h"')[1].split('id="dropped-h"')[0]
     assert "Undelivered Mail" not in refused
-    data = dashboard(sqlite_runtime, games_limit=2)
+    data = sqlite_runtime.in_reading(dashboard, games_limit=2)
     assert [g["id"] for g in data.games] == [second, first] and data.games_total == 3  # open games first
 
 

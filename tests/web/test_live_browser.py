@@ -54,7 +54,7 @@ def sign_in(context, site, email: str) -> None:
     """The session cookie a signed-in player holds (the emailed-link flow is tested elsewhere)."""
     with site.runtime.db.read() as session:
         account_id = session.scalars(select(Account.id).where(Account.email == email)).one()
-    token = sessions.begin(site.runtime, account_id)  # a server-side session, as the link's button starts one
+    token = site.runtime.in_unit(sessions.begin, account_id)  # a server-side session, as the link's button starts one
     cookie = site.app.session_interface.get_signing_serializer(site.app).dumps({SESSION_KEY: token})
     context.add_cookies([{"name": "session", "value": cookie, "url": site.url}])
 
@@ -137,7 +137,7 @@ def test_pages_update_when_another_seat_moves(site, chromium, width):
             if seat == waiting_seat:
                 break
             order = sorted(get_engine("rankchain").legal_orders(game_row(site.runtime, game_id).state, seat))[0]
-            assert orders.submit(site.runtime, game_id, ids[seat], [order], source="email").verdicts[0].ok
+            assert site.runtime.in_unit(orders.submit, game_id, ids[seat], [order], source="email").verdicts[0].ok
 
         player.locator("[data-action] .turn-flag").wait_for(timeout=20000)
         assert re.search(r"Updated at .*: it is your turn", player.locator("[data-live-cue]").inner_text())
@@ -261,7 +261,7 @@ def test_my_games_update_when_a_turn_comes(site, chromium):
         while acting_seat(site, game_id)[0] == ann.seat:  # someone else's turn first
             seat = acting_seat(site, game_id)[0]
             order = sorted(get_engine("rankchain").legal_orders(game_row(site.runtime, game_id).state, seat))[0]
-            orders.submit(site.runtime, game_id, ids[seat], [order], source="email")
+            site.runtime.in_unit(orders.submit, game_id, ids[seat], [order], source="email")
         page.goto(f"{site.url}/me")
         before = page.title()
         mine = page.locator('[data-live="to-act"]')
@@ -269,7 +269,7 @@ def test_my_games_update_when_a_turn_comes(site, chromium):
         while acting_seat(site, game_id)[0] != ann.seat:
             seat = acting_seat(site, game_id)[0]
             order = sorted(get_engine("rankchain").legal_orders(game_row(site.runtime, game_id).state, seat))[0]
-            orders.submit(site.runtime, game_id, ids[seat], [order], source="email")
+            site.runtime.in_unit(orders.submit, game_id, ids[seat], [order], source="email")
         page.locator('[data-live="to-act"]', has_text="Home table").wait_for(timeout=20000)
         assert page.title() != before and page.title().startswith("(")
         assert "wait" in page.locator("[data-live-cue]").inner_text()

@@ -9,7 +9,7 @@ from sqlalchemy import update
 
 from pbem.app import create_app
 from pbem.clock import utcnow
-from pbem.mail.inbound import receive
+from pbem.inbound.runner import receive
 from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import make_runtime
 from tests.mail.helpers import mail
@@ -35,7 +35,7 @@ def test_metrics_show_each_backlog_and_the_age_of_its_oldest(runtime):
     game_id = start(runtime)  # four welcome emails wait in the outbox (no relay configured)
     receive(runtime, mail("pbem@pbem.test", "fan@example.net", "help"), transport="test")
     an_hour_ago = utcnow() - dt.timedelta(hours=1)
-    with runtime.db.write() as session:
+    with runtime.writing() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=an_hour_ago))
         session.execute(update(OutboxMessage).values(created_at=an_hour_ago - dt.timedelta(minutes=5)))
         session.execute(update(InboundMessage).values(received_at=an_hour_ago + dt.timedelta(minutes=30)))

@@ -83,7 +83,7 @@ def test_admin_games_pages_and_status_filter(app, sqlite_runtime, admin_user, sm
     assert client.get("/admin/games").status_code == 302, "only for a logged-in admin"
     assert login(client).status_code == 303
     ids = sorted(new_games(sqlite_runtime, 7), reverse=True)
-    games.cancel(sqlite_runtime, ids[1], "a test")
+    sqlite_runtime.in_unit(games.cancel, ids[1], "a test")
     seen, pages = walk(client, "/admin/games", ADMIN_LINK)
     assert seen == ids and len(pages) == 2
     active, _ = walk(client, "/admin/games?status=active", ADMIN_LINK)

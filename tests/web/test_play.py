@@ -53,7 +53,9 @@ def test_button_order_gives_the_receipt(client, sqlite_runtime, game_id):
     assert log_count(sqlite_runtime, game_id) == 1
     # the same words as the service's verdict (which the email receipt uses), on an identical game
     twin = start(sqlite_runtime)
-    again = orders.submit(sqlite_runtime, twin, seat_ids(sqlite_runtime, twin)["Suns"], ["play ace"], source="email")
+    again = sqlite_runtime.in_unit(
+        orders.submit, twin, seat_ids(sqlite_runtime, twin)["Suns"], ["play ace"], source="email"
+    )
     assert html_escape(again.verdicts[0].message) in html
 
 
@@ -113,7 +115,7 @@ def test_csrf_is_required_and_nothing_is_lost(client, app, sqlite_runtime, game_
 def test_text_control_needs_its_text(client, sqlite_runtime, game_id):
     ids = seat_ids(sqlite_runtime, game_id)
     for seat in ids:
-        orders.submit(sqlite_runtime, game_id, ids[seat], ["play 2"], source="web")
+        sqlite_runtime.in_unit(orders.submit, game_id, ids[seat], ["play 2"], source="web")
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     html, csrf = open_page(client, token)
     assert "&lt;text&gt;" not in html and "<text>" not in html  # the grammar's placeholder is never shown
@@ -157,7 +159,7 @@ def test_unknown_and_rotated_tokens_are_404(client, sqlite_runtime, game_id):
         assert response.status_code == 404
         assert "Traceback" not in response.get_data(as_text=True)
     old = web_tokens(sqlite_runtime, game_id)["Suns"]
-    games.rotate_tokens(sqlite_runtime, game_id, "Suns")
+    sqlite_runtime.in_unit(games.rotate_tokens, game_id, "Suns")
     assert client.get(f"/play/{old}").status_code == 404
     assert client.post(f"/play/{old}", data={"orders": "play 2"}).status_code == 404
     assert client.post(f"/play/{old}.json", json={"orders": "play 2"}).status_code == 404
@@ -208,7 +210,7 @@ def test_json_post_refuses_non_json_and_bad_bodies(client, sqlite_runtime, game_
 
 
 def test_paused_game_takes_no_orders(client, sqlite_runtime, game_id):
-    games.pause(sqlite_runtime, game_id, "holiday")
+    sqlite_runtime.in_unit(games.pause, game_id, "holiday")
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     html = client.get(f"/play/{token}").get_data(as_text=True)
     assert "no orders are taken now" in html and 'name="order"' not in html

@@ -8,7 +8,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from pbem.mail.inbound import process, receive
+from pbem.inbound.runner import process, receive
 from pbem.models import Account, OutboxMessage, PressMessage, Seat, Vacation
 from pbem.services.play import house_rules, orders, press
 from pbem.services.play.seat_commands import MAX_LINE_CHARS, MAX_LINES
@@ -196,7 +196,7 @@ def test_broadcast_press_on_every_page_and_the_status_page(client, sqlite_runtim
 def test_replying_to_press_from_the_page(client, sqlite_runtime, game_id):
     tokens = web_tokens(sqlite_runtime, game_id)
     ids = seat_ids(sqlite_runtime, game_id)
-    sent = press.send_press(sqlite_runtime, game_id, ids["Suns"], "Moons", "deal?")
+    sent = sqlite_runtime.in_unit(press.send_press, game_id, ids["Suns"], "Moons", "deal?")
     html, csrf = open_page(client, tokens["Moons"])
     assert f'action="/play/{tokens["Moons"]}/press/{sent.press_id}/reply"' in html
     response = client.post(
@@ -207,7 +207,7 @@ def test_replying_to_press_from_the_page(client, sqlite_runtime, game_id):
     assert "deal." in client.get(f"/play/{tokens['Suns']}").get_data(as_text=True)
     assert "deal." not in client.get(f"/play/{tokens['Crowns']}").get_data(as_text=True)
     # a press the seat cannot see cannot be answered
-    secret = press.send_press(sqlite_runtime, game_id, ids["Suns"], "Crowns", "only for Crowns")
+    secret = sqlite_runtime.in_unit(press.send_press, game_id, ids["Suns"], "Crowns", "only for Crowns")
     response = client.post(
         f"/play/{tokens['Moons']}/press/{secret.press_id}/reply", data={"csrf_token": csrf, "text": "ha"}
     )
@@ -235,7 +235,7 @@ def test_press_forms_need_csrf_and_keep_the_text(client, sqlite_runtime, game_id
 )
 def test_the_press_form_follows_the_house_rules(client, sqlite_runtime, mode, targets, form):
     game_id = start(sqlite_runtime)
-    house_rules.set_rules(sqlite_runtime, game_id, house_rules.parse_rules(press=mode))
+    sqlite_runtime.in_unit(house_rules.set_rules, game_id, house_rules.parse_rules(press=mode))
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     html = client.get(f"/play/{token}").get_data(as_text=True)
     assert (f'action="/play/{token}/press"' in html) is form

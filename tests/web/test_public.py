@@ -13,7 +13,7 @@ from tests.support.play import game_row, play_some, seat_ids, start
 def test_index_lists_active_and_finished_games(client, sqlite_runtime):
     first = start(sqlite_runtime, name="Summer camp")
     second = start(sqlite_runtime, name="Winter camp")
-    games.cancel(sqlite_runtime, second, "testing")
+    sqlite_runtime.in_unit(games.cancel, second, "testing")
     html = client.get("/").get_data(as_text=True)
     running, over = html.split("Finished and cancelled games")
     assert "Summer camp" in running and f"/games/{first}" in running
@@ -32,7 +32,7 @@ def test_status_page_shows_who_acts_not_what(client, sqlite_runtime, game_id):
     assert html.count('data-submitted="no"') == 4
     assert "Day 1 of 3, Activity 1 of 6" in html
     seat = "Suns"
-    orders.submit(sqlite_runtime, game_id, seat_ids(sqlite_runtime, game_id)[seat], ["play 4"], source="web")
+    sqlite_runtime.in_unit(orders.submit, game_id, seat_ids(sqlite_runtime, game_id)[seat], ["play 4"], source="web")
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert html.count('data-submitted="no"') == 3
     assert 'data-seat="Suns" data-submitted="yes"' in html

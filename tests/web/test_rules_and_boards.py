@@ -54,7 +54,7 @@ def test_pages_and_emails_of_a_game_link_the_rules(client, sqlite_runtime):
 def test_help_answer_links_the_rules(sqlite_runtime):
     game_id = start(sqlite_runtime, "sneak", [f"P{i} <p{i}@example.org>" for i in range(4)])
     seat_id = next(iter(seat_ids(sqlite_runtime, game_id).values()))
-    answer = webviews.answer_seat(sqlite_runtime, game_id, seat_id, ["help"])
+    answer = sqlite_runtime.in_unit(webviews.answer_seat, game_id, seat_id, ["help"])
     text = " ".join(v.message for v in answer.verdicts)
     assert f"{sqlite_runtime.settings.base_url}/rules/sneak" in text
 

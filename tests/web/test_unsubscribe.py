@@ -85,7 +85,7 @@ def test_news_stop_but_what_the_player_must_act_on_still_comes(sqlite_runtime):
     game_id = start_with(sqlite_runtime, engine="kidsprout", deadline_seconds=3600)
     game = game_row(sqlite_runtime, game_id)
     quiet, chatty = game.seats[0], game.seats[1]
-    unsubscribe.choose(sqlite_runtime, unsubscribe.token(sqlite_runtime.settings.secret_key, quiet), "news")
+    sqlite_runtime.in_unit(unsubscribe.choose, unsubscribe.token(sqlite_runtime.settings.secret_key, quiet), "news")
     next_turn(sqlite_runtime, game_id, Rng(5))
     assert rows(sqlite_runtime, seat_id=chatty.id, kind="turn")[-1].status == "pending"
     mine = rows(sqlite_runtime, seat_id=quiet.id, kind="turn")
@@ -127,7 +127,7 @@ def test_a_new_player_in_the_seat_gets_new_links(sqlite_runtime, client):
     game_id = start_with(sqlite_runtime)
     seat = game_row(sqlite_runtime, game_id).seats[0]
     old = unsubscribe.token(sqlite_runtime.settings.secret_key, seat)
-    games.replace_player(sqlite_runtime, game_id, seat.seat, "Newcomer <new@example.org>")
+    sqlite_runtime.in_unit(games.replace_player, game_id, seat.seat, "Newcomer <new@example.org>")
     assert client.get(f"/unsubscribe/{old}").status_code == 404
     assert client.post(f"/unsubscribe/{old}", data=ONE_CLICK).status_code == 404
     assert client.get("/unsubscribe/1-0000").status_code == 404 and client.get("/unsubscribe/x").status_code == 404
@@ -137,17 +137,20 @@ def test_the_digest_unsubscribes_from_the_digest(app, sqlite_runtime):
     from pbem.services.mailout import digest, subscriptions
 
     game_id = start_with(sqlite_runtime)
-    subscriptions.set_preference(sqlite_runtime, "ann@example.org", "digest")
+    sqlite_runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     next_turn(sqlite_runtime, game_id, Rng(2))
-    assert digest.send_digests(sqlite_runtime) == 1
+    assert sqlite_runtime.in_unit(digest.send_digests) == 1
     [daily] = rows(sqlite_runtime, kind="digest")
     path, address = links_of(daily)
     assert path.startswith("/notify/")
     answer = app.test_client().post(path, data=ONE_CLICK)
-    assert answer.status_code == 200 and subscriptions.preference_of(sqlite_runtime, "ann@example.org") == "my_turn"
-    subscriptions.set_preference(sqlite_runtime, "ann@example.org", "digest")
+    assert (
+        answer.status_code == 200
+        and sqlite_runtime.in_reading(subscriptions.preference_of, "ann@example.org") == "my_turn"
+    )
+    sqlite_runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     assert deliver(sqlite_runtime, mail(address, "ann@example.org", "unsubscribe"))[0] == "dropped"
-    assert subscriptions.preference_of(sqlite_runtime, "ann@example.org") == "my_turn"
+    assert sqlite_runtime.in_reading(subscriptions.preference_of, "ann@example.org") == "my_turn"
 
 
 @pytest.mark.browser

@@ -48,7 +48,9 @@ def test_count_banner_and_seat_link_agree_with_me(client, sqlite_runtime):
     assert "Your turn in 2 games" in front and f'href="/play/{ann[second][1]}"' in front
 
     # Ann seals her coin in the first game: it waits for her no more, everywhere at once
-    orders.submit(sqlite_runtime, first, seat_ids(sqlite_runtime, first)[ann[first][0]], ["play 2"], source="web")
+    sqlite_runtime.in_unit(
+        orders.submit, first, seat_ids(sqlite_runtime, first)[ann[first][0]], ["play 2"], source="web"
+    )
     home = client.get("/me.json").get_json()
     assert [g["id"] for g in home["games"] if g["to_act"]] == [second]
     for url in ("/", f"/games/{first}", "/me"):

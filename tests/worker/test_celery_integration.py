@@ -67,14 +67,16 @@ def test_full_game_with_deadlines(deployment):
             continue
         to_act = sorted(engine.to_act(game.state))
         seat = rng.choice(to_act)
-        orders.submit(runtime, game_id, seats[seat], [legal_move(runtime, game_id, seat, rng, serial)], source="web")
+        runtime.in_unit(
+            orders.submit, game_id, seats[seat], [legal_move(runtime, game_id, seat, rng, serial)], source="web"
+        )
     game = game_row(runtime, game_id)
     assert game.status == "finished", deployment.logs()
     assert waited == 4
     with runtime.db.read() as session:
         timeouts = session.scalar(select(func.count(LogEntry.id)).where(LogEntry.kind == "timeout"))
     assert timeouts >= 4
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
     wait_until(lambda: all_sent(runtime), 60, "every email to reach the SMTP sink")
     rows = outbox_rows(runtime)
     received = [m.message["Message-ID"] for m in deployment.sink.messages]
@@ -115,7 +117,7 @@ def test_sigkill_mid_resolution_then_restart_resolves_once(deployment):
         "the resolution of the turn queues exactly one email per seat"
     )
     assert all("The deadline passed" in row.body_text for row in emails)
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok
 
 
 def turn_after_first_timeout(runtime, game_id: int) -> int:
@@ -156,8 +158,12 @@ def test_broker_loss_is_recovered_by_the_sweep(deployment):
     engine = get_engine("kidsprout")
     game = game_row(runtime, game_id)
     seat = sorted(engine.to_act(game.state))[0]
-    orders.submit(
-        runtime, game_id, seat_ids(runtime, game_id)[seat], [legal_move(runtime, game_id, seat, rng)], source="web"
+    runtime.in_unit(
+        orders.submit,
+        game_id,
+        seat_ids(runtime, game_id)[seat],
+        [legal_move(runtime, game_id, seat, rng)],
+        source="web",
     )
     pending = outbox_rows(runtime)
     assert pending and all(row.status == "pending" for row in pending)
@@ -223,13 +229,13 @@ def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(dep
     runtime = deployment.runtime
     game_id = start(runtime, engine="sprawl", players=players, deadline_seconds=2, reminders=[])
     for address in players:  # every seat hears of each move: a burst (Sprawl's default mails only whose turn it is)
-        subscriptions.set_preference(runtime, address, "every")
+        runtime.in_unit(subscriptions.set_preference, address, "every")
     for fan in range(4):  # observers too: the late seats' notices ride in their turn emails
-        observers.subscribe(runtime, game_id, f"fan{fan}@example.net")
+        runtime.in_unit(observers.subscribe, game_id, f"fan{fan}@example.net")
     with runtime.db.read() as session:
         tokens = list(session.scalars(select(Observer.token)))
     for token in tokens:
-        observers.confirm(runtime, token)
+        runtime.in_unit(observers.confirm, token)
     welcome = len(outbox_rows(runtime))
     worker = deployment.start("worker", loglevel="DEBUG")  # Celery logs each task received only at DEBUG
     deployment.start("beat")
@@ -284,16 +290,18 @@ def test_a_bot_seat_moves_through_the_worker(deployment):
     deployment.start("worker")
     runtime = deployment.runtime
     request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], bots=1, seed=5)
-    game_id = games.create_game(runtime, request)
+    game_id = runtime.in_unit(games.create_game, request)
     engine = get_engine("rankchain")
     [human] = [seat.seat for seat in game_row(runtime, game_id).seats if not seat.is_bot]
     seats = seat_ids(runtime, game_id)
     rng = Rng(9)
     for serial in range(4):
         wait_until(lambda: engine.to_act(game_row(runtime, game_id).state) == {human}, 60, "the bot to move")
-        orders.submit(runtime, game_id, seats[human], [legal_move(runtime, game_id, human, rng, serial)], source="web")
+        runtime.in_unit(
+            orders.submit, game_id, seats[human], [legal_move(runtime, game_id, human, rng, serial)], source="web"
+        )
     wait_until(lambda: engine.to_act(game_row(runtime, game_id).state) == {human}, 60, "the bot to move")
     with runtime.db.read() as session:
         by_bot = session.scalars(select(LogEntry).where(LogEntry.game_id == game_id, LogEntry.source == "bot")).all()
     assert len(by_bot) >= 4 and all(entry.seat != human for entry in by_bot), deployment.logs()
-    assert verify(runtime, game_id).ok
+    assert runtime.in_reading(verify, game_id).ok

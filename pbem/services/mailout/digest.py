@@ -20,64 +20,64 @@ from sqlalchemy import select
 
 from pbem.clock import utcnow
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, preferences, press_mail, unsubscribe
 
 
-def held_recipients(runtime: Runtime, account_id: int | None = None) -> list[str]:
-    with runtime.db.read() as session:
-        query = select(OutboxMessage.recipient).where(OutboxMessage.status == "held").distinct()
-        if account_id is not None:
-            account = session.get(Account, account_id)
-            if account is None:
-                return []
-            query = query.where(OutboxMessage.recipient == account.email)
-        return sorted(session.scalars(query))
+def held_recipients(uow: UnitOfWork, account_id: int | None = None) -> list[str]:
+    session = uow.session
+    query = select(OutboxMessage.recipient).where(OutboxMessage.status == "held").distinct()
+    if account_id is not None:
+        account = session.get(Account, account_id)
+        if account is None:
+            return []
+        query = query.where(OutboxMessage.recipient == account.email)
+    return sorted(session.scalars(query))
 
 
-def send_digest_to(runtime: Runtime, recipient: str) -> int:
+def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     """Queue one digest for ``recipient`` from its held rows; returns how many rows it gathered."""
-    settings = runtime.settings
-    with runtime.db.write() as session:
-        rows = list(
-            session.scalars(
-                select(OutboxMessage)
-                .where(OutboxMessage.status == "held", OutboxMessage.recipient == recipient)
-                .order_by(OutboxMessage.id)
-                .with_for_update()
-            )
+    settings = uow.settings
+    session = uow.session
+    rows = list(
+        session.scalars(
+            select(OutboxMessage)
+            .where(OutboxMessage.status == "held", OutboxMessage.recipient == recipient)
+            .order_by(OutboxMessage.id)
+            .with_for_update()
         )
-        if not rows:
-            return 0
-        by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
-        for row in rows:
-            by_game[row.game_id].append(row)
-        sections = [_section(runtime, session, game_id, group) for game_id, group in by_game.items()]
-        for row in rows:
-            row.status = "digested"
-        account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
-        pref_url = preferences.preferences_url(runtime, account) if account else settings.base_url
-        pref = (account.notify if account else None) or "digest"
-        headline = f"Your daily digest: {len(rows)} update(s) in {len(sections)} game(s)."
-        row = notify.queue(
-            runtime,
-            session,
-            game=None,
-            seat=None,
-            recipient=recipient,
-            template="async_digest",
-            subject=f"[pbem] daily digest: {len(rows)} update(s)",
-            kind="digest",
-            headline=headline,
-            sections=sections,
-            footer_line=preferences.footer_text(pref, pref_url),
-            notify_words=preferences.DESCRIPTIONS[pref],
-            notify_commands=preferences.COMMANDS,
-            preferences_url=pref_url,
-        )
-        if account is not None:  # one click moves the account from the digest to my_turn
-            row.headers = {**row.headers, **unsubscribe.account_headers(runtime, account)}
-        return len(rows)
+    )
+    if not rows:
+        return 0
+    by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
+    for row in rows:
+        by_game[row.game_id].append(row)
+    sections = [_section(uow.runtime, session, game_id, group) for game_id, group in by_game.items()]
+    for row in rows:
+        row.status = "digested"
+    account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
+    pref_url = preferences.preferences_url(uow.runtime, account) if account else settings.base_url
+    pref = (account.notify if account else None) or "digest"
+    headline = f"Your daily digest: {len(rows)} update(s) in {len(sections)} game(s)."
+    row = notify.queue(
+        uow.runtime,
+        session,
+        game=None,
+        seat=None,
+        recipient=recipient,
+        template="async_digest",
+        subject=f"[pbem] daily digest: {len(rows)} update(s)",
+        kind="digest",
+        headline=headline,
+        sections=sections,
+        footer_line=preferences.footer_text(pref, pref_url),
+        notify_words=preferences.DESCRIPTIONS[pref],
+        notify_commands=preferences.COMMANDS,
+        preferences_url=pref_url,
+    )
+    if account is not None:  # one click moves the account from the digest to my_turn
+        row.headers = {**row.headers, **unsubscribe.account_headers(uow.runtime, account)}
+    return len(rows)
 
 
 def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
@@ -138,28 +138,23 @@ def _press_item(session, game: Game | None, row: OutboxMessage) -> dict[str, str
     return {"from": press_mail.sender_label(game, message, reader) + private, "text": message.text}
 
 
-def send_digests(runtime: Runtime, account_id: int | None = None) -> int:
-    """Send every due digest (or one account's); returns how many digests were queued."""
-    return sum(send_digest_to(runtime, email) > 0 for email in held_recipients(runtime, account_id))
+def send_digests(uow: UnitOfWork, account_id: int | None = None) -> int:
+    """Send one account's due digests (or everyone's, in this one unit); how many were queued."""
+    return sum(send_digest_to(uow, email) > 0 for email in held_recipients(uow, account_id))
 
 
 #: Held mail older than this goes out even if the daily run was missed (beat down at the hour).
 OVERDUE = dt.timedelta(hours=25)
 
 
-def overdue_recipients(runtime: Runtime) -> list[str]:
+def overdue_recipients(uow: UnitOfWork) -> list[str]:
     """Recipients whose oldest held email has waited past a day (the daily run was missed)."""
     cutoff = utcnow() - OVERDUE
-    with runtime.db.read() as session:
-        return sorted(
-            session.scalars(
-                select(OutboxMessage.recipient)
-                .where(OutboxMessage.status == "held", OutboxMessage.created_at < cutoff)
-                .distinct()
-            )
+    session = uow.session
+    return sorted(
+        session.scalars(
+            select(OutboxMessage.recipient)
+            .where(OutboxMessage.status == "held", OutboxMessage.created_at < cutoff)
+            .distinct()
         )
-
-
-def send_overdue(runtime: Runtime) -> int:
-    """The sweep's catch-up: a digest for every recipient in :func:`overdue_recipients`."""
-    return sum(send_digest_to(runtime, email) > 0 for email in overdue_recipients(runtime))
+    )

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
 FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
@@ -40,8 +40,6 @@ SINCE = "since"
 FOLDED = "folded"
 #: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
 FOLD_HEADER = "_fold"
-_FOLDS = "pbem_folds"
-_HOLDING = "pbem_holding"
 
 
 @dataclass
@@ -65,13 +63,13 @@ class Fold:
 
 
 def add(session: Session, seat: Seat, fold: Fold) -> None:
-    """Show ``fold`` at the top of ``seat``'s next email in this transaction."""
-    session.info.setdefault(_FOLDS, {}).setdefault(seat.id, []).append(fold)
+    """Show ``fold`` at the top of ``seat``'s next email in this unit of work."""
+    UnitOfWork.of(session).folds.setdefault(seat.id, []).append(fold)
 
 
 def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
     """Every block waiting for ``seat``'s email to ``recipient``: this transaction's, then deferred receipts."""
-    folds = session.info.get(_FOLDS, {}).pop(seat.id, [])
+    folds = UnitOfWork.of(session).folds.pop(seat.id, [])
     return [*_deferred(session, seat, recipient), *folds]
 
 
@@ -81,17 +79,18 @@ def hold(session: Session) -> None:
     One player's message may send press and then end the phase: the press then
     shows at the top of each reader's new turn instead of coming alone just before it.
     """
-    session.info[_HOLDING] = True
+    UnitOfWork.of(session).holding = True
 
 
 def holding(session: Session) -> bool:
-    return bool(session.info.get(_HOLDING))
+    return UnitOfWork.of(session).holding
 
 
 def send_alone(session: Session) -> int:
     """Queue on its own every block no email of the transaction took, and stop holding; how many."""
-    pending = [fold for blocks in session.info.pop(_FOLDS, {}).values() for fold in blocks]
-    session.info.pop(_HOLDING, None)
+    unit = UnitOfWork.of(session)
+    pending = [fold for blocks in unit.folds.values() for fold in blocks]
+    unit.folds, unit.holding = {}, False
     for fold in pending:
         if fold.alone is not None:
             fold.alone()
@@ -132,20 +131,13 @@ def receipt_wait(runtime: Runtime) -> dt.timedelta:
     return dt.timedelta(seconds=runtime.settings.receipt_wait_seconds)
 
 
-def release_overdue(runtime: Runtime, now: dt.datetime | None = None) -> int:
+def release_overdue(uow: UnitOfWork, now: dt.datetime | None = None) -> int:
     """Send alone every deferred receipt or press older than :func:`receipt_wait` (the sweep's part)."""
     now = now or utcnow()
-    with runtime.db.write() as session:
-        result = session.execute(
-            update(OutboxMessage)
-            .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(runtime))
-            .values(status="pending", next_try_at=now)
-        )
-        return result.rowcount or 0
-
-
-@event.listens_for(Session, "after_commit")
-@event.listens_for(Session, "after_rollback")
-def _forget(session: Session) -> None:
-    session.info.pop(_FOLDS, None)
-    session.info.pop(_HOLDING, None)
+    session = uow.session
+    result = session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(uow.runtime))
+        .values(status="pending", next_try_at=now)
+    )
+    return result.rowcount or 0

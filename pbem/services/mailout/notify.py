@@ -15,7 +15,7 @@ from pbem.clock import utcnow
 from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import folds, preferences, threads, unsubscribe
 from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
@@ -180,7 +180,7 @@ def queue(
         row.headers = {**headers, folds.FOLD_HEADER: waiting.to_json()}
     session.add(row)
     if status == "pending":
-        runtime.nudge_after_commit(session, "deliver_outbox", lambda: row.id)
+        UnitOfWork.of(session).nudge("deliver_outbox", lambda: row.id)
     return row
 
 

@@ -29,7 +29,7 @@ from engines import get_engine
 from pbem.boards import html_board
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import parse_player
@@ -76,56 +76,56 @@ def update_subject(game: Game) -> str:
     return f"[{game.name}] public updates"
 
 
-def subscribe(runtime: Runtime, game_id: int, email: str) -> ObserverResult:
+def subscribe(uow: UnitOfWork, game_id: int, email: str) -> ObserverResult:
     """Ask to follow a game; a confirmation email is queued (the token is never returned)."""
     try:
         _, address = parse_player(email)
     except ServiceError as error:
         return ObserverResult(False, str(error))
-    with runtime.db.write() as session:
-        game = session.get(Game, game_id)
-        if game is None:
-            raise NotFound(f"there is no game {game_id}")
-        if game.status not in OPEN:
-            return ObserverResult(False, f"{game.name} is {game.status}; there is nothing more to follow")
-        observer = session.scalars(
-            select(Observer).where(Observer.game_id == game_id, Observer.email == address)
-        ).one_or_none()
-        now = utcnow()
-        # The same answer whatever the address's state, so nobody can probe who follows a game.
-        answer = f"If {address} does not follow {game.name} yet, a confirmation link is on its way there."
-        if observer is not None and observer.status == "active":
-            return ObserverResult(True, answer, observer.id, game_id)
-        if observer is not None and observer.status == "pending" and now - observer.asked_at < RESEND_AFTER:
-            return ObserverResult(True, answer, observer.id, game_id)
-        if _asked_lately(session, address, now) >= MAX_PENDING_PER_ADDRESS:
-            return ObserverResult(False, "too many follow requests for this address today; try again tomorrow")
-        if observer is None:
-            if _taken_places(session, game_id, now) >= MAX_OBSERVERS_PER_GAME:
-                return ObserverResult(False, f"{game.name} has as many observers as it can take")
-            observer = Observer(game_id=game_id, email=address, token=new_token())
-            session.add(observer)
-        else:
-            observer.token = new_token()
-        observer.status, observer.asked_at = "pending", now
-        session.flush()
-        notify.queue(
-            runtime,
-            session,
-            game=game,
-            seat=None,
-            recipient=address,
-            template="async_observer",
-            subject=f"[{game.name}] confirm that you want to follow this game",
-            kind="observer_confirm",
-            message_id=thread_root(runtime, observer),
-            headline=f"Someone (we hope you) asked to follow {game.name} by email.",
-            confirm=True,
-            events=[],
-            public_text="",
-            **urls(runtime, observer),
-        )
+    session = uow.session
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    if game.status not in OPEN:
+        return ObserverResult(False, f"{game.name} is {game.status}; there is nothing more to follow")
+    observer = session.scalars(
+        select(Observer).where(Observer.game_id == game_id, Observer.email == address)
+    ).one_or_none()
+    now = utcnow()
+    # The same answer whatever the address's state, so nobody can probe who follows a game.
+    answer = f"If {address} does not follow {game.name} yet, a confirmation link is on its way there."
+    if observer is not None and observer.status == "active":
         return ObserverResult(True, answer, observer.id, game_id)
+    if observer is not None and observer.status == "pending" and now - observer.asked_at < RESEND_AFTER:
+        return ObserverResult(True, answer, observer.id, game_id)
+    if _asked_lately(session, address, now) >= MAX_PENDING_PER_ADDRESS:
+        return ObserverResult(False, "too many follow requests for this address today; try again tomorrow")
+    if observer is None:
+        if _taken_places(session, game_id, now) >= MAX_OBSERVERS_PER_GAME:
+            return ObserverResult(False, f"{game.name} has as many observers as it can take")
+        observer = Observer(game_id=game_id, email=address, token=new_token())
+        session.add(observer)
+    else:
+        observer.token = new_token()
+    observer.status, observer.asked_at = "pending", now
+    session.flush()
+    notify.queue(
+        uow.runtime,
+        session,
+        game=game,
+        seat=None,
+        recipient=address,
+        template="async_observer",
+        subject=f"[{game.name}] confirm that you want to follow this game",
+        kind="observer_confirm",
+        message_id=thread_root(uow.runtime, observer),
+        headline=f"Someone (we hope you) asked to follow {game.name} by email.",
+        confirm=True,
+        events=[],
+        public_text="",
+        **urls(uow.runtime, observer),
+    )
+    return ObserverResult(True, answer, observer.id, game_id)
 
 
 def _taken_places(session: Session, game_id: int, now: dt.datetime) -> int:
@@ -156,29 +156,29 @@ def _by_token(session: Session, token: str) -> Observer | None:
     return session.scalars(select(Observer).where(Observer.token == token)).one_or_none()
 
 
-def confirm(runtime: Runtime, token: str) -> ObserverResult:
+def confirm(uow: UnitOfWork, token: str) -> ObserverResult:
     """Follow the confirmation link: the subscription becomes active."""
-    with runtime.db.write() as session:
-        observer = _by_token(session, token)
-        if observer is None:
-            return ObserverResult(False, "This link is not valid (it may be old); subscribe again.")
-        game = session.get(Game, observer.game_id)
-        if observer.status == "stopped":
-            return ObserverResult(False, "You stopped following this game; subscribe again to restart.")
-        if observer.status == "active":
-            return ObserverResult(True, f"You already follow {game.name}.", observer.id, game.id)
-        observer.status, observer.confirmed_at = "active", utcnow()
-        return ObserverResult(True, f"You now follow {game.name} by email.", observer.id, game.id)
+    session = uow.session
+    observer = _by_token(session, token)
+    if observer is None:
+        return ObserverResult(False, "This link is not valid (it may be old); subscribe again.")
+    game = session.get(Game, observer.game_id)
+    if observer.status == "stopped":
+        return ObserverResult(False, "You stopped following this game; subscribe again to restart.")
+    if observer.status == "active":
+        return ObserverResult(True, f"You already follow {game.name}.", observer.id, game.id)
+    observer.status, observer.confirmed_at = "active", utcnow()
+    return ObserverResult(True, f"You now follow {game.name} by email.", observer.id, game.id)
 
 
-def unsubscribe(runtime: Runtime, token: str) -> ObserverResult:
+def unsubscribe(uow: UnitOfWork, token: str) -> ObserverResult:
     """The one-click stop: idempotent, and never tells a stranger anything."""
-    with runtime.db.write() as session:
-        observer = _by_token(session, token)
-        if observer is None:
-            return ObserverResult(False, "This link is not valid; you are not sent anything with it.")
-        observer.status = "stopped"
-        return ObserverResult(True, "You will not get any more emails about this game.", observer.id, observer.game_id)
+    session = uow.session
+    observer = _by_token(session, token)
+    if observer is None:
+        return ObserverResult(False, "This link is not valid; you are not sent anything with it.")
+    observer.status = "stopped"
+    return ObserverResult(True, "You will not get any more emails about this game.", observer.id, observer.game_id)
 
 
 def queue_updates(
@@ -244,18 +244,18 @@ def _iso(value: dt.datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def atom_feed(runtime: Runtime, game_id: int, base_url: str | None = None, limit: int = 50) -> str:
+def atom_feed(uow: UnitOfWork, game_id: int, base_url: str | None = None, limit: int = 50) -> str:
     """The status page as an Atom feed: public events only, newest first, escaped by the XML writer."""
-    base = (base_url or runtime.settings.base_url).rstrip("/")
-    with runtime.db.read() as session:
-        game = session.get(Game, game_id)
-        if game is None:
-            raise NotFound(f"there is no game {game_id}")
-        entries = list(
-            session.scalars(
-                select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit * 4)
-            )
+    base = (base_url or uow.settings.base_url).rstrip("/")
+    session = uow.session
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    entries = list(
+        session.scalars(
+            select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit * 4)
         )
+    )
     page = f"{base}/games/{game_id}"
     ns = "http://www.w3.org/2005/Atom"
     ET.register_namespace("", ns)

@@ -32,10 +32,10 @@ from email.utils import format_datetime
 from sqlalchemy import Row, bindparam, func, or_, select, update
 
 from pbem.clock import utcnow
-from pbem.mail import wire
-from pbem.mail.wire import UnsendableMessage
+from pbem.mail import mime
+from pbem.mail.mime import UnsendableMessage
 from pbem.models import OutboxMessage
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import dkim_sign, journal, relay
 from pbem.services.mailout.dkim_sign import DkimError
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
@@ -66,7 +66,7 @@ def email_bytes(row: OutboxMessage | Row) -> bytes:
         **{name: value for name, value in (row.headers or {}).items() if not name.startswith("_")},
     }
     try:
-        return wire.compose(headers.items(), row.body_text, row.body_html or None)
+        return mime.compose(headers.items(), row.body_text, row.body_html or None)
     except UnsendableMessage:
         raise
     except (ValueError, TypeError, LookupError) as error:  # a lone surrogate, a value of the wrong type
@@ -263,24 +263,28 @@ def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at:
         return connection.execute(_FINISH, params).rowcount == 1
 
 
-def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0) -> list[int]:
+def due_ids(uow: UnitOfWork, limit: int = 500, grace: float = 0.0) -> list[int]:
     """Rows to (re)send now: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
-    if not runtime.settings.smtp_url:
+    if not uow.settings.smtp_url:
         return []
     now = utcnow() - dt.timedelta(seconds=grace)
-    with runtime.db.read() as session:
-        query = (
-            select(OutboxMessage.id)
-            .where(
-                or_(OutboxMessage.status == "pending", OutboxMessage.status == "sending"),
-                OutboxMessage.next_try_at <= now,
-            )
-            .order_by(OutboxMessage.id)
-            .limit(limit)
+    session = uow.session
+    query = (
+        select(OutboxMessage.id)
+        .where(
+            or_(OutboxMessage.status == "pending", OutboxMessage.status == "sending"),
+            OutboxMessage.next_try_at <= now,
         )
-        return list(session.scalars(query))
+        .order_by(OutboxMessage.id)
+        .limit(limit)
+    )
+    return list(session.scalars(query))
 
 
 def flush(runtime: Runtime, grace: float = 0.0, limit: int = 500) -> int:
-    """Deliver every due row (the sweep's batch); returns how many were sent."""
-    return sum(deliver(runtime, outbox_id) == "sent" for outbox_id in due_ids(runtime, limit, grace))
+    """Deliver every due row (the sweep's batch); returns how many were sent.
+
+    Delivery runs its own short transactions around each SMTP conversation (see :func:`claim`)."""
+    with runtime.reading() as uow:
+        due = due_ids(uow, limit, grace)
+    return sum(deliver(runtime, outbox_id) == "sent" for outbox_id in due)

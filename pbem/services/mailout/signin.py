@@ -24,7 +24,7 @@ from sqlalchemy import func, select, update
 
 from pbem.clock import utcnow
 from pbem.models import Account, SigninLink
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import normalise_email, parse_player
@@ -101,48 +101,48 @@ def address_of(email: str) -> str:
         raise ServiceError("write the email address your game emails are sent to") from None
 
 
-def request_link(runtime: Runtime, email: str, binding: str) -> str:
+def request_link(uow: UnitOfWork, email: str, binding: str) -> str:
     """Queue a sign-in link (bound to ``binding``) to ``email`` if it is a player's; the answer is the same
     either way.  The web calls this after its response has gone, so the time taken tells nothing either."""
     address = address_of(email)
     now = utcnow()
-    with runtime.db.write() as session:
-        account = session.scalars(select(Account).where(Account.email == normalise_email(address))).one_or_none()
-        if account is None:
-            return answer_for(address)
-        recent = session.scalar(
-            select(func.count(SigninLink.id)).where(
-                SigninLink.account_id == account.id, SigninLink.created_at > now - LINK_LIFETIME
-            )
+    session = uow.session
+    account = session.scalars(select(Account).where(Account.email == normalise_email(address))).one_or_none()
+    if account is None:
+        return answer_for(address)
+    recent = session.scalar(
+        select(func.count(SigninLink.id)).where(
+            SigninLink.account_id == account.id, SigninLink.created_at > now - LINK_LIFETIME
         )
-        if recent >= MAX_LINKS:
-            return answer_for(address)
-        nonce, code, bound = secrets.token_urlsafe(24), new_code(), _digest(binding)
-        session.add(
-            SigninLink(
-                account_id=account.id,
-                nonce=nonce,
-                created_at=now,
-                binding=bound,
-                code_hash=_code_hash(runtime.settings.secret_key, bound, code),
-            )
+    )
+    if recent >= MAX_LINKS:
+        return answer_for(address)
+    nonce, code, bound = secrets.token_urlsafe(24), new_code(), _digest(binding)
+    session.add(
+        SigninLink(
+            account_id=account.id,
+            nonce=nonce,
+            created_at=now,
+            binding=bound,
+            code_hash=_code_hash(uow.settings.secret_key, bound, code),
         )
-        url = f"{runtime.settings.base_url}/signin/{make_token(runtime.settings.secret_key, nonce)}"
-        notify.queue(
-            runtime,
-            session,
-            game=None,
-            seat=None,
-            recipient=account.email,
-            template="notice",
-            subject="Your sign-in link",
-            kind="signin",
-            headline="Someone (we hope you) asked to sign in with this address.",
-            signin_url=url,
-            signin_code=code,
-            signin_page=f"{runtime.settings.base_url}/signin",
-            site=site_name(runtime.settings.base_url),
-        )
+    )
+    url = f"{uow.settings.base_url}/signin/{make_token(uow.settings.secret_key, nonce)}"
+    notify.queue(
+        uow.runtime,
+        session,
+        game=None,
+        seat=None,
+        recipient=account.email,
+        template="notice",
+        subject="Your sign-in link",
+        kind="signin",
+        headline="Someone (we hope you) asked to sign in with this address.",
+        signin_url=url,
+        signin_code=code,
+        signin_page=f"{uow.settings.base_url}/signin",
+        site=site_name(uow.settings.base_url),
+    )
     return answer_for(address)
 
 
@@ -167,14 +167,14 @@ def _bound_here(link: SigninLink, binding: str | None) -> bool:
     return bool(binding) and link.binding is not None and hmac.compare_digest(link.binding, _digest(binding))
 
 
-def check_link(runtime: Runtime, token: str, binding: str | None) -> str | None:
+def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
     """None if this browser may use the link (opening it does not use it: mail scanners open links),
     else why not (:data:`INVALID` or :data:`ELSEWHERE`)."""
-    with runtime.db.read() as session:
-        link = _usable(session, runtime, token)
-        if link is None:
-            return INVALID
-        return None if _bound_here(link, binding) else ELSEWHERE
+    session = uow.session
+    link = _usable(session, uow.runtime, token)
+    if link is None:
+        return INVALID
+    return None if _bound_here(link, binding) else ELSEWHERE
 
 
 def _spend(session, link: SigninLink) -> int:
@@ -187,33 +187,33 @@ def _spend(session, link: SigninLink) -> int:
     return link.account_id
 
 
-def redeem(runtime: Runtime, token: str, binding: str | None) -> int:
+def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
     """Use the link once, in the browser that asked for it: the account id to sign in, or :class:`ServiceError`."""
-    with runtime.db.write() as session:
-        link = _usable(session, runtime, token)
-        if link is None:
-            raise ServiceError(INVALID)
-        if not _bound_here(link, binding):
-            raise ServiceError(ELSEWHERE)
-        return _spend(session, link)
+    session = uow.session
+    link = _usable(session, uow.runtime, token)
+    if link is None:
+        raise ServiceError(INVALID)
+    if not _bound_here(link, binding):
+        raise ServiceError(ELSEWHERE)
+    return _spend(session, link)
 
 
-def redeem_code(runtime: Runtime, binding: str | None, code: str) -> int:
+def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int:
     """The code from the email, typed in the browser that asked: the account id, or :class:`ServiceError`.
 
     Only links asked for by this browser are candidates; a wrong code counts against each of them."""
     if not binding:
         raise ServiceError(WRONG_CODE)
     bound = _digest(binding)
-    given = _code_hash(runtime.settings.secret_key, bound, code or "")
-    with runtime.db.write() as session:
-        links = [link for link in session.scalars(select(SigninLink).where(SigninLink.binding == bound)) if _open(link)]
-        for link in links:
-            if link.code_hash and hmac.compare_digest(link.code_hash, given):
-                return _spend(session, link)
-        session.execute(
-            update(SigninLink)
-            .where(SigninLink.id.in_([link.id for link in links]))
-            .values(attempts=SigninLink.attempts + 1)
-        )
+    given = _code_hash(uow.settings.secret_key, bound, code or "")
+    session = uow.session
+    links = [link for link in session.scalars(select(SigninLink).where(SigninLink.binding == bound)) if _open(link)]
+    for link in links:
+        if link.code_hash and hmac.compare_digest(link.code_hash, given):
+            return _spend(session, link)
+    session.execute(
+        update(SigninLink)
+        .where(SigninLink.id.in_([link.id for link in links]))
+        .values(attempts=SigninLink.attempts + 1)
+    )
     raise ServiceError(WRONG_CODE)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.models import Account, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import digest
 from pbem.services.mailout.preferences import (
@@ -33,85 +33,85 @@ def _account(session: Session, email: str) -> Account:
     return account
 
 
-def set_preference(runtime: Runtime, email: str, pref: str) -> str:
+def set_preference(uow: UnitOfWork, email: str, pref: str) -> str:
     """Change an account's preference; returns the sentence to show or mail back.
 
     Leaving ``digest`` sends what was held at once, as one last digest.
     """
     word = normalise(pref)
-    with runtime.db.write() as session:
-        account = _account(session, email)
-        before = account.notify
-        account.notify = word
-        account_id = account.id
+    session = uow.session
+    account = _account(session, email)
+    before = account.notify
+    account.notify = word
+    account_id = account.id
     if before == "digest" and word != "digest":
-        digest.send_digests(runtime, account_id=account_id)
+        digest.send_digests(uow, account_id=account_id)
     return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
 
 
-def set_preference_by_token(runtime: Runtime, token: str, pref: str) -> str:
+def set_preference_by_token(uow: UnitOfWork, token: str, pref: str) -> str:
     """The same, for the personal link (no log-in: the token is the capability)."""
-    account_id = account_id_from_token(runtime.settings.secret_key, token)
+    account_id = account_id_from_token(uow.settings.secret_key, token)
     if account_id is None:
         raise NotFound("this link is not valid; use the link in your latest email")
-    with runtime.db.read() as session:
-        account = session.get(Account, account_id)
-        if account is None:
-            raise NotFound("this link is not valid; use the link in your latest email")
-        email = account.email
-    return set_preference(runtime, email, pref)
+    session = uow.session
+    account = session.get(Account, account_id)
+    if account is None:
+        raise NotFound("this link is not valid; use the link in your latest email")
+    email = account.email
+    return set_preference(uow, email, pref)
 
 
-def set_preference_from_seat(runtime: Runtime, seat_id: int, pref: str) -> str:
+def set_preference_from_seat(uow: UnitOfWork, seat_id: int, pref: str) -> str:
     """``notify X`` sent from a seat: ``none`` is for this game alone; the others are for every
     game and end this game's own choice, so the player gets what they just asked for here too."""
     word = normalise(pref, (*PREFERENCES, *GAME_PREFERENCES))
-    with runtime.db.write() as session:
-        seat = session.get(Seat, seat_id)
-        if seat is None:
-            raise NotFound("that seat does not play here")
-        if word not in PREFERENCES:
-            seat.notify = word
-            return (
-                f"Notifications changed: from {seat.game.name} you now get {DESCRIPTIONS[word]}. "
-                "To get them again, write notify default."
-            )
-        seat.notify = None
-        account = seat.account
-        before, account.notify, account_id = account.notify, word, account.id
+    session = uow.session
+    seat = session.get(Seat, seat_id)
+    if seat is None:
+        raise NotFound("that seat does not play here")
+    if word not in PREFERENCES:
+        seat.notify = word
+        return (
+            f"Notifications changed: from {seat.game.name} you now get {DESCRIPTIONS[word]}. "
+            "To get them again, write notify default."
+        )
+    seat.notify = None
+    account = seat.account
+    before, account.notify, account_id = account.notify, word, account.id
     if before == "digest" and word != "digest":
-        digest.send_digests(runtime, account_id=account_id)
+        digest.send_digests(uow, account_id=account_id)
     return f"Notifications changed: you now get {DESCRIPTIONS[word]}."
 
 
-def game_preference(runtime: Runtime, seat_id: int) -> str:
+def game_preference(uow: UnitOfWork, seat_id: int) -> str:
     """What the seat's player gets in its game, resolved (``every``, ``my_turn``, ``digest`` or ``none``)."""
-    with runtime.db.read() as session:
-        seat = session.get(Seat, seat_id)
-        if seat is None:
-            raise NotFound("that seat does not play here")
-        return effective(seat.game, seat)
+    session = uow.session
+    seat = session.get(Seat, seat_id)
+    if seat is None:
+        raise NotFound("that seat does not play here")
+    return effective(seat.game, seat)
 
 
-def stop_digest_by_token(runtime: Runtime, token: str) -> str:
+def stop_digest_by_token(uow: UnitOfWork, token: str) -> str:
     """The digest's one-click unsubscribe: an account on the digest moves to ``my_turn``."""
-    current = preference_by_token(runtime, token)
+    current = preference_by_token(uow, token)
     if current["preference"] != "digest":
         return f"You get {current['description']}; there is no digest to stop."
-    return set_preference_by_token(runtime, token, "my_turn")
+    return set_preference_by_token(uow, token, "my_turn")
 
 
-def preference_of(runtime: Runtime, email: str) -> str:
-    with runtime.db.read() as session:
-        return _account(session, email).notify or "default"
+def preference_of(uow: UnitOfWork, email: str) -> str:
+    session = uow.session
+    return _account(session, email).notify or "default"
 
 
-def preference_by_token(runtime: Runtime, token: str) -> dict[str, str]:
+def preference_by_token(uow: UnitOfWork, token: str) -> dict[str, str]:
     """What the ``/notify/<token>`` page shows: the account's address and choice."""
-    account_id = account_id_from_token(runtime.settings.secret_key, token)
-    with runtime.db.read() as session:
-        account = session.get(Account, account_id) if account_id is not None else None
-        if account is None:
-            raise NotFound("this link is not valid; use the link in your latest email")
-        pref = account.notify or "default"
-        return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}
+    account_id = account_id_from_token(uow.settings.secret_key, token)
+    session = uow.session
+    account = session.get(Account, account_id) if account_id is not None else None
+    if account is None:
+        raise NotFound("this link is not valid; use the link in your latest email")
+    pref = account.notify or "default"
+    return {"email": account.email, "preference": pref, "description": DESCRIPTIONS[pref]}

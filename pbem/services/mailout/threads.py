@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 import secrets
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.models import Game, LogEntry, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 
 #: References kept within one transaction's emails: the thread's first email and the newest ones.
 MAX_REFERENCES = 20
@@ -27,7 +27,6 @@ _TURN_IN_ID = re.compile(r"<(?:game|press)-\d+-t(\d+)-[0-9a-f]+@")
 #: A seat's thread root: ``<game-3-seat-7-9f2c4e1a0b3d5c6e@domain>`` (``-start@`` for seats made
 #: before roots were random).
 _ROOT = re.compile(r"<game-(\d+)-seat-\d+-(?:start|[0-9a-f]{16})@")
-_CHAINS = "pbem_thread_chains"
 
 
 def subject(game: Game, *, answer: bool = False) -> str:
@@ -76,7 +75,7 @@ def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[s
     email's own chain (RFC 5322 lets a chain be trimmed to its ends).  Emails
     written in one transaction extend the chain in hand (see :func:`advance`).
     """
-    chains = session.info.setdefault(_CHAINS, {})
+    chains = UnitOfWork.of(session).chains
     if seat.id in chains:
         return list(chains[seat.id])
     first = root(runtime, game, seat)
@@ -111,10 +110,4 @@ def advance(session: Session, seat: Seat, message_id: str, references: str | Non
     """``message_id`` is now the seat's newest email: the next one follows it."""
     seat.last_message_id = message_id
     chain = (references or "").split()
-    session.info.setdefault(_CHAINS, {})[seat.id] = [*chain, message_id]
-
-
-@event.listens_for(Session, "after_commit")
-@event.listens_for(Session, "after_rollback")
-def _forget(session: Session) -> None:
-    session.info.pop(_CHAINS, None)
+    UnitOfWork.of(session).chains[seat.id] = [*chain, message_id]

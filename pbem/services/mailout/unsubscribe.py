@@ -24,7 +24,7 @@ from urllib.parse import quote
 from sqlalchemy.orm import Session
 
 from pbem.models import Account, Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import preferences
 from pbem.tokens import address_for_key, key_from_address
@@ -158,28 +158,28 @@ def _standing(runtime: Runtime, seat: Seat) -> Standing:
     )
 
 
-def standing(runtime: Runtime, value: str) -> Standing:
+def standing(uow: UnitOfWork, value: str) -> Standing:
     """The page's facts for an unsubscribe token, or :class:`NotFound`."""
-    with runtime.db.read() as session:
-        seat = _seat(session, runtime.settings.secret_key, value)
-        if seat is None:
-            raise NotFound(INVALID)
-        return _standing(runtime, seat)
+    session = uow.session
+    seat = _seat(session, uow.settings.secret_key, value)
+    if seat is None:
+        raise NotFound(INVALID)
+    return _standing(uow.runtime, seat)
 
 
 ACTIONS = {"news": "my_turn", "all": "none", "resume": None}
 
 
-def choose(runtime: Runtime, value: str, action: str) -> Standing:
+def choose(uow: UnitOfWork, value: str, action: str) -> Standing:
     """``news`` stops the game's news, ``all`` every email of the game, ``resume`` goes back to the
     account's choice; idempotent, no sign-in (the token is the capability)."""
     if action not in ACTIONS:
         raise NotFound(f"unknown action {action!r}")
-    with runtime.db.write() as session:
-        seat = _seat(session, runtime.settings.secret_key, value)
-        if seat is None:
-            raise NotFound(INVALID)
-        wanted = ACTIONS[action]
-        seat.notify = quieter(seat.notify, wanted) if action == "news" else wanted
-        session.flush()
-        return _standing(runtime, seat)
+    session = uow.session
+    seat = _seat(session, uow.settings.secret_key, value)
+    if seat is None:
+        raise NotFound(INVALID)
+    wanted = ACTIONS[action]
+    seat.notify = quieter(seat.notify, wanted) if action == "news" else wanted
+    session.flush()
+    return _standing(uow.runtime, seat)

@@ -19,7 +19,7 @@ from sqlalchemy import func, select, text
 
 from pbem.clock import utcnow
 from pbem.models import Game, InboundMessage, OutboxMessage
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.ops import strangers
 from pbem.services.ops.outage import unreachable
 
@@ -32,7 +32,7 @@ class Backlog:
     oldest_seconds: float
 
 
-def backlogs(runtime: Runtime) -> dict[str, Backlog]:
+def backlogs(uow: UnitOfWork) -> dict[str, Backlog]:
     """``inbound``, ``outbox`` and ``deadlines``: how many wait and for how long (seconds)."""
     now = utcnow()
     queries = {
@@ -47,18 +47,18 @@ def backlogs(runtime: Runtime) -> dict[str, Backlog]:
         ),
     }
     found = {}
-    with runtime.db.read() as session:
-        for name, query in queries.items():
-            count, oldest = session.execute(query).one()
-            found[name] = Backlog(count or 0, max((now - oldest).total_seconds(), 0.0) if oldest else 0.0)
+    session = uow.session
+    for name, query in queries.items():
+        count, oldest = session.execute(query).one()
+        found[name] = Backlog(count or 0, max((now - oldest).total_seconds(), 0.0) if oldest else 0.0)
     return found
 
 
 def database_ready(runtime: Runtime) -> str | None:
     """None if the database answers, else why not (for ``/readyz``)."""
     try:
-        with runtime.db.read() as session:
-            session.execute(text("SELECT 1"))
+        with runtime.reading() as uow:
+            uow.session.execute(text("SELECT 1"))
     except Exception as error:
         if not unreachable(error):
             raise
@@ -73,7 +73,8 @@ class BacklogCollector(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         up = GaugeMetricFamily("pbem_database_up", "1 if the database answered this scrape")
         try:
-            found = backlogs(self.runtime)
+            with self.runtime.reading() as uow:  # a scrape is an entry point of its own
+                found = backlogs(uow)
         except Exception as error:
             if not unreachable(error):
                 raise
@@ -101,8 +102,8 @@ class StrangerCollector(Collector):
 
     def collect(self) -> Iterator[CounterMetricFamily]:
         try:
-            with self.runtime.db.read() as session:
-                found = strangers.withheld(session)
+            with self.runtime.reading() as uow:  # a scrape is an entry point of its own
+                found = strangers.withheld(uow.session)
         except Exception as error:
             if not unreachable(error):
                 raise

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from pbem.clock import utcnow
 from pbem.models import InboundMessage
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import digest, folds, outbox
 from pbem.services.play import bot_seats, deadline_timer, deadlines
 
@@ -39,38 +39,38 @@ class SweepResult:
     bots: list[int] = field(default_factory=list)
 
 
-def pending_inbound_ids(runtime: Runtime, limit: int = 500) -> list[int]:
+def pending_inbound_ids(uow: UnitOfWork, limit: int = 500) -> list[int]:
     cutoff = utcnow() - INBOUND_GRACE
-    with runtime.db.read() as session:
-        query = (
-            select(InboundMessage.id)
-            .where(InboundMessage.status == "pending", InboundMessage.received_at <= cutoff)
-            .order_by(InboundMessage.id)
-            .limit(limit)
-        )
-        return list(session.scalars(query))
+    session = uow.session
+    query = (
+        select(InboundMessage.id)
+        .where(InboundMessage.status == "pending", InboundMessage.received_at <= cutoff)
+        .order_by(InboundMessage.id)
+        .limit(limit)
+    )
+    return list(session.scalars(query))
 
 
-def sweep(runtime: Runtime) -> SweepResult:
-    """Nudge every due deadline, reminder, unprocessed message and unsent email."""
+def sweep(uow: UnitOfWork) -> SweepResult:
+    """Nudge every due deadline, reminder, unprocessed message and unsent email (once ``uow`` commits)."""
     result = SweepResult()
-    result.deadlines, result.reminders = deadlines.due_game_ids(runtime)
-    result.inbound = pending_inbound_ids(runtime)
-    folds.release_overdue(runtime)  # a receipt that waited too long for the seat's next email goes alone
-    result.outbox = outbox.due_ids(runtime, grace=OUTBOX_GRACE_SECONDS)
-    result.digests = digest.overdue_recipients(runtime)
-    result.scheduled = deadline_timer.schedule_due_soon(runtime)
+    result.deadlines, result.reminders = deadlines.due_game_ids(uow)
+    result.inbound = pending_inbound_ids(uow)
+    folds.release_overdue(uow)  # a receipt that waited too long for the seat's next email goes alone
+    result.outbox = outbox.due_ids(uow, grace=OUTBOX_GRACE_SECONDS)
+    result.digests = digest.overdue_recipients(uow)
+    result.scheduled = deadline_timer.schedule_due_soon(uow)
     if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)
-        runtime.nudge("fire_due_deadlines")
-    result.bots = bot_seats.waiting_game_ids(runtime)
+        uow.nudge("fire_due_deadlines")
+    result.bots = bot_seats.waiting_game_ids(uow)
     for game_id in result.reminders:
-        runtime.nudge("send_reminders", game_id)
+        uow.nudge("send_reminders", game_id)
     if result.inbound:  # one task for them all: each message's own task may still be queued
-        runtime.nudge("process_pending_inbound")
+        uow.nudge("process_pending_inbound")
     if result.outbox:
-        runtime.nudge("flush_outbox")
+        uow.nudge("flush_outbox")
     if result.digests:
-        runtime.nudge("send_overdue_digests")
+        uow.nudge("send_overdue_digests")
     for game_id in result.bots:
-        runtime.nudge("play_bots", game_id)
+        uow.nudge("play_bots", game_id)
     return result

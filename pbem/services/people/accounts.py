@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine
 from pbem.models import Account, Game, LobbyEntry, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
 
@@ -68,23 +68,23 @@ def get_account(session: Session, account_id: int) -> Account:
     return account
 
 
-def set_time_zone(runtime: Runtime, account_id: int, name: str) -> str:
+def set_time_zone(uow: UnitOfWork, account_id: int, name: str) -> str:
     """Store the zone the player reads deadlines in; refused unless it is a known IANA name."""
     name = (name or "").strip()
     if len(name) > 64 or name not in time_zones():
         raise ServiceError(f"{name[:64]!r} is not a time zone name; choose one from the list, e.g. Europe/Paris")
-    with runtime.db.write() as session:
-        get_account(session, account_id).tz = name
+    session = uow.session
+    get_account(session, account_id).tz = name
     return f"Deadlines are now shown in {name} time."
 
 
-def calendar_token(runtime: Runtime, account_id: int, *, regenerate: bool = False) -> str:
+def calendar_token(uow: UnitOfWork, account_id: int, *, regenerate: bool = False) -> str:
     """The secret of the player's calendar link, made on first use; ``regenerate`` replaces it."""
-    with runtime.db.write() as session:
-        account = get_account(session, account_id)
-        if regenerate or not account.calendar_token:
-            account.calendar_token = new_token()
-        return account.calendar_token
+    session = uow.session
+    account = get_account(session, account_id)
+    if regenerate or not account.calendar_token:
+        account.calendar_token = new_token()
+    return account.calendar_token
 
 
 def account_by_calendar_token(session: Session, token: str) -> Account | None:
@@ -157,24 +157,24 @@ def _sort_key(item: dict[str, Any]) -> tuple:
     return (1, _STATUS_ORDER.get(item["status"], 9), -item["id"])
 
 
-def my_games(runtime: Runtime, account_id: int) -> dict[str, Any]:
+def my_games(uow: UnitOfWork, account_id: int) -> dict[str, Any]:
     """What ``/me`` and ``/me.json`` show: the account and its games, those to act in first."""
-    with runtime.db.read() as session:
-        account = get_account(session, account_id)
-        tz = account.tz or "UTC"
-        items = [_seat_item(runtime, seat, tz) for seat in seat_rows(session, account_id)]
-        entries = session.scalars(
-            select(LobbyEntry)
-            .join(Game, Game.id == LobbyEntry.game_id)
-            .where(LobbyEntry.account_id == account_id, Game.status == "open")
-        )
-        for entry in entries:
-            game = session.get(Game, entry.game_id)
-            items.append(_waiting_item(runtime, game, taken(session, game.id)))
-        running = [i for i in items if i["status"] not in ("finished", "cancelled")]
-        over = [i for i in items if i["status"] in ("finished", "cancelled")][:MAX_OVER]
-        return {
-            "account": {"name": account.name, "tz": tz, "notify": account.notify or "default"},
-            "email": account.email,
-            "games": sorted(running, key=_sort_key) + over,
-        }
+    session = uow.session
+    account = get_account(session, account_id)
+    tz = account.tz or "UTC"
+    items = [_seat_item(uow.runtime, seat, tz) for seat in seat_rows(session, account_id)]
+    entries = session.scalars(
+        select(LobbyEntry)
+        .join(Game, Game.id == LobbyEntry.game_id)
+        .where(LobbyEntry.account_id == account_id, Game.status == "open")
+    )
+    for entry in entries:
+        game = session.get(Game, entry.game_id)
+        items.append(_waiting_item(uow.runtime, game, taken(session, game.id)))
+    running = [i for i in items if i["status"] not in ("finished", "cancelled")]
+    over = [i for i in items if i["status"] in ("finished", "cancelled")][:MAX_OVER]
+    return {
+        "account": {"name": account.name, "tz": tz, "notify": account.notify or "default"},
+        "email": account.email,
+        "games": sorted(running, key=_sort_key) + over,
+    }

@@ -13,24 +13,24 @@ import datetime as dt
 from icalendar import Calendar, Event
 
 from pbem.clock import utcnow
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.people.accounts import account_by_calendar_token, my_games
 
 
-def deadlines_ics(runtime: Runtime, token: str) -> bytes:
+def deadlines_ics(uow: UnitOfWork, token: str) -> bytes:
     """The feed of the account whose calendar secret is ``token`` (:class:`NotFound` otherwise)."""
-    with runtime.db.read() as session:
-        account = account_by_calendar_token(session, token)
-        if account is None:
-            raise NotFound("this calendar link is not valid (it may have been replaced); copy the new one from /me")
-        account_id = account.id
-    return feed(runtime, account_id)
+    session = uow.session
+    account = account_by_calendar_token(session, token)
+    if account is None:
+        raise NotFound("this calendar link is not valid (it may have been replaced); copy the new one from /me")
+    account_id = account.id
+    return feed(uow, account_id)
 
 
-def feed(runtime: Runtime, account_id: int) -> bytes:
-    home = my_games(runtime, account_id)
-    domain = runtime.settings.mail_domain
+def feed(uow: UnitOfWork, account_id: int) -> bytes:
+    home = my_games(uow, account_id)
+    domain = uow.settings.mail_domain
     calendar = Calendar()
     calendar.add("prodid", "-//pbem//deadlines//EN")
     calendar.add("version", "2.0")

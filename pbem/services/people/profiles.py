@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from engines import get_engine
 from pbem.models import Account, RatingChange, name_slug
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.people.accounts import account_id_of_handle, handle, seat_rows, shown_name
 from pbem.services.people.ratings import places, ratings_of
@@ -29,61 +29,56 @@ def _ordinal(number: int) -> str:
     return f"{number}{suffix}"
 
 
-def players_named(runtime: Runtime, page_name: str) -> list[dict[str, str]]:
+def players_named(uow: UnitOfWork, page_name: str) -> list[dict[str, str]]:
     """Players whose name reads as ``page_name`` (``Ann``, ``ann``, ``ann-smith``), for a page name
     typed without its number; each with their page's handle."""
     slug = name_slug(page_name)
     if not slug:
         return []
     spellings = {page_name.strip().lower(), slug, slug.replace("-", " ")}
-    with runtime.db.read() as session:
-        found = session.scalars(
-            select(Account)
-            .where(func.lower(Account.name).in_(sorted(spellings)))
-            .order_by(Account.id)
-            .limit(MAX_NAMESAKES)
-        )
-        return [{"handle": a.handle, "name": shown_name(a)} for a in found if name_slug(a.name) == slug]
+    session = uow.session
+    found = session.scalars(
+        select(Account).where(func.lower(Account.name).in_(sorted(spellings))).order_by(Account.id).limit(MAX_NAMESAKES)
+    )
+    return [{"handle": a.handle, "name": shown_name(a)} for a in found if name_slug(a.name) == slug]
 
 
-def player_page(runtime: Runtime, page_name: str) -> dict[str, Any]:
+def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
     """The page's data (``handle`` is canonical: the caller redirects an outdated name to it)."""
     account_id = account_id_of_handle(page_name)
-    with runtime.db.read() as session:
-        account = session.get(Account, account_id) if account_id is not None else None
-        if account is None:
-            raise NotFound("there is no such player")
-        changes = {
-            c.game_id: c for c in session.scalars(select(RatingChange).where(RatingChange.account_id == account.id))
-        }
-        rows = []
-        for seat in seat_rows(session, account.id)[:MAX_GAMES]:
-            game = seat.game
-            place = None
-            if game.status == "finished":
-                place = places(game.result, [s.seat for s in game.seats])[seat.seat] + 1
-            change = changes.get(game.id)
-            rows.append(
-                {
-                    "id": game.id,
-                    "name": game.name,
-                    "engine": game.engine,
-                    "title": get_engine(game.engine).title,
-                    "status": game.status,
-                    "seat": seat.seat,
-                    "players": len(game.seats),
-                    "place": _ordinal(place) if place else None,
-                    "won": place == 1,
-                    "rating_change": round(change.after - change.before, 1) if change else None,
-                }
-            )
-        finished = [r for r in rows if r["status"] == "finished"]
-        return {
-            "handle": handle(account),
-            "name": shown_name(account),
-            "since": account.created_at.strftime("%Y-%m-%d"),
-            "ratings": ratings_of(session, account.id),
-            "games": rows,
-            "played": len(finished),
-            "wins": sum(r["won"] for r in finished),
-        }
+    session = uow.session
+    account = session.get(Account, account_id) if account_id is not None else None
+    if account is None:
+        raise NotFound("there is no such player")
+    changes = {c.game_id: c for c in session.scalars(select(RatingChange).where(RatingChange.account_id == account.id))}
+    rows = []
+    for seat in seat_rows(session, account.id)[:MAX_GAMES]:
+        game = seat.game
+        place = None
+        if game.status == "finished":
+            place = places(game.result, [s.seat for s in game.seats])[seat.seat] + 1
+        change = changes.get(game.id)
+        rows.append(
+            {
+                "id": game.id,
+                "name": game.name,
+                "engine": game.engine,
+                "title": get_engine(game.engine).title,
+                "status": game.status,
+                "seat": seat.seat,
+                "players": len(game.seats),
+                "place": _ordinal(place) if place else None,
+                "won": place == 1,
+                "rating_change": round(change.after - change.before, 1) if change else None,
+            }
+        )
+    finished = [r for r in rows if r["status"] == "finished"]
+    return {
+        "handle": handle(account),
+        "name": shown_name(account),
+        "since": account.created_at.strftime("%Y-%m-%d"),
+        "ratings": ratings_of(session, account.id),
+        "games": rows,
+        "played": len(finished),
+        "wins": sum(r["won"] for r in finished),
+    }

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Rating, RatingChange
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services.people.accounts import handle, shown_name
 
 #: Log sources of orders not chosen by the seat's player.
@@ -93,26 +93,26 @@ def rate_game(session: Session, game: Game) -> bool:
     return True
 
 
-def leaderboard(runtime: Runtime, engine: str, limit: int = 100) -> list[dict[str, Any]]:
+def leaderboard(uow: UnitOfWork, engine: str, limit: int = 100) -> list[dict[str, Any]]:
     """The best players at ``engine``: public names and figures only."""
-    with runtime.db.read() as session:
-        rows = session.scalars(
-            select(Rating)
-            .where(Rating.engine == engine)
-            .options(selectinload(Rating.account))
-            .order_by(Rating.ordinal.desc(), Rating.id)
-            .limit(limit)
-        )
-        return [
-            {
-                "rank": number,
-                "player": shown_name(row.account),
-                "handle": handle(row.account),
-                "rating": round(row.ordinal, 1),
-                "games": row.games,
-            }
-            for number, row in enumerate(rows, start=1)
-        ]
+    session = uow.session
+    rows = session.scalars(
+        select(Rating)
+        .where(Rating.engine == engine)
+        .options(selectinload(Rating.account))
+        .order_by(Rating.ordinal.desc(), Rating.id)
+        .limit(limit)
+    )
+    return [
+        {
+            "rank": number,
+            "player": shown_name(row.account),
+            "handle": handle(row.account),
+            "rating": round(row.ordinal, 1),
+            "games": row.games,
+        }
+        for number, row in enumerate(rows, start=1)
+    ]
 
 
 def ratings_of(session: Session, account_id: int) -> list[dict[str, Any]]:

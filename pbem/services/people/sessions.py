@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 
 from pbem.clock import utcnow
 from pbem.models import PlayerSession
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 
 #: A session unused this long is over (stated on the player's page).
 IDLE = dt.timedelta(days=14)
@@ -29,11 +29,11 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def begin(runtime: Runtime, account_id: int) -> str:
+def begin(uow: UnitOfWork, account_id: int) -> str:
     """A new session for ``account_id``; returns the secret the browser keeps."""
     token = secrets.token_urlsafe(32)
-    with runtime.db.write() as session:
-        session.add(PlayerSession(account_id=account_id, token_hash=_hash(token)))
+    session = uow.session
+    session.add(PlayerSession(account_id=account_id, token_hash=_hash(token)))
     return token
 
 
@@ -41,58 +41,58 @@ def _live(row: PlayerSession | None, now: dt.datetime) -> bool:
     return row is not None and row.ended_at is None and now - row.last_seen_at <= IDLE
 
 
-def check(runtime: Runtime, token: str | None) -> tuple[int | None, bool]:
-    """``(account id, touched)`` of a live session (None if it ended or lapsed).
+def check(uow: UnitOfWork, token: str | None) -> tuple[int | None, bool]:
+    """``(account id, stale)`` of a live session (None if it ended or lapsed).
 
-    ``touched``: its last use was written down now, so the caller renews the cookie too."""
+    ``stale``: its last use should be written down now (:func:`touch`), and the cookie renewed."""
     if not isinstance(token, str) or not token or len(token) > 100:
         return None, False
     now = utcnow()
-    with runtime.db.read() as session:
-        row = session.scalars(select(PlayerSession).where(PlayerSession.token_hash == _hash(token))).one_or_none()
-        if not _live(row, now):
-            return None, False
-        account_id, stale = row.account_id, now - row.last_seen_at > TOUCH_EVERY
-    if stale:
-        with runtime.db.write() as session:
-            session.execute(
-                update(PlayerSession).where(PlayerSession.token_hash == _hash(token)).values(last_seen_at=now)
-            )
-    return account_id, stale
+    row = uow.session.scalars(select(PlayerSession).where(PlayerSession.token_hash == _hash(token))).one_or_none()
+    if not _live(row, now):
+        return None, False
+    return row.account_id, now - row.last_seen_at > TOUCH_EVERY
 
 
-def end(runtime: Runtime, token: str | None) -> None:
+def touch(uow: UnitOfWork, token: str) -> None:
+    """The session was used now (a reading unit checks; only a stale one needs this write)."""
+    uow.session.execute(
+        update(PlayerSession).where(PlayerSession.token_hash == _hash(token)).values(last_seen_at=utcnow())
+    )
+
+
+def end(uow: UnitOfWork, token: str | None) -> None:
     """This browser's session is over (every copy of its cookie with it)."""
     if not isinstance(token, str) or not token:
         return
-    with runtime.db.write() as session:
-        session.execute(
-            update(PlayerSession)
-            .where(PlayerSession.token_hash == _hash(token), PlayerSession.ended_at.is_(None))
-            .values(ended_at=utcnow())
-        )
+    session = uow.session
+    session.execute(
+        update(PlayerSession)
+        .where(PlayerSession.token_hash == _hash(token), PlayerSession.ended_at.is_(None))
+        .values(ended_at=utcnow())
+    )
 
 
-def end_all(runtime: Runtime, account_id: int) -> int:
+def end_all(uow: UnitOfWork, account_id: int) -> int:
     """Every session of the player is over ("sign out everywhere"); how many were live."""
-    with runtime.db.write() as session:
-        done = session.execute(
-            update(PlayerSession)
-            .where(PlayerSession.account_id == account_id, PlayerSession.ended_at.is_(None))
-            .values(ended_at=utcnow())
-        )
-        return done.rowcount or 0
+    session = uow.session
+    done = session.execute(
+        update(PlayerSession)
+        .where(PlayerSession.account_id == account_id, PlayerSession.ended_at.is_(None))
+        .values(ended_at=utcnow())
+    )
+    return done.rowcount or 0
 
 
-def live_count(runtime: Runtime, account_id: int) -> int:
+def live_count(uow: UnitOfWork, account_id: int) -> int:
     """Sessions the player has open now (devices signed in)."""
     since = utcnow() - IDLE
-    with runtime.db.read() as session:
-        rows = session.scalars(
-            select(PlayerSession.id).where(
-                PlayerSession.account_id == account_id,
-                PlayerSession.ended_at.is_(None),
-                PlayerSession.last_seen_at >= since,
-            )
-        ).all()
-        return len(rows)
+    session = uow.session
+    rows = session.scalars(
+        select(PlayerSession.id).where(
+            PlayerSession.account_id == account_id,
+            PlayerSession.ended_at.is_(None),
+            PlayerSession.last_seen_at >= since,
+        )
+    ).all()
+    return len(rows)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.models import BOT_ACCOUNTS, Account, Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.play.house_rules import rules_of
 
 #: A game changed this recently is left to the task nudged when it changed.
@@ -64,10 +64,10 @@ def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine)
     if resigned and rules_of(game).late_kind == "bot":
         robots |= resigned
     if not waiting.isdisjoint(robots):
-        runtime.nudge_after_commit(session, "play_bots", game.id)
+        UnitOfWork.of(session).nudge("play_bots", game.id)
     elif resigned and waiting <= resigned:
         game.deadline, game.next_reminder = utcnow(), None
-        runtime.nudge_after_commit(session, "fire_deadline", game.id)
+        UnitOfWork.of(session).nudge("fire_deadline", game.id)
 
 
 _SEATS, _ACCOUNTS = Seat.__table__, Account.__table__
@@ -111,10 +111,10 @@ def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
     )
 
 
-def waiting_game_ids(runtime: Runtime, limit: int = 200) -> list[int]:
+def waiting_game_ids(uow: UnitOfWork, limit: int = 200) -> list[int]:
     """Active games, unchanged for a few seconds, where a bot seat must act (the sweep's re-drive)."""
     from engines import get_engine
 
-    with runtime.db.read() as session:
-        query = waiting_games_query(utcnow() - GRACE, limit)
-        return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]
+    session = uow.session
+    query = waiting_games_query(utcnow() - GRACE, limit)
+    return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]

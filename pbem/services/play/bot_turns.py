@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from engines.base import Engine, Step
 from engines.bots import Budget, choose
 from pbem.models import Game
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services.play.bot_seats import due_seats
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import after_change, append_log, engine_for
@@ -45,26 +45,26 @@ def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[s
     return text, step
 
 
-def play(runtime: Runtime, game_id: int) -> int:
+def play(uow: UnitOfWork, game_id: int) -> int:
     """Play one order for the first bot seat that must act (the ``play_bots`` task); returns 1 or 0.
 
     One decision per transaction and task, so players get each turn's email as
     it happens; the change nudges the next task if a bot seat must act again.
     Idempotent: nothing happens once no bot seat must act.
     """
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        engine = engine_for(game)
-        seats = due_seats(engine, game)
-        if not seats:
-            return 0
-        old_turn = game.turn
-        if any(seat.is_vacant for seat in game.seats if seat.seat == seats[0]):
-            step = play_defaults(session, game, engine, seats)
-        else:
-            _, step = play_one(session, game, engine, seats[0])
-        after_change(runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
-        return 1
+    session = uow.session
+    game = lock_game(session, game_id)
+    engine = engine_for(game)
+    seats = due_seats(engine, game)
+    if not seats:
+        return 0
+    old_turn = game.turn
+    if any(seat.is_vacant for seat in game.seats if seat.seat == seats[0]):
+        step = play_defaults(session, game, engine, seats)
+    else:
+        _, step = play_one(session, game, engine, seats[0])
+    after_change(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
+    return 1
 
 
 def play_defaults(session: Session, game: Game, engine: Engine, seats: list[str]) -> Step:

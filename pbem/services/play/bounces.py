@@ -23,9 +23,9 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
-from pbem.mail.machine import Bounce
+from pbem.mail.automated import Bounce
 from pbem.models import Account, Game, OutboxMessage, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
 from pbem.tokens import is_bounce_shaped, outbox_id_from_bounce_address
@@ -111,22 +111,22 @@ def heard_from(session: Session, account: Account) -> None:
         account.hard_bounces = 0
 
 
-def clear(runtime: Runtime, account_id: int) -> None:
+def clear(uow: UnitOfWork, account_id: int) -> None:
     """The admin vouches for the address again: mail resumes (later emails only)."""
-    with runtime.db.write() as session:
-        account = session.get(Account, account_id)
-        if account is not None:
-            account.unreachable_since = None
-            account.hard_bounces = 0
+    session = uow.session
+    account = session.get(Account, account_id)
+    if account is not None:
+        account.unreachable_since = None
+        account.hard_bounces = 0
 
 
-def unreachable_accounts(runtime: Runtime, limit: int = 100) -> list[Account]:
+def unreachable_accounts(uow: UnitOfWork, limit: int = 100) -> list[Account]:
     """For the admin console: addresses no longer mailed, newest first."""
-    with runtime.db.read() as session:
-        query = (
-            select(Account)
-            .where(Account.unreachable_since.is_not(None))
-            .order_by(Account.unreachable_since.desc())
-            .limit(limit)
-        )
-        return list(session.scalars(query))
+    session = uow.session
+    query = (
+        select(Account)
+        .where(Account.unreachable_since.is_not(None))
+        .order_by(Account.unreachable_since.desc())
+        .limit(limit)
+    )
+    return list(session.scalars(query))

@@ -8,7 +8,7 @@ handled is left alone), so a second schedule by the next run costs one locked
 read; if the scheduled task is lost, the sweep still fires the deadline late.
 
 Deadlines already passed get one task per sweep that fires them all
-(:func:`fire_due`), not one task per game: while the worker is behind, a task
+(the ``fire_due_deadlines`` task), not one task per game: while the worker is behind, a task
 per game on every sweep would pile duplicates into the queue every few seconds
 and put the worker further behind.
 """
@@ -21,14 +21,13 @@ from sqlalchemy import select
 
 from pbem.clock import utcnow
 from pbem.models import Game
-from pbem.runtime import Runtime
-from pbem.services.play import deadlines
+from pbem.runtime import UnitOfWork
 
 #: A little more than the sweep's period, so that each deadline is scheduled by some run.
 LOOKAHEAD = dt.timedelta(seconds=2.5)
 
 
-def due_soon(runtime: Runtime, lookahead: dt.timedelta = LOOKAHEAD, limit: int = 500) -> list[tuple[int, float]]:
+def due_soon(uow: UnitOfWork, lookahead: dt.timedelta = LOOKAHEAD, limit: int = 500) -> list[tuple[int, float]]:
     """(game id, seconds until its deadline) of active games due within ``lookahead`` (an index range)."""
     now = utcnow()
     query = (
@@ -37,18 +36,12 @@ def due_soon(runtime: Runtime, lookahead: dt.timedelta = LOOKAHEAD, limit: int =
         .order_by(Game.deadline)
         .limit(limit)
     )
-    with runtime.db.read() as session:
-        return [(game_id, (deadline - now).total_seconds()) for game_id, deadline in session.execute(query)]
+    session = uow.session
+    return [(game_id, (deadline - now).total_seconds()) for game_id, deadline in session.execute(query)]
 
 
-def schedule_due_soon(runtime: Runtime) -> list[int]:
-    """Schedule each deadline of the coming seconds at its time; the games scheduled."""
-    if runtime.scheduler is None:
+def schedule_due_soon(uow: UnitOfWork) -> list[int]:
+    """Schedule each deadline of the coming seconds at its time (once ``uow`` commits); the games scheduled."""
+    if uow.runtime.scheduler is None:
         return []
-    return [game_id for game_id, seconds in due_soon(runtime) if runtime.nudge_later("fire_deadline", seconds, game_id)]
-
-
-def fire_due(runtime: Runtime, limit: int = 500) -> int:
-    """Fire every passed deadline (games another worker holds are skipped); how many fired."""
-    due, _reminders = deadlines.due_game_ids(runtime, limit)
-    return sum(deadlines.apply_deadline(runtime, game_id) for game_id in due)
+    return [game_id for game_id, seconds in due_soon(uow) if uow.nudge_later("fire_deadline", seconds, game_id)]

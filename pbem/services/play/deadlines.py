@@ -11,66 +11,66 @@ from engines import get_engine
 from pbem import faults
 from pbem.clock import utcnow
 from pbem.models import Game
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import folds, notify
 from pbem.services.play import late
 from pbem.services.play.locking import lock_game
 from pbem.services.play.progress import after_change, append_log, next_reminder, reminder_offsets
 
 
-def apply_deadline(runtime: Runtime, game_id: int) -> bool:
+def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     """Resolve a due deadline; a no-op (False) if it is not due, already handled or the game stopped.
 
     The game's late-player policy (:mod:`pbem.services.play.late`) decides: the
     deadline may move (a vacation, a grace period), a bot may play for seats
     that keep missing deadlines, and the engine's defaults cover the rest.
     """
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        now = utcnow()
-        if game.status != "active" or game.deadline is None or game.deadline > now:
-            return False
-        engine = get_engine(game.engine)
-        missing = sorted(engine.missing_seats(game.state))
-        if late.postpone(runtime, session, game, engine, missing, now):
-            return True
-        start_turn = engine.turn(game.state)
-        bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing))
-        default_events: list[str] = []
-        still_missing = missing
-        if bot_played:
-            done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
-            still_missing = [] if done else sorted(engine.missing_seats(game.state))
-        if not bot_played or still_missing:
-            step = engine.apply_timeout(game.state)
-            game.state = step.state
-            default_events = list(step.events)
-            note = "missed: " + ", ".join(still_missing) if still_missing else "deadline"
-            append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
-        for seat in game.seats:
-            if seat.seat in missing:
-                seat.missed_deadlines += 1
-        missed_names = [seat_label(game, name) for name in missing]
-        late.tell_late_seats(runtime, session, game, missing, bot_played, default_events)
-        faults.point("deadline")
-        events = [
-            "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
-            *(f"A bot played for {seat_label(game, name)}." for name in bot_played),
-            *bot_events,
-            *default_events,
-        ]
-        after_change(
-            runtime,
-            session,
-            game,
-            engine,
-            old_turn=game.turn,
-            events=events,
-            announce=True,
-            missed=missed_names or ["nobody"],
-        )
-        folds.send_alone(session)  # a late notice no email of the deadline took
+    session = uow.session
+    game = lock_game(session, game_id)
+    now = utcnow()
+    if game.status != "active" or game.deadline is None or game.deadline > now:
+        return False
+    engine = get_engine(game.engine)
+    missing = sorted(engine.missing_seats(game.state))
+    if late.postpone(uow.runtime, session, game, engine, missing, now):
         return True
+    start_turn = engine.turn(game.state)
+    bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing))
+    default_events: list[str] = []
+    still_missing = missing
+    if bot_played:
+        done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
+        still_missing = [] if done else sorted(engine.missing_seats(game.state))
+    if not bot_played or still_missing:
+        step = engine.apply_timeout(game.state)
+        game.state = step.state
+        default_events = list(step.events)
+        note = "missed: " + ", ".join(still_missing) if still_missing else "deadline"
+        append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
+    for seat in game.seats:
+        if seat.seat in missing:
+            seat.missed_deadlines += 1
+    missed_names = [seat_label(game, name) for name in missing]
+    late.tell_late_seats(uow.runtime, session, game, missing, bot_played, default_events)
+    faults.point("deadline")
+    events = [
+        "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
+        *(f"A bot played for {seat_label(game, name)}." for name in bot_played),
+        *bot_events,
+        *default_events,
+    ]
+    after_change(
+        uow.runtime,
+        session,
+        game,
+        engine,
+        old_turn=game.turn,
+        events=events,
+        announce=True,
+        missed=missed_names or ["nobody"],
+    )
+    folds.send_alone(session)  # a late notice no email of the deadline took
+    return True
 
 
 def seat_label(game: Game, seat_name: str) -> str:
@@ -99,23 +99,23 @@ def due_offsets(game: Game, now: dt.datetime) -> list[int]:
     return armed or passed
 
 
-def send_due_reminders(runtime: Runtime, game_id: int) -> int:
+def send_due_reminders(uow: UnitOfWork, game_id: int) -> int:
     """Remind the seats still to act; each reminder offset is due at most once per turn.
 
     A reminder that comes due after the deadline has passed (a busy worker, a
     broker outage) is marked as due and not sent: the deadline itself is news enough.
     """
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        now = utcnow()
-        if game.status != "active" or game.next_reminder is None or game.next_reminder > now:
-            return 0
-        due = due_offsets(game, now)
-        game.reminders_sent = [*game.reminders_sent, *due]
-        game.next_reminder = next_reminder(game, now)
-        if not due or game.deadline is None or game.deadline <= now:
-            return 0
-        return _queue_reminders(runtime, session, game)
+    session = uow.session
+    game = lock_game(session, game_id)
+    now = utcnow()
+    if game.status != "active" or game.next_reminder is None or game.next_reminder > now:
+        return 0
+    due = due_offsets(game, now)
+    game.reminders_sent = [*game.reminders_sent, *due]
+    game.next_reminder = next_reminder(game, now)
+    if not due or game.deadline is None or game.deadline <= now:
+        return 0
+    return _queue_reminders(uow.runtime, session, game)
 
 
 def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
@@ -140,20 +140,19 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
     return sent
 
 
-def due_game_ids(runtime: Runtime, limit: int = 500) -> tuple[list[int], list[int]]:
+def due_game_ids(uow: UnitOfWork, limit: int = 500) -> tuple[list[int], list[int]]:
     """Games whose deadline, and games whose reminder, is due.
 
     On PostgreSQL games another writer holds are skipped (``FOR NO KEY UPDATE
     SKIP LOCKED``, the lock :func:`lock_game` takes); on SQLite this is a plain
-    read, so the sweep never waits for the database write lock.
+    read (in a reading unit the sweep never waits for the database write lock).
     """
     now = utcnow()
     deadline_q = select(Game.id).where(Game.status == "active", Game.deadline <= now).limit(limit)
     reminder_q = select(Game.id).where(Game.status == "active", Game.next_reminder <= now).limit(limit)
-    if runtime.db.is_sqlite:
-        with runtime.db.read() as session:
-            return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))
+    session = uow.session
+    if session.get_bind().dialect.name == "sqlite":
+        return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))
     deadline_q = deadline_q.with_for_update(skip_locked=True, key_share=True)
     reminder_q = reminder_q.with_for_update(skip_locked=True, key_share=True)
-    with runtime.db.write() as session:
-        return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))
+    return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))

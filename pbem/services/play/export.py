@@ -22,6 +22,7 @@ from typing import Any
 
 from engines import get_engine
 from engines.playout import apply_entry, canonical_json
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.play import press
 from pbem.services.play.queries import iso
@@ -36,14 +37,14 @@ def state_digest(state: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(state).encode()).hexdigest()
 
 
-def export_game(runtime, game_id: int, *, full: bool | None = None, addresses: bool = False) -> dict[str, Any]:
+def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addresses: bool = False) -> dict[str, Any]:
     """The export of a game; ``full=None`` means full once finished, public before.
 
     ``full=True`` is for the admin at the console (``pbem game export``); ``addresses``
     (there too, ``--addresses``) adds each seat's player as ``Name <EMAIL>``, so
     ``pbem game import`` on another server can seat them without being told.
     """
-    game, entries = replay_log(runtime, game_id)
+    game, entries = replay_log(uow, game_id)
     if full is None:
         full = game.status == "finished"
     engine = get_engine(game.engine)
@@ -84,7 +85,7 @@ def export_game(runtime, game_id: int, *, full: bool | None = None, addresses: b
             row.update(seat=entry.seat, text=entry.text, source=entry.source)
         log.append(row)
     out["log"] = log
-    out["press"] = press.press_for_export(runtime, game_id, full=bool(full))
+    out["press"] = press.press_for_export(uow, game_id, full=bool(full))
     if full:
         out["setup"] = {
             "players": list(game.players),
@@ -95,7 +96,7 @@ def export_game(runtime, game_id: int, *, full: bool | None = None, addresses: b
         }
         out["final_state_sha256"] = state_digest(game.state)
         if addresses:
-            out["addresses"] = {seat: player_line(seat_row) for seat, seat_row in _seats(runtime, game_id).items()}
+            out["addresses"] = {seat: player_line(seat_row) for seat, seat_row in _seats(uow, game_id).items()}
     else:
         out["note"] = (
             "The game is not finished: its seed and orders are secret, so this export holds the public "
@@ -104,12 +105,12 @@ def export_game(runtime, game_id: int, *, full: bool | None = None, addresses: b
     return out
 
 
-def _seats(runtime, game_id: int) -> dict[str, Any]:
+def _seats(uow: UnitOfWork, game_id: int) -> dict[str, Any]:
     from pbem.services.play.queries import load_game
 
-    with runtime.db.read() as session:
-        game = load_game(session, game_id)
-        return {seat.seat: (seat.account.name, seat.account.email) for seat in game.seats}
+    session = uow.session
+    game = load_game(session, game_id)
+    return {seat.seat: (seat.account.name, seat.account.email) for seat in game.seats}
 
 
 def player_line(name_email: tuple[str, str]) -> str:

@@ -18,7 +18,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -119,10 +119,10 @@ def capped_count(session: Session, statuses: tuple[str, ...] | None = None, cap:
 
 
 def list_page(
-    runtime: Runtime,
+    uow: UnitOfWork,
     cursor: Cursor,
     row: Callable[[Game], dict[str, Any]],
     statuses: tuple[str, ...] | None = None,
 ) -> GamePage:
-    with runtime.db.read() as session:
-        return page_of_games(session, cursor, row, statuses)
+    session = uow.session
+    return page_of_games(session, cursor, row, statuses)

@@ -16,7 +16,7 @@ from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
 from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
@@ -141,19 +141,19 @@ def _deadline_problems(engine: Engine, request: NewGame) -> list[str]:
     return [problem for problem in found if problem]
 
 
-def create_game(runtime: Runtime, request: NewGame, rules: HouseRules | None = None) -> int:
+def create_game(uow: UnitOfWork, request: NewGame, rules: HouseRules | None = None) -> int:
     """Draw seats, set the engine up, store the house rules and queue every seat's welcome email,
     all in one transaction (``rules``: checked by ``house_rules.parse_rules``; None keeps the defaults)."""
     engine, variant, options, players = check_request(request)
     seed = request.seed if request.seed is not None else secrets.randbits(48)
-    with runtime.db.write() as session:
-        game = new_game_row(engine, request, variant, options, seed, rules)
-        session.add(game)
-        session.flush()
-        if not request.name:
-            game.name = f"{engine.title} #{game.id}"
-        seat_and_start(runtime, session, game, engine, players)
-        return game.id
+    session = uow.session
+    game = new_game_row(engine, request, variant, options, seed, rules)
+    session.add(game)
+    session.flush()
+    if not request.name:
+        game.name = f"{engine.title} #{game.id}"
+    seat_and_start(uow.runtime, session, game, engine, players)
+    return game.id
 
 
 def new_game_row(
@@ -227,33 +227,33 @@ def rules_line(game: Game) -> str:
 
 
 @contextmanager
-def admin_action(runtime: Runtime, game_id: int, action: str, note: str, allowed: tuple[str, ...]):
+def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: tuple[str, ...]):
     """A locked transaction for an admin action, logged, refused in the wrong status."""
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        if game.status not in allowed:
-            raise ServiceError(f"cannot {action} game {game_id}: it is {game.status}")
-        append_log(session, game, kind="admin", source="admin", text=f"{action}: {note}".strip(": "))
-        yield session, game
-        game.version += 1
+    session = uow.session
+    game = lock_game(session, game_id)
+    if game.status not in allowed:
+        raise ServiceError(f"cannot {action} game {game_id}: it is {game.status}")
+    append_log(session, game, kind="admin", source="admin", text=f"{action}: {note}".strip(": "))
+    yield session, game
+    game.version += 1
 
 
 def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
     notify.send_views(runtime, session, game, headline=headline, kind="admin")
 
 
-def pause(runtime: Runtime, game_id: int, reason: str = "") -> None:
+def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
     """Stop the clock: the remaining time is kept and restored on resume."""
-    with admin_action(runtime, game_id, "pause", reason, ("active",)) as (session, game):
+    with admin_action(uow, game_id, "pause", reason, ("active",)) as (session, game):
         if game.deadline:
             game.paused_remaining = max(0, int((game.deadline - utcnow()).total_seconds()))
         game.status, game.deadline, game.next_reminder = "paused", None, None
-        _announce(runtime, session, game, "The game is paused." + (f" ({reason})" if reason else ""))
+        _announce(uow.runtime, session, game, "The game is paused." + (f" ({reason})" if reason else ""))
 
 
-def resume(runtime: Runtime, game_id: int) -> None:
+def resume(uow: UnitOfWork, game_id: int) -> None:
     """Restart the clock with the time that was left (at least a minute)."""
-    with admin_action(runtime, game_id, "resume", "", ("paused",)) as (session, game):
+    with admin_action(uow, game_id, "resume", "", ("paused",)) as (session, game):
         game.status = "active"
         if game.paused_remaining is not None:
             now = utcnow()
@@ -261,30 +261,30 @@ def resume(runtime: Runtime, game_id: int) -> None:
         else:
             schedule_deadline(engine_for(game), game)
         game.paused_remaining = None
-        _announce(runtime, session, game, "The game is resumed.")
+        _announce(uow.runtime, session, game, "The game is resumed.")
 
 
-def cancel(runtime: Runtime, game_id: int, reason: str = "") -> None:
-    with admin_action(runtime, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
+def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
+    with admin_action(uow, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
         game.status, game.deadline, game.next_reminder = "cancelled", None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
-        notify.send_views(runtime, session, game, headline=headline, kind="cancelled")
+        notify.send_views(uow.runtime, session, game, headline=headline, kind="cancelled")
 
 
-def extend_deadline(runtime: Runtime, game_id: int, seconds: int) -> dt.datetime:
+def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
     """Push the deadline back by ``seconds`` (from now if it has already passed)."""
     problem = _duration_problem("an extension", seconds)
     if problem:
         raise ServiceError(problem)
-    with admin_action(runtime, game_id, "extend", f"{seconds}s", ("active",)) as (session, game):
+    with admin_action(uow, game_id, "extend", f"{seconds}s", ("active",)) as (session, game):
         now = utcnow()
         try:
             until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
         except OverflowError:
             raise ServiceError("that extension would move the deadline past the end of the calendar") from None
         move_deadline(game, until, now)
-        _announce(runtime, session, game, f"The deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC.")
+        _announce(uow.runtime, session, game, f"The deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC.")
         return game.deadline
 
 
@@ -308,27 +308,27 @@ def seat_by_name(game: Game, seat_name: str) -> Seat:
     raise NotFound(f"game {game.id} has no seat {seat_name!r}; seats: {', '.join(s.seat for s in game.seats)}")
 
 
-def replace_player(runtime: Runtime, game_id: int, seat_name: str, player: str) -> None:
+def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -> None:
     """Give a seat to another player (see :func:`seat_changes.hand_over`): the departing player is
     told, the table hears who plays the seat now, and the newcomer gets the seat's view with an
     example reply for the phase the game is in."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
-    with admin_action(runtime, game_id, "replace", note, ("active", "paused")) as (session, game):
+    with admin_action(uow, game_id, "replace", note, ("active", "paused")) as (session, game):
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
         if seat.account.email == email:
             raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
         before, last_email = seat.public_label, seat.last_message_id
-        departing = seat_changes.hand_over(runtime, session, game, seat, account_for(session, email, name))
+        departing = seat_changes.hand_over(uow.runtime, session, game, seat, account_for(session, email, name))
         if not is_bot_address(departing.email):  # a bot's or a vacant seat's account reads no email
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
-            seat_changes.tell_departing(runtime, session, game, seat, departing, last_email, why)
+            seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
         headline = f"{seat.public_label} takes over from {before}."
-        notify.send_views(runtime, session, game, headline=headline, kind="admin", told=seat)
+        notify.send_views(uow.runtime, session, game, headline=headline, kind="admin", told=seat)
         notify.queue_for_seat(
-            runtime,
+            uow.runtime,
             session,
             game,
             seat,
@@ -345,12 +345,12 @@ def rotate_tokens_of(seat: Seat) -> None:
     seat.web_token = new_token()
 
 
-def rotate_tokens(runtime: Runtime, game_id: int, seat_name: str) -> None:
+def rotate_tokens(uow: UnitOfWork, game_id: int, seat_name: str) -> None:
     allowed = ("active", "paused", "finished")
-    with admin_action(runtime, game_id, "rotate", seat_name, allowed) as (_session, game):
+    with admin_action(uow, game_id, "rotate", seat_name, allowed) as (_session, game):
         rotate_tokens_of(seat_by_name(game, seat_name))
 
 
-def game_ids(runtime: Runtime) -> list[int]:
-    with runtime.db.read() as session:
-        return list(session.scalars(select(Game.id).order_by(Game.id)))
+def game_ids(uow: UnitOfWork) -> list[int]:
+    session = uow.session
+    return list(session.scalars(select(Game.id).order_by(Game.id)))

@@ -14,6 +14,7 @@ from typing import Any
 from engines import get_engine
 from engines.playout import apply_entry
 from pbem.models import Game, LogEntry
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.play.verify import replay_log
 
@@ -59,19 +60,19 @@ def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str
     return frames
 
 
-def public_views_by_turn(runtime, game_id: int) -> list[dict[str, Any]]:
+def public_views_by_turn(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]:
     """``[{turn, phase, public, public_text, events}]``: the state at the start of each turn.
 
     ``events`` are the public lines of what led to that turn (admin notices
     included).  Orders are used to replay but never returned.
     """
-    game, entries = replay_log(runtime, game_id)
+    game, entries = replay_log(uow, game_id)
     return _frames(game, entries, private=False)
 
 
-def private_views_by_turn(runtime, game_id: int) -> list[dict[str, Any]]:
+def private_views_by_turn(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]:
     """The same with every seat's private view (``private``, ``private_text``); finished games only."""
-    game, entries = replay_log(runtime, game_id)
+    game, entries = replay_log(uow, game_id)
     if game.status != "finished":
         raise ServiceError(f"game {game_id} is {game.status}; private views are shown once it is finished")
     return _frames(game, entries, private=True)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pbem.models import Game
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.play.locking import lock_game
 
@@ -146,11 +146,11 @@ def rules_of(game: Game) -> HouseRules:
     return from_json(game.house_rules)
 
 
-def set_rules(runtime: Runtime, game_id: int, rules: HouseRules) -> None:
+def set_rules(uow: UnitOfWork, game_id: int, rules: HouseRules) -> None:
     """Store a game's rules (the admin may change them while it is not finished)."""
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        if game.status in ("finished", "cancelled"):
-            raise ServiceError(f"game {game_id} is {game.status}; its rules can no longer change")
-        game.house_rules = rules.to_json()
-        game.version += 1
+    session = uow.session
+    game = lock_game(session, game_id)
+    if game.status in ("finished", "cancelled"):
+        raise ServiceError(f"game {game_id} is {game.status}; its rules can no longer change")
+    game.house_rules = rules.to_json()
+    game.version += 1

@@ -24,7 +24,7 @@ from engines import get_engine
 from engines.playout import apply_entry
 from pbem.clock import utcnow
 from pbem.models import BOT_DOMAIN, Game, LogEntry, PressMessage
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
@@ -46,7 +46,7 @@ class Imported:
     verified: str
 
 
-def import_game(runtime: Runtime, data: Any, players: list[str] | None = None) -> Imported:
+def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) -> Imported:
     """Recreate the exported game; ``players`` in seat order (each ``EMAIL`` or ``Name <EMAIL>``)."""
     checked = verify_export(data)
     if not checked.ok:
@@ -62,50 +62,50 @@ def import_game(runtime: Runtime, data: Any, players: list[str] | None = None) -
     exported = str(data["game"].get("status") or "active")
     status = "finished" if over else exported if exported in KEPT_STATUSES else "active"
     people = _players(data, seat_names, players, needed=status in ("active", "paused"))
-    with runtime.db.write() as session:
-        game = Game(
-            name=str(data["game"].get("name") or engine.title)[:200],
-            engine=engine.name,
-            variant=setup["variant"],
-            options=dict(setup["options"]),
-            seed=int(setup["seed"]),
-            players=list(setup["players"]),
-            state=state,
-            status=status,
-            deadline_policy=dict(setup.get("deadline_policy") or {}),
-            house_rules=dict(data.get("house_rules") or {}),
-            result=engine.outcome(state).to_json() if over else None,
-            created_at=_when(data["game"].get("created_at")) or utcnow(),
-            finished_at=_when(data["game"].get("finished_at"))
-            or (utcnow() if status in ("finished", "cancelled") else None),
+    session = uow.session
+    game = Game(
+        name=str(data["game"].get("name") or engine.title)[:200],
+        engine=engine.name,
+        variant=setup["variant"],
+        options=dict(setup["options"]),
+        seed=int(setup["seed"]),
+        players=list(setup["players"]),
+        state=state,
+        status=status,
+        deadline_policy=dict(setup.get("deadline_policy") or {}),
+        house_rules=dict(data.get("house_rules") or {}),
+        result=engine.outcome(state).to_json() if over else None,
+        created_at=_when(data["game"].get("created_at")) or utcnow(),
+        finished_at=_when(data["game"].get("finished_at"))
+        or (utcnow() if status in ("finished", "cancelled") else None),
+    )
+    session.add(game)
+    session.flush()
+    game.thread_id = f"game-{game.id}"
+    for position, seat_name in enumerate(seat_names):
+        name, email = people[position] or (
+            setup["players"][position],
+            f"imported-{game.id}-{position}@{BOT_DOMAIN}",
         )
-        session.add(game)
-        session.flush()
-        game.thread_id = f"game-{game.id}"
-        for position, seat_name in enumerate(seat_names):
-            name, email = people[position] or (
-                setup["players"][position],
-                f"imported-{game.id}-{position}@{BOT_DOMAIN}",
-            )
-            session.add(games.new_seat(game, account_for(session, email, name), seat_name, position))
-        _log(session, game, data["log"])
-        _press(session, game, data.get("press") or [], seat_names)
-        sync_summary(engine, game)
-        session.flush()
-        session.refresh(game, ["seats"])
-        if status == "active":
-            schedule_deadline(engine, game)
-        if status in ("active", "paused"):
-            notify.send_views(
-                runtime,
-                session,
-                game,
-                headline=f"{game.name} has moved to this server; it goes on where it stood.",
-                kind="moved",
-            )
-            bot_seats.nudge_if_due(runtime, session, game, engine)
-        game_id, count = game.id, game.log_seq
-    result = verify(runtime, game_id)
+        session.add(games.new_seat(game, account_for(session, email, name), seat_name, position))
+    _log(session, game, data["log"])
+    _press(session, game, data.get("press") or [], seat_names)
+    sync_summary(engine, game)
+    session.flush()
+    session.refresh(game, ["seats"])
+    if status == "active":
+        schedule_deadline(engine, game)
+    if status in ("active", "paused"):
+        notify.send_views(
+            uow.runtime,
+            session,
+            game,
+            headline=f"{game.name} has moved to this server; it goes on where it stood.",
+            kind="moved",
+        )
+        bot_seats.nudge_if_due(uow.runtime, session, game, engine)
+    game_id, count = game.id, game.log_seq
+    result = verify(uow, game_id)
     if not result.ok:  # the replay above matched the export, so this would be a fault of the import itself
         raise ServiceError(f"game {game_id} was imported but does not verify: {result.message}")
     return Imported(game_id, status, count, seat_names, result.message)

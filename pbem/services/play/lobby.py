@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_name
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.accounts import taken
@@ -61,26 +61,26 @@ class LobbyResult:
     started: bool = False
 
 
-def create_open_game(runtime: Runtime, request: games.NewGame, rules: HouseRules | None = None) -> int:
+def create_open_game(uow: UnitOfWork, request: games.NewGame, rules: HouseRules | None = None) -> int:
     """A game whose ``request.players`` hold seats already and ``request.open_seats`` wait for players."""
     if not 1 <= request.open_seats <= MAX_OPEN_SEATS:
         raise ServiceError(f"open seats must be from 1 to {MAX_OPEN_SEATS}")
     engine, variant, options, players = games.check_request(request)
     wanted = len(players) + request.open_seats
     seed = request.seed if request.seed is not None else secrets.randbits(48)
-    with runtime.db.write() as session:
-        game = games.new_game_row(engine, request, variant, options, seed, rules)
-        # A stand-in state, so that public pages can show the board; redrawn with the players at the start.
-        stand_ins = [public_name("", position) for position in range(wanted)]
-        game.players, game.state = stand_ins, engine.new_game(stand_ins, seed, variant, options).state
-        game.status, game.seats_wanted, game.phase = "open", wanted, "waiting for players"
-        session.add(game)
-        session.flush()
-        if not request.name:
-            game.name = f"{engine.title} #{game.id}"
-        for name, email in players:
-            session.add(LobbyEntry(game_id=game.id, account=account_for(session, email, name)))
-        return game.id
+    session = uow.session
+    game = games.new_game_row(engine, request, variant, options, seed, rules)
+    # A stand-in state, so that public pages can show the board; redrawn with the players at the start.
+    stand_ins = [public_name("", position) for position in range(wanted)]
+    game.players, game.state = stand_ins, engine.new_game(stand_ins, seed, variant, options).state
+    game.status, game.seats_wanted, game.phase = "open", wanted, "waiting for players"
+    session.add(game)
+    session.flush()
+    if not request.name:
+        game.name = f"{engine.title} #{game.id}"
+    for name, email in players:
+        session.add(LobbyEntry(game_id=game.id, account=account_for(session, email, name)))
+    return game.id
 
 
 def _held(session: Session, account_id: int) -> int:
@@ -142,29 +142,29 @@ def start(runtime: Runtime, session: Session, game: Game) -> None:
     game.seats_wanted = None
 
 
-def join(runtime: Runtime, game_id: int, account_id: int) -> LobbyResult:
+def join(uow: UnitOfWork, game_id: int, account_id: int) -> LobbyResult:
     """A signed-in player takes a seat on the web."""
-    with runtime.db.write() as session:
-        account = session.get(Account, account_id)
-        if account is None:
-            raise NotFound("this account does not exist any more; sign in again")
-        return take_seat(runtime, session, game_id, account)
+    session = uow.session
+    account = session.get(Account, account_id)
+    if account is None:
+        raise NotFound("this account does not exist any more; sign in again")
+    return take_seat(uow.runtime, session, game_id, account)
 
 
-def leave(runtime: Runtime, game_id: int, account_id: int) -> LobbyResult:
+def leave(uow: UnitOfWork, game_id: int, account_id: int) -> LobbyResult:
     """Give an open seat back (only before the game starts)."""
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        entry = session.scalars(
-            select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account_id)
-        ).first()
-        if entry is None or game.status != "open":
-            return LobbyResult(False, f"you hold no open seat in {game.name}", game.id)
-        session.delete(entry)
-        return LobbyResult(True, f"You left {game.name}; your seat is open again.", game.id)
+    session = uow.session
+    game = lock_game(session, game_id)
+    entry = session.scalars(
+        select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account_id)
+    ).first()
+    if entry is None or game.status != "open":
+        return LobbyResult(False, f"you hold no open seat in {game.name}", game.id)
+    session.delete(entry)
+    return LobbyResult(True, f"You left {game.name}; your seat is open again.", game.id)
 
 
-def ask_to_join(runtime: Runtime, game_id: int, sender: str | None) -> LobbyResult:
+def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResult:
     """``join GAME`` by mail: the sender is asked to confirm by replying (the seat is not taken yet)."""
     if not sender:
         return LobbyResult(False, "your message has no address to seat")
@@ -173,35 +173,35 @@ def ask_to_join(runtime: Runtime, game_id: int, sender: str | None) -> LobbyResu
     except ServiceError as error:
         return LobbyResult(False, str(error))
     now = utcnow()
-    with runtime.db.write() as session:
-        game = session.get(Game, game_id)
-        if game is None:
-            raise NotFound(f"there is no game {game_id}")
-        if game.status != "open":
-            return _closed(game)
-        asked = session.scalar(
-            select(func.count(JoinRequest.id)).where(
-                JoinRequest.email == address, JoinRequest.asked_at > now - dt.timedelta(days=1)
-            )
+    session = uow.session
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    if game.status != "open":
+        return _closed(game)
+    asked = session.scalar(
+        select(func.count(JoinRequest.id)).where(
+            JoinRequest.email == address, JoinRequest.asked_at > now - dt.timedelta(days=1)
         )
-        if asked >= MAX_ASKS_PER_DAY:
-            return LobbyResult(False, "too many join requests for this address today; try again tomorrow", game.id)
-        request = JoinRequest(game_id=game.id, email=address, token=new_token(), asked_at=now)
-        session.add(request)
-        session.flush()
-        notify.queue(
-            runtime,
-            session,
-            game=game,
-            seat=None,
-            recipient=address,
-            template="notice",
-            subject=f"[{game.name}] reply to this email to take your seat",
-            kind="join_confirm",
-            message_id=f"<join-{request.token}@{runtime.settings.mail_domain}>",
-            headline=f"Someone (we hope you) asked to join {game.name} ({get_engine(game.engine).title}).",
-        )
-        return LobbyResult(True, f"To join {game.name}, reply to the email asking you to confirm.", game.id)
+    )
+    if asked >= MAX_ASKS_PER_DAY:
+        return LobbyResult(False, "too many join requests for this address today; try again tomorrow", game.id)
+    request = JoinRequest(game_id=game.id, email=address, token=new_token(), asked_at=now)
+    session.add(request)
+    session.flush()
+    notify.queue(
+        uow.runtime,
+        session,
+        game=game,
+        seat=None,
+        recipient=address,
+        template="notice",
+        subject=f"[{game.name}] reply to this email to take your seat",
+        kind="join_confirm",
+        message_id=f"<join-{request.token}@{uow.settings.mail_domain}>",
+        headline=f"Someone (we hope you) asked to join {game.name} ({get_engine(game.engine).title}).",
+    )
+    return LobbyResult(True, f"To join {game.name}, reply to the email asking you to confirm.", game.id)
 
 
 def join_token(references: str) -> str | None:
@@ -210,48 +210,48 @@ def join_token(references: str) -> str | None:
     return match.group(1) if match else None
 
 
-def confirm_by_reply(runtime: Runtime, token: str, sender: str | None) -> LobbyResult:
+def confirm_by_reply(uow: UnitOfWork, token: str, sender: str | None) -> LobbyResult:
     """A reply to a confirmation request: the seat is taken if it comes from the address that asked."""
-    with runtime.db.write() as session:
-        request = session.scalars(select(JoinRequest).where(JoinRequest.token == token)).one_or_none()
-        if request is None or request.status != "pending" or utcnow() - request.asked_at > CONFIRM_LAPSES:
-            return LobbyResult(False, "this confirmation is too old or was used already; send join GAME again")
-        if normalise_email(sender or "") != request.email:
-            return LobbyResult(False, "confirm from the address that asked to join (the one this email went to)")
-        request.status = "done"
-        return take_seat(runtime, session, request.game_id, account_for(session, request.email))
+    session = uow.session
+    request = session.scalars(select(JoinRequest).where(JoinRequest.token == token)).one_or_none()
+    if request is None or request.status != "pending" or utcnow() - request.asked_at > CONFIRM_LAPSES:
+        return LobbyResult(False, "this confirmation is too old or was used already; send join GAME again")
+    if normalise_email(sender or "") != request.email:
+        return LobbyResult(False, "confirm from the address that asked to join (the one this email went to)")
+    request.status = "done"
+    return take_seat(uow.runtime, session, request.game_id, account_for(session, request.email))
 
 
-def open_games(runtime: Runtime, limit: int = 50) -> list[dict[str, Any]]:
+def open_games(uow: UnitOfWork, limit: int = 50) -> list[dict[str, Any]]:
     """Games with seats to take, newest first, for the public list."""
-    with runtime.db.read() as session:
-        rows = session.scalars(
-            select(Game)
-            .where(Game.status == "open", Game.rematch_of.is_(None))  # a rematch is its table's own
-            .order_by(Game.id.desc())
-            .limit(limit)
+    session = uow.session
+    rows = session.scalars(
+        select(Game)
+        .where(Game.status == "open", Game.rematch_of.is_(None))  # a rematch is its table's own
+        .order_by(Game.id.desc())
+        .limit(limit)
+    )
+    out = []
+    for game in rows:
+        engine = get_engine(game.engine)
+        count = taken(session, game.id)
+        out.append(
+            {
+                "id": game.id,
+                "name": game.name,
+                "engine": game.engine,
+                "title": engine.title,
+                "variant": game.variant,
+                "taken": count,
+                "seats": game.seats_wanted,
+                "free": (game.seats_wanted or 0) - count,
+                "deadline_seconds": (game.deadline_policy or {}).get("default"),
+            }
         )
-        out = []
-        for game in rows:
-            engine = get_engine(game.engine)
-            count = taken(session, game.id)
-            out.append(
-                {
-                    "id": game.id,
-                    "name": game.name,
-                    "engine": game.engine,
-                    "title": engine.title,
-                    "variant": game.variant,
-                    "taken": count,
-                    "seats": game.seats_wanted,
-                    "free": (game.seats_wanted or 0) - count,
-                    "deadline_seconds": (game.deadline_policy or {}).get("default"),
-                }
-            )
-        return out
+    return out
 
 
-def holders(runtime: Runtime, game_id: int) -> list[int]:
+def holders(uow: UnitOfWork, game_id: int) -> list[int]:
     """Account ids holding a seat of an open game (to show a signed-in player "leave" or "join")."""
-    with runtime.db.read() as session:
-        return list(session.scalars(select(LobbyEntry.account_id).where(LobbyEntry.game_id == game_id)))
+    session = uow.session
+    return list(session.scalars(select(LobbyEntry.account_id).where(LobbyEntry.game_id == game_id)))

@@ -6,6 +6,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import Game, Seat
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 
 
@@ -60,7 +61,7 @@ def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
 
 
 def _locked(session: Session) -> dict[int, Game]:
-    return session.info.setdefault("pbem_locked_games", {})
+    return UnitOfWork.of(session).locked
 
 
 def _for_update(session: Session, query: Select) -> Select:

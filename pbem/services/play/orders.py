@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from engines.base import OrderError
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
@@ -89,7 +89,7 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
 
 
 def submit(
-    runtime: Runtime,
+    uow: UnitOfWork,
     game_id: int,
     seat_id: int,
     lines: list[str],
@@ -99,38 +99,44 @@ def submit(
 ) -> Submission:
     """Apply each line in order; bad lines are refused, good ones kept, all in one transaction."""
     lines = [clean for clean in (_CONTROL.sub("", line).strip() for line in lines) if clean]
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        seat = session.get(Seat, seat_id)
-        if seat is None or seat.game_id != game.id:
-            raise NotFound("that seat does not play in this game")
-        engine = engine_for(game)
-        old_turn = game.turn
-        active = game.status == "active" and seat.resigned_at is None
-        if not active:
-            why = STATUS_WORDS.get(game.status, game.status) if seat.resigned_at is None else RESIGNED
-            verdicts = [Verdict(line, False, why) for line in lines]
-            events, announce = [], False
-        else:
-            verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
-        if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
-            fold = receipt_fold(reply, verdicts, "your view follows in this email")
-            fold.alone = lambda: queue_receipt(runtime, session, game, seat, reply, verdicts)
-            folds.add(session, seat, fold)
-        if active and any(v.ok for v in verdicts):
-            seat.missed_deadlines = 0
-            after_change(runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
-        folds.send_alone(session)  # the receipt, and press held for this message, that no email took
-        return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
+    session = uow.session
+    game = lock_game(session, game_id)
+    seat = session.get(Seat, seat_id)
+    if seat is None or seat.game_id != game.id:
+        raise NotFound("that seat does not play in this game")
+    engine = engine_for(game)
+    old_turn = game.turn
+    active = game.status == "active" and seat.resigned_at is None
+    if not active:
+        why = STATUS_WORDS.get(game.status, game.status) if seat.resigned_at is None else RESIGNED
+        verdicts = [Verdict(line, False, why) for line in lines]
+        events, announce = [], False
+    else:
+        verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
+    if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
+        fold = receipt_fold(reply, verdicts, "your view follows in this email")
+        fold.alone = lambda: queue_receipt(uow.runtime, session, game, seat, reply, verdicts)
+        folds.add(session, seat, fold)
+    if active and any(v.ok for v in verdicts):
+        seat.missed_deadlines = 0
+        after_change(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
+    folds.send_alone(session)  # the receipt, and press held for this message, that no email took
+    return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
 
 
 def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
     """The answer to one message as a block: every line with its verdict (``status`` lines answered with ``status``)."""
     every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status) for line in reply.status)]
-    accepted = sum(v.ok for v in every)
-    headline = f"{accepted} line(s) accepted, {len(every) - accepted} refused." if every else "No orders found."
-    data = {"headline": headline, "verdicts": [v.to_json() for v in every], "warning": reply.warning}
+    data = {"headline": receipt_headline(every), "verdicts": [v.to_json() for v in every], "warning": reply.warning}
     return Fold("receipt", data, answers=reply.in_reply_to)
+
+
+def receipt_headline(verdicts: list[Verdict]) -> str:
+    """The receipt's first line (the player's page shows it too)."""
+    if not verdicts:
+        return "No orders found."
+    accepted = sum(v.ok for v in verdicts)
+    return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
 
 
 def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> bool:

@@ -28,7 +28,7 @@ from sqlalchemy import func, or_, select
 
 from pbem.clock import utcnow
 from pbem.models import Game, PressMessage, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import folds, notify, preferences, threads
 from pbem.services.mailout.press_mail import sender_label
@@ -78,7 +78,7 @@ def _seat_named(game: Game, name: str) -> Seat | None:
 
 
 def send_press(
-    runtime: Runtime,
+    uow: UnitOfWork,
     game_id: int,
     from_seat_id: int,
     to: str,
@@ -94,55 +94,55 @@ def send_press(
     ``ok=False`` with a sentence saying why; nothing is stored then.
     """
     body = clean_text(text)
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        sender = next((s for s in game.seats if s.id == from_seat_id), None)
-        if sender is None:
-            raise NotFound("that seat does not play in this game")
-        rules = rules_of(game)
-        if game.status not in OPEN:
-            return PressResult(False, f"the game is {game.status}; press is closed")
-        if rules.press == "none":
-            return PressResult(False, "this game has no press")
-        if not body:
-            return PressResult(False, "the press is empty; write the message after the colon")
-        if len(body) > MAX_PRESS_CHARS:
-            return PressResult(False, f"the press is {len(body)} characters long; the limit is {MAX_PRESS_CHARS}")
-        if _sent_lately(session, game.id, sender.seat) >= MAX_PRESS_PER_HOUR:
-            return PressResult(False, f"you have sent {MAX_PRESS_PER_HOUR} press messages in the last hour; "
-                                      "wait a while before the next")  # fmt: skip
-        target = (to or "").strip()
-        if target.lower() == "all":
-            addressee = None
-            recipients = [s for s in game.seats if s.id != sender.id]
-        else:
-            addressee = _seat_named(game, target)
-            if addressee is None:
-                names = ", ".join(s.seat for s in game.seats if s.id != sender.id)
-                return PressResult(False, f"there is no seat {target!r}; write press all: or press SEAT: ({names})")
-            if addressee.id == sender.id:
-                return PressResult(False, "you cannot send press to yourself")
-            if rules.press == "public":
-                return PressResult(False, "this game allows public press only; write press all: ...")
-            recipients = [addressee]
-        press = PressMessage(
-            game_id=game.id,
-            from_seat=sender.seat,
-            to_seat=addressee.seat if addressee else None,
-            text=body,
-            signed=rules.press_signed,
-            turn=game.turn,
-            reply_to_id=reply_to_id,
-        )
-        session.add(press)
-        session.flush()
-        for seat in recipients:
-            _queue_press_email(runtime, session, game, press, seat)
-        names = tuple(s.seat for s in recipients)
-        where = "every other seat" if addressee is None else addressee.seat
-        if addressee_hidden:  # an answer to anonymous press: its sender stays unnamed
-            where, names = ANONYMOUS_SENDER, ()
-        return PressResult(True, f"press sent to {where}", press.id, names)
+    session = uow.session
+    game = lock_game(session, game_id)
+    sender = next((s for s in game.seats if s.id == from_seat_id), None)
+    if sender is None:
+        raise NotFound("that seat does not play in this game")
+    rules = rules_of(game)
+    if game.status not in OPEN:
+        return PressResult(False, f"the game is {game.status}; press is closed")
+    if rules.press == "none":
+        return PressResult(False, "this game has no press")
+    if not body:
+        return PressResult(False, "the press is empty; write the message after the colon")
+    if len(body) > MAX_PRESS_CHARS:
+        return PressResult(False, f"the press is {len(body)} characters long; the limit is {MAX_PRESS_CHARS}")
+    if _sent_lately(session, game.id, sender.seat) >= MAX_PRESS_PER_HOUR:
+        return PressResult(False, f"you have sent {MAX_PRESS_PER_HOUR} press messages in the last hour; "
+                                  "wait a while before the next")  # fmt: skip
+    target = (to or "").strip()
+    if target.lower() == "all":
+        addressee = None
+        recipients = [s for s in game.seats if s.id != sender.id]
+    else:
+        addressee = _seat_named(game, target)
+        if addressee is None:
+            names = ", ".join(s.seat for s in game.seats if s.id != sender.id)
+            return PressResult(False, f"there is no seat {target!r}; write press all: or press SEAT: ({names})")
+        if addressee.id == sender.id:
+            return PressResult(False, "you cannot send press to yourself")
+        if rules.press == "public":
+            return PressResult(False, "this game allows public press only; write press all: ...")
+        recipients = [addressee]
+    press = PressMessage(
+        game_id=game.id,
+        from_seat=sender.seat,
+        to_seat=addressee.seat if addressee else None,
+        text=body,
+        signed=rules.press_signed,
+        turn=game.turn,
+        reply_to_id=reply_to_id,
+    )
+    session.add(press)
+    session.flush()
+    for seat in recipients:
+        _queue_press_email(uow.runtime, session, game, press, seat)
+    names = tuple(s.seat for s in recipients)
+    where = "every other seat" if addressee is None else addressee.seat
+    if addressee_hidden:  # an answer to anonymous press: its sender stays unnamed
+        where, names = ANONYMOUS_SENDER, ()
+    return PressResult(True, f"press sent to {where}", press.id, names)
 
 
 def _sent_lately(session, game_id: int, seat: str) -> int:
@@ -195,24 +195,24 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
         alone()
 
 
-def reply_to_press(runtime: Runtime, game_id: int, from_seat_id: int, press_id: int, text: str) -> PressResult:
+def reply_to_press(uow: UnitOfWork, game_id: int, from_seat_id: int, press_id: int, text: str) -> PressResult:
     """Answer a press: privately to its sender if it was private, else to every seat."""
-    with runtime.db.read() as session:
-        press = session.get(PressMessage, press_id)
-        seat = session.get(Seat, from_seat_id)
-        visible = (
-            press is not None
-            and seat is not None
-            and press.game_id == game_id
-            and seat.game_id == game_id
-            and (press.to_seat is None or press.to_seat == seat.seat)
-            and press.from_seat != seat.seat
-        )
-        if not visible:
-            return PressResult(False, "there is no press to reply to; write press all: or press SEAT:")
-        to = "all" if press.to_seat is None else press.from_seat
-        hidden = press.to_seat is not None and not press.signed
-    return send_press(runtime, game_id, from_seat_id, to, text, reply_to_id=press_id, addressee_hidden=hidden)
+    session = uow.session
+    press = session.get(PressMessage, press_id)
+    seat = session.get(Seat, from_seat_id)
+    visible = (
+        press is not None
+        and seat is not None
+        and press.game_id == game_id
+        and seat.game_id == game_id
+        and (press.to_seat is None or press.to_seat == seat.seat)
+        and press.from_seat != seat.seat
+    )
+    if not visible:
+        return PressResult(False, "there is no press to reply to; write press all: or press SEAT:")
+    to = "all" if press.to_seat is None else press.from_seat
+    hidden = press.to_seat is not None and not press.signed
+    return send_press(uow, game_id, from_seat_id, to, text, reply_to_id=press_id, addressee_hidden=hidden)
 
 
 def addressee_label(press: PressMessage, answered: PressMessage | None, viewer: str | None) -> str:
@@ -244,51 +244,51 @@ def _game(session, game_id: int) -> Game:
     return load_game(session, game_id)
 
 
-def history_for_seat(runtime: Runtime, game_id: int, seat_id: int) -> list[dict[str, Any]]:
+def history_for_seat(uow: UnitOfWork, game_id: int, seat_id: int) -> list[dict[str, Any]]:
     """The press a seat may read, oldest first: broadcasts and its own private press."""
-    with runtime.db.read() as session:
-        game = _game(session, game_id)
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
-        rows = session.scalars(
-            select(PressMessage)
-            .where(
-                PressMessage.game_id == game_id,
-                or_(
-                    PressMessage.to_seat.is_(None),
-                    PressMessage.to_seat == seat.seat,
-                    PressMessage.from_seat == seat.seat,
-                ),
-            )
-            .order_by(PressMessage.id)
+    session = uow.session
+    game = _game(session, game_id)
+    seat = next((s for s in game.seats if s.id == seat_id), None)
+    if seat is None:
+        raise NotFound("that seat does not play in this game")
+    rows = session.scalars(
+        select(PressMessage)
+        .where(
+            PressMessage.game_id == game_id,
+            or_(
+                PressMessage.to_seat.is_(None),
+                PressMessage.to_seat == seat.seat,
+                PressMessage.from_seat == seat.seat,
+            ),
         )
-        return _entries(session, game, list(rows), seat.seat)
+        .order_by(PressMessage.id)
+    )
+    return _entries(session, game, list(rows), seat.seat)
 
 
-def public_press(runtime: Runtime, game_id: int) -> list[dict[str, Any]]:
+def public_press(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]:
     """Broadcast press only, oldest first: what the status page may show."""
-    with runtime.db.read() as session:
-        game = _game(session, game_id)
-        rows = session.scalars(
-            select(PressMessage)
-            .where(PressMessage.game_id == game_id, PressMessage.to_seat.is_(None))
-            .order_by(PressMessage.id)
-        )
-        return _entries(session, game, list(rows), None)
+    session = uow.session
+    game = _game(session, game_id)
+    rows = session.scalars(
+        select(PressMessage)
+        .where(PressMessage.game_id == game_id, PressMessage.to_seat.is_(None))
+        .order_by(PressMessage.id)
+    )
+    return _entries(session, game, list(rows), None)
 
 
-def press_for_export(runtime: Runtime, game_id: int, *, full: bool) -> list[dict[str, Any]]:
+def press_for_export(uow: UnitOfWork, game_id: int, *, full: bool) -> list[dict[str, Any]]:
     """Broadcast press, and with ``full`` (a finished game, or the admin) private press too.
 
     Senders who wrote anonymously stay anonymous in every export.
     """
     if not full:
-        return public_press(runtime, game_id)
-    with runtime.db.read() as session:
-        game = _game(session, game_id)
-        rows = session.scalars(select(PressMessage).where(PressMessage.game_id == game_id).order_by(PressMessage.id))
-        return _entries(session, game, list(rows), None)
+        return public_press(uow, game_id)
+    session = uow.session
+    game = _game(session, game_id)
+    rows = session.scalars(select(PressMessage).where(PressMessage.game_id == game_id).order_by(PressMessage.id))
+    return _entries(session, game, list(rows), None)
 
 
 def _entries(session, game: Game, rows: list[PressMessage], viewer: str | None) -> list[dict[str, Any]]:

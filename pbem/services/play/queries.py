@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.play.game_pages import Cursor, list_page
 
@@ -157,9 +157,9 @@ def public_history(session: Session, game_id: int, limit: int = 50, offset: int 
     return out
 
 
-def game_summary(runtime: Runtime, game_id: int) -> dict[str, Any]:
-    with runtime.db.read() as session:
-        return public_summary(load_game(session, game_id))
+def game_summary(uow: UnitOfWork, game_id: int) -> dict[str, Any]:
+    session = uow.session
+    return public_summary(load_game(session, game_id))
 
 
 def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.models import Game, LobbyEntry, Seat, public_name
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.people.accounts import taken
@@ -49,39 +49,39 @@ def current(session: Session, game_id: int) -> Game | None:
     ).first()
 
 
-def offer(runtime: Runtime, game_id: int, seat_id: int) -> RematchResult:
+def offer(uow: UnitOfWork, game_id: int, seat_id: int) -> RematchResult:
     """``rematch`` from a seat of a finished game: open the rematch, or accept the one on offer."""
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)  # two players asking at once open one rematch, not two
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
-        if game.status != "finished":
-            return RematchResult(False, "a rematch is offered once the game is over")
-        if seat.resigned_at is not None:
-            return RematchResult(False, "you resigned from this game, so you are not part of its rematch")
-        found = current(session, game.id)
-        if found is not None and found.status != "open":
-            return RematchResult(True, f"The rematch has started already: {found.name} (game {found.id}).", found.id)
-        opened = found is None
-        if opened:
-            found = _open(runtime, session, game, seat)
-            if found is None:
-                return RematchResult(False, "too few players stayed to the end for a rematch of this game")
-        joined = lobby.take_seat(runtime, session, found.id, seat.account)
-        if not joined.ok:
-            return RematchResult(False, joined.message, found.id)
-        if joined.started:
-            return RematchResult(True, f"Everyone has accepted: {found.name} (game {found.id}) has started; "
-                                       "your first email is on its way.", found.id)  # fmt: skip
-        waiting = _not_yet(session, game, found)
-        said = "You offer the table a rematch" if opened else "You accept the rematch"
-        return RematchResult(
-            True,
-            f"{said}: {found.name} (game {found.id}) starts when every player has accepted; "
-            f"waiting for {', '.join(waiting)}. Each accepts by sending the word rematch.",
-            found.id,
-        )
+    session = uow.session
+    game = lock_game(session, game_id)  # two players asking at once open one rematch, not two
+    seat = next((s for s in game.seats if s.id == seat_id), None)
+    if seat is None:
+        raise NotFound("that seat does not play in this game")
+    if game.status != "finished":
+        return RematchResult(False, "a rematch is offered once the game is over")
+    if seat.resigned_at is not None:
+        return RematchResult(False, "you resigned from this game, so you are not part of its rematch")
+    found = current(session, game.id)
+    if found is not None and found.status != "open":
+        return RematchResult(True, f"The rematch has started already: {found.name} (game {found.id}).", found.id)
+    opened = found is None
+    if opened:
+        found = _open(uow.runtime, session, game, seat)
+        if found is None:
+            return RematchResult(False, "too few players stayed to the end for a rematch of this game")
+    joined = lobby.take_seat(uow.runtime, session, found.id, seat.account)
+    if not joined.ok:
+        return RematchResult(False, joined.message, found.id)
+    if joined.started:
+        return RematchResult(True, f"Everyone has accepted: {found.name} (game {found.id}) has started; "
+                                   "your first email is on its way.", found.id)  # fmt: skip
+    waiting = _not_yet(session, game, found)
+    said = "You offer the table a rematch" if opened else "You accept the rematch"
+    return RematchResult(
+        True,
+        f"{said}: {found.name} (game {found.id}) starts when every player has accepted; "
+        f"waiting for {', '.join(waiting)}. Each accepts by sending the word rematch.",
+        found.id,
+    )
 
 
 def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Game | None:
@@ -140,13 +140,13 @@ def _not_yet(session: Session, game: Game, rematch: Game) -> list[str]:
     return waiting or [f"{(rematch.seats_wanted or 0) - taken(session, rematch.id)} more"]
 
 
-def status_for(runtime: Runtime, game_id: int, account_id: int) -> dict[str, object] | None:
+def status_for(uow: UnitOfWork, game_id: int, account_id: int) -> dict[str, object] | None:
     """For a finished game's player page: the rematch on offer (its id, status and whether this player accepted)."""
-    with runtime.db.read() as session:
-        found = current(session, game_id)
-        if found is None:
-            return None
-        accepted = session.scalar(
-            select(LobbyEntry.id).where(LobbyEntry.game_id == found.id, LobbyEntry.account_id == account_id)
-        )
-        return {"id": found.id, "name": found.name, "status": found.status, "accepted": accepted is not None}
+    session = uow.session
+    found = current(session, game_id)
+    if found is None:
+        return None
+    accepted = session.scalar(
+        select(LobbyEntry.id).where(LobbyEntry.game_id == found.id, LobbyEntry.account_id == account_id)
+    )
+    return {"id": found.id, "name": found.name, "status": found.status, "accepted": accepted is not None}

@@ -12,7 +12,7 @@ seat left without a player is not rated.
 from __future__ import annotations
 
 from pbem.models import VACANT_ADDRESS, Account, Game, bot_address, is_bot_address
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for
@@ -24,10 +24,10 @@ from pbem.services.play.progress import engine_for
 VACANT_NAME = "no player"
 
 
-def remove_player(runtime: Runtime, game_id: int, seat_name: str, reason: str = "") -> str:
+def remove_player(uow: UnitOfWork, game_id: int, seat_name: str, reason: str = "") -> str:
     """Take the seat from its player and give it to the late-seat rule; returns what plays it now."""
     note = f"{seat_name}: {reason}" if reason else seat_name
-    with games.admin_action(runtime, game_id, "remove", note, ("active", "paused")) as (session, game):
+    with games.admin_action(uow, game_id, "remove", note, ("active", "paused")) as (session, game):
         seat = games.seat_by_name(game, seat_name)
         if is_bot_address(seat.account.email):
             raise ServiceError(
@@ -35,12 +35,12 @@ def remove_player(runtime: Runtime, game_id: int, seat_name: str, reason: str = 
             )
         before, last_email = seat.public_label, seat.last_message_id
         account, plays = _heir(session, game)
-        departing = seat_changes.hand_over(runtime, session, game, seat, account)
+        departing = seat_changes.hand_over(uow.runtime, session, game, seat, account)
         why = f"The admin removed you from the game{f' ({reason})' if reason else ''}; {plays} plays the seat now."
-        seat_changes.tell_departing(runtime, session, game, seat, departing, last_email, why)
+        seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
         headline = f"{before} has left the game; {plays} plays {seat.seat} from now on (the game's late-seat rule)."
-        notify.send_views(runtime, session, game, headline=headline, kind="admin", told=seat)
-        bot_seats.nudge_if_due(runtime, session, game, engine_for(game))
+        notify.send_views(uow.runtime, session, game, headline=headline, kind="admin", told=seat)
+        bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
         return plays
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from pbem.clock import utcnow
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.play import bot_seats, vacations
@@ -57,28 +57,28 @@ def plays_on(game: Game) -> str:
     return "the game's defaults play your seat (at once when only it is left to act)"
 
 
-def resign(runtime: Runtime, game_id: int, seat_id: int) -> ResignResult:
+def resign(uow: UnitOfWork, game_id: int, seat_id: int) -> ResignResult:
     """Leave the game now: the seat goes to the late-seat policy, and every other player is told."""
-    with runtime.db.write() as session:
-        game = lock_game(session, game_id)
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
-        refused = ask(game, seat)
-        if not refused.ok:
-            return refused
-        now = utcnow()
-        vacations.end_now(session, game, seat, now)  # a deadline the vacation held comes in
-        seat.resigned_at = now
-        others = plays_on(game).replace("your seat", "the seat")
-        line = f"{seat.public_label} resigns; {others} from now on."
-        append_log(session, game, kind="admin", source="player", seat=seat.seat, text="resign", events=[line])
-        game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="admin", told=seat)
-        session.flush()
-        bot_seats.nudge_if_due(runtime, session, game, engine_for(game))
-        return ResignResult(
-            True,
-            f"You have left {game.name}: {plays_on(game)} from now on. Every other player has been told; "
-            "you get no more emails from this game, and the ratings count it as your loss.",
-        )
+    session = uow.session
+    game = lock_game(session, game_id)
+    seat = next((s for s in game.seats if s.id == seat_id), None)
+    if seat is None:
+        raise NotFound("that seat does not play in this game")
+    refused = ask(game, seat)
+    if not refused.ok:
+        return refused
+    now = utcnow()
+    vacations.end_now(session, game, seat, now)  # a deadline the vacation held comes in
+    seat.resigned_at = now
+    others = plays_on(game).replace("your seat", "the seat")
+    line = f"{seat.public_label} resigns; {others} from now on."
+    append_log(session, game, kind="admin", source="player", seat=seat.seat, text="resign", events=[line])
+    game.version += 1
+    notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
+    session.flush()
+    bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
+    return ResignResult(
+        True,
+        f"You have left {game.name}: {plays_on(game)} from now on. Every other player has been told; "
+        "you get no more emails from this game, and the ratings count it as your loss.",
+    )

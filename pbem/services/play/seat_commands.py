@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from engines import get_engine
 from pbem.boards import rules_url
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import preferences, subscriptions
 from pbem.services.play import press, rematch, resign, vacations
@@ -96,7 +96,7 @@ def first_word(line: str) -> str:
 
 
 def run(
-    runtime: Runtime,
+    uow: UnitOfWork,
     game: Game,
     seat: Seat,
     lines: list[str],
@@ -117,7 +117,7 @@ def run(
         index += 1
         word = first_word(line)
         if word in HELP_WORDS:
-            result.answer(Verdict(line, True, help_text(game, runtime.settings.base_url)))
+            result.answer(Verdict(line, True, help_text(game, uow.settings.base_url)))
         elif word in STATUS_WORDS and len(line.split()) == 1:
             result.status.append(line)
         elif word == "press" and press.parse_press_line(line) is not None:
@@ -125,15 +125,15 @@ def run(
             if not text:
                 body, index = _press_body(lines, index)
                 text = "\n".join(body)
-            result.answer(_press(runtime, game, seat, line, to, text, press_reply_id))
+            result.answer(_press(uow, game, seat, line, to, text, press_reply_id))
         elif word == "vacation" or (word == "back" and len(line.split()) == 1):
-            result.answer(_vacation(runtime, game, seat, line))
+            result.answer(_vacation(uow, game, seat, line))
         elif word == "notify":
-            result.answer(_notify(runtime, game, seat, line))
+            result.answer(_notify(uow, game, seat, line))
         elif word == "resign":
-            result.answer(_resign(runtime, game, seat, line))
+            result.answer(_resign(uow, game, seat, line))
         elif word == "rematch" and len(line.split()) == 1:
-            outcome = rematch.offer(runtime, game.id, seat.id)
+            outcome = rematch.offer(uow, game.id, seat.id)
             result.answer(Verdict(line, outcome.ok, outcome.message))
         else:
             result.orders.append(line)
@@ -186,53 +186,53 @@ def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:
     return body, index
 
 
-def _press(runtime: Runtime, game: Game, seat: Seat, line: str, to: str, text: str, reply_id: int | None) -> Verdict:
+def _press(uow: UnitOfWork, game: Game, seat: Seat, line: str, to: str, text: str, reply_id: int | None) -> Verdict:
     shown = quote(line)
     if to.lower() == "reply":
         if reply_id is None:
             return Verdict(shown, False, "'press reply:' answers a press email: use it in a reply to one, "
                                          "or write press all: or press SEAT:")  # fmt: skip
-        outcome = press.reply_to_press(runtime, game.id, seat.id, reply_id, text)
+        outcome = press.reply_to_press(uow, game.id, seat.id, reply_id, text)
     else:
-        outcome = press.send_press(runtime, game.id, seat.id, to, text)
+        outcome = press.send_press(uow, game.id, seat.id, to, text)
     return Verdict(shown, outcome.ok, outcome.message)
 
 
-def _vacation(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+def _vacation(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
     words = [word.lower() for word in line.split()]
     if words == ["back"] or (len(words) == 2 and words[1] in ("end", "over")):
-        outcome = vacations.end_vacation(runtime, game.id, seat.id)
+        outcome = vacations.end_vacation(uow, game.id, seat.id)
         return Verdict(line, outcome.ok, outcome.message)
     match = _VACATION.match(line.strip())
     days = match.group(1) if match else ""
     if not (days.isascii() and days.isdigit()):
         return Verdict(line, False, "write vacation DAYS (a whole number, e.g. vacation 3) or vacation end")
-    outcome = vacations.declare_vacation(runtime, game.id, seat.id, int(days))
+    outcome = vacations.declare_vacation(uow, game.id, seat.id, int(days))
     return Verdict(line, outcome.ok, outcome.message)
 
 
-def _resign(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+def _resign(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
     words = [word.lower().strip(".!") for word in line.split()]
     if words == ["resign"]:
         asked = resign.ask(game, seat)
         return Verdict(line, asked.ok, asked.message)
     if words == ["resign", resign.CONFIRM_WORD]:
-        done = resign.resign(runtime, game.id, seat.id)
+        done = resign.resign(uow, game.id, seat.id)
         return Verdict(line, done.ok, done.message)
     return Verdict(quote(line), False, f"write resign (to see what leaving means) or resign {resign.CONFIRM_WORD}")
 
 
-def _notify(runtime: Runtime, game: Game, seat: Seat, line: str) -> Verdict:
+def _notify(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
     """``notify`` alone says what the player gets here; ``notify none`` stops this game's emails;
     ``notify every|my_turn|digest|default`` chooses for every game (and ends this game's own choice)."""
     match = _NOTIFY.match(line.strip())
     if match is None:
         return Verdict(line, False, f"write one of: {preferences.COMMANDS}")
     if match.group(1) is None:
-        current = subscriptions.game_preference(runtime, seat.id)
+        current = subscriptions.game_preference(uow, seat.id)
         return Verdict(line, True, f"In {game.name} you get {preferences.DESCRIPTIONS[current]}. Change it with: "
                                    f"{preferences.COMMANDS}.")  # fmt: skip
     try:
-        return Verdict(line, True, subscriptions.set_preference_from_seat(runtime, seat.id, match.group(1)))
+        return Verdict(line, True, subscriptions.set_preference_from_seat(uow, seat.id, match.group(1)))
     except ServiceError as error:
         return Verdict(line, False, str(error))

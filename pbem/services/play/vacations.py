@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, Seat, Vacation
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
@@ -101,65 +101,63 @@ def _locked_seat(session: Session, game_id: int, seat_id: int) -> tuple[Game, Se
     return game, seat
 
 
-def declare_vacation(runtime: Runtime, game_id: int, seat_id: int, days: int) -> VacationResult:
+def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> VacationResult:
     """Declare ``days`` of vacation from now (or from the end of the one in force).
 
     Refused, with the numbers, when it would pass either cap.
     """
     if not isinstance(days, int) or days < 1:
         return VacationResult(False, "a vacation is a whole number of days, at least 1 (e.g. vacation 3)")
-    with runtime.db.write() as session:
-        game, seat = _locked_seat(session, game_id, seat_id)
-        if game.status not in ("active", "paused"):
-            return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
-        cap = rules_of(game).vacation_days_per_game
-        if days > cap:
-            return VacationResult(False, f"refused: this game allows at most {cap} vacation days per player")
-        now = utcnow()
-        starts = current_end(session, game, seat, now) or now
-        ends = starts + days * DAY
-        used = allowance(session, game, seat, now)
-        if used["game_used"] + days > used["game_cap"]:
-            left = max(0, used["game_cap"] - used["game_used"])
-            return VacationResult(
-                False,
-                f"refused: this game allows {used['game_cap']} vacation days per player and you have "
-                f"used {used['game_used']}; {left} left",
-            )
-        mine = session.scalars(
-            select(Vacation).where(Vacation.account_id == seat.account_id, Vacation.ends_at > now - YEAR)
-        )
-        year_after = _merged_days([*((v.starts_at, v.ends_at) for v in mine), (starts, ends)], now - YEAR)
-        if year_after > used["year_cap"] + 1e-6:
-            left = max(0.0, used["year_cap"] - used["year_used"])
-            return VacationResult(
-                False,
-                f"refused: you may be away {used['year_cap']} days a year across all your games and have "
-                f"used {used['year_used']:g}; {left:g} left",
-            )
-        session.add(
-            Vacation(
-                game_id=game.id, seat_id=seat.id, account_id=seat.account_id, days=days, starts_at=starts, ends_at=ends
-            )
-        )
-        line = (
-            f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
-            f"deadlines that wait for {seat.seat} move to then."
-        )
-        append_log(
-            session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
-        )
-        game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="vacation", told=seat)
+    session = uow.session
+    game, seat = _locked_seat(session, game_id, seat_id)
+    if game.status not in ("active", "paused"):
+        return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
+    cap = rules_of(game).vacation_days_per_game
+    if days > cap:
+        return VacationResult(False, f"refused: this game allows at most {cap} vacation days per player")
+    now = utcnow()
+    starts = current_end(session, game, seat, now) or now
+    ends = starts + days * DAY
+    used = allowance(session, game, seat, now)
+    if used["game_used"] + days > used["game_cap"]:
+        left = max(0, used["game_cap"] - used["game_used"])
         return VacationResult(
-            True,
-            f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
-            "move to then, and every other player has been told",
-            ends,
+            False,
+            f"refused: this game allows {used['game_cap']} vacation days per player and you have "
+            f"used {used['game_used']}; {left} left",
         )
+    mine = session.scalars(
+        select(Vacation).where(Vacation.account_id == seat.account_id, Vacation.ends_at > now - YEAR)
+    )
+    year_after = _merged_days([*((v.starts_at, v.ends_at) for v in mine), (starts, ends)], now - YEAR)
+    if year_after > used["year_cap"] + 1e-6:
+        left = max(0.0, used["year_cap"] - used["year_used"])
+        return VacationResult(
+            False,
+            f"refused: you may be away {used['year_cap']} days a year across all your games and have "
+            f"used {used['year_used']:g}; {left:g} left",
+        )
+    session.add(
+        Vacation(
+            game_id=game.id, seat_id=seat.id, account_id=seat.account_id, days=days, starts_at=starts, ends_at=ends
+        )
+    )
+    line = (
+        f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
+        f"deadlines that wait for {seat.seat} move to then."
+    )
+    append_log(session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line])
+    game.version += 1
+    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    return VacationResult(
+        True,
+        f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
+        "move to then, and every other player has been told",
+        ends,
+    )
 
 
-def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult:
+def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
     """Come back early: the vacation in force (and any declared ahead) ends now, and everyone is told.
 
     A vacation that is holding a deadline back is charged in full, and that
@@ -167,24 +165,24 @@ def end_vacation(runtime: Runtime, game_id: int, seat_id: int) -> VacationResult
     period if shorter): declaring and ending vacations in turn can neither
     stretch a game beyond the caps nor leave it waiting for a player who is back.
     """
-    with runtime.db.write() as session:
-        game, seat = _locked_seat(session, game_id, seat_id)
-        if game.status not in ("active", "paused"):
-            return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
-        now = utcnow()
-        held = end_now(session, game, seat, now)
-        if held is None:
-            return VacationResult(False, "you are not on vacation in this game")
-        line = f"{seat.public_label} is back from vacation."
-        if held:
-            line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
-        append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
-        game.version += 1
-        notify.send_views(runtime, session, game, headline=line, kind="vacation", told=seat)
-        back = "welcome back: your vacation has ended, and every other player has been told"
-        if held:
-            back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
-        return VacationResult(True, back, now)
+    session = uow.session
+    game, seat = _locked_seat(session, game_id, seat_id)
+    if game.status not in ("active", "paused"):
+        return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
+    now = utcnow()
+    held = end_now(session, game, seat, now)
+    if held is None:
+        return VacationResult(False, "you are not on vacation in this game")
+    line = f"{seat.public_label} is back from vacation."
+    if held:
+        line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
+    append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
+    game.version += 1
+    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    back = "welcome back: your vacation has ended, and every other player has been told"
+    if held:
+        back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
+    return VacationResult(True, back, now)
 
 
 def end_now(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool | None:

@@ -11,7 +11,7 @@ from engines import get_engine
 from engines.base import Engine, State
 from engines.playout import apply_entry, canonical_json
 from pbem.models import Game, LogEntry
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 
 #: Statuses of a game whose replayed state has no outcome yet (an admin may cancel a game).
@@ -26,20 +26,20 @@ class Verification:
     message: str
 
 
-def replay_log(runtime: Runtime, game_id: int) -> tuple[Game, list[LogEntry]]:
+def replay_log(uow: UnitOfWork, game_id: int) -> tuple[Game, list[LogEntry]]:
     """The game and its log as one snapshot: a writer committing in between cannot split them.
 
     PostgreSQL reads both in one ``REPEATABLE READ`` transaction; SQLite's read
     transaction already sees a single snapshot from its first read on.
     """
-    with runtime.db.read() as session:
-        if not runtime.db.is_sqlite:
-            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-        game = session.get(Game, game_id)
-        if game is None:
-            raise NotFound(f"there is no game {game_id}")
-        entries = list(session.scalars(select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq)))
-        return game, entries
+    session = uow.session
+    if not uow.runtime.db.is_sqlite:
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    entries = list(session.scalars(select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq)))
+    return game, entries
 
 
 def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
@@ -62,8 +62,8 @@ def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
     return found
 
 
-def verify(runtime: Runtime, game_id: int) -> Verification:
-    game, entries = replay_log(runtime, game_id)
+def verify(uow: UnitOfWork, game_id: int) -> Verification:
+    game, entries = replay_log(uow, game_id)
     if game.status == "open":  # seats are drawn at the start: until then there is nothing to replay
         return Verification(game_id, 0, True, f"game {game_id} is open (waiting for players): nothing to replay yet")
     engine = get_engine(game.engine)

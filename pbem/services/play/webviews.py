@@ -3,7 +3,8 @@
 The admin dashboard needs its lists (late seats, refused and dropped inbound
 mail, undeliverable outbox messages, games), the dev mailbox the outbox grouped
 by recipient, and a seat's page the same answer to its lines as an email reply
-gets (:func:`answer_seat`); none of them exists elsewhere in :mod:`pbem.services`.
+gets (:func:`answer_seat`, through :mod:`pbem.services.play.seat_message`); none
+of them exists elsewhere in :mod:`pbem.services`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from sqlalchemy.orm import selectinload
 
 from pbem.mail.text import readable
 from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout.notify import new_message_id
-from pbem.services.play import orders, seat_commands
+from pbem.services.play import seat_commands, seat_message
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
-from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, load_game, status_text
+from pbem.services.play.seat_message import SeatAnswer
 from pbem.tokens import reply_address
 
 REFUSED_INBOUND = ("rejected", "failed", "held")
@@ -51,17 +52,17 @@ class Dashboard:
     games_cap: int = COUNT_CAP
 
 
-def dashboard(runtime: Runtime, limit: int = 100, games_limit: int = 50) -> Dashboard:
+def dashboard(uow: UnitOfWork, limit: int = 100, games_limit: int = 50) -> Dashboard:
     """What needs an admin's attention, newest first; open games before finished ones."""
-    with runtime.db.read() as session:
-        return Dashboard(
-            late_seats=_late_seats(session, limit),
-            refused_inbound=_inbound_with(session, REFUSED_INBOUND, limit),
-            dropped_inbound=_inbound_with(session, DROPPED_INBOUND, limit),
-            failed_outbox=_failed_outbox(session, limit),
-            games=_game_rows(session, games_limit),
-            games_total=capped_count(session),
-        )
+    session = uow.session
+    return Dashboard(
+        late_seats=_late_seats(session, limit),
+        refused_inbound=_inbound_with(session, REFUSED_INBOUND, limit),
+        dropped_inbound=_inbound_with(session, DROPPED_INBOUND, limit),
+        failed_outbox=_failed_outbox(session, limit),
+        games=_game_rows(session, games_limit),
+        games_total=capped_count(session),
+    )
 
 
 def _late_seats(session, limit: int) -> list[dict[str, Any]]:
@@ -160,118 +161,109 @@ def _subject_of(raw: bytes) -> str:
         return ""
 
 
-def game_inbound(runtime: Runtime, game_id: int, limit: int = 200) -> list[dict[str, Any]]:
-    with runtime.db.read() as session:
-        rows = session.scalars(
-            select(InboundMessage)
-            .where(InboundMessage.game_id == game_id)
-            .order_by(InboundMessage.id.desc())
-            .limit(limit)
-        )
-        return [inbound_row(m) for m in rows]
+def game_inbound(uow: UnitOfWork, game_id: int, limit: int = 200) -> list[dict[str, Any]]:
+    session = uow.session
+    rows = session.scalars(
+        select(InboundMessage).where(InboundMessage.game_id == game_id).order_by(InboundMessage.id.desc()).limit(limit)
+    )
+    return [inbound_row(m) for m in rows]
 
 
-def game_log(runtime: Runtime, game_id: int, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+def game_log(uow: UnitOfWork, game_id: int, limit: int = 100, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
     """One page of the full log, newest first, and the log's size (order texts included: for admins only)."""
-    with runtime.db.read() as session:
-        rows = session.scalars(
-            select(LogEntry)
-            .where(LogEntry.game_id == game_id)
-            .order_by(LogEntry.seq.desc())
-            .limit(limit)
-            .offset(offset)
-        )
-        entries = [
-            {
-                "seq": e.seq,
-                "turn": e.turn,
-                "kind": e.kind,
-                "seat": e.seat or "",
-                "source": e.source,
-                "text": e.text,
-                "events": list(e.events),
-                "at": e.created_at,
-            }
-            for e in rows
-        ]
-        return entries, history_size(session, game_id)
+    session = uow.session
+    rows = session.scalars(
+        select(LogEntry).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(limit).offset(offset)
+    )
+    entries = [
+        {
+            "seq": e.seq,
+            "turn": e.turn,
+            "kind": e.kind,
+            "seat": e.seat or "",
+            "source": e.source,
+            "text": e.text,
+            "events": list(e.events),
+            "at": e.created_at,
+        }
+        for e in rows
+    ]
+    return entries, history_size(session, game_id)
 
 
-def resend_latest(runtime: Runtime, game_id: int, seat_name: str) -> int:
+def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
     """Queue a copy of the latest email to a seat's current player; returns the new outbox id.
 
     The copy gets a new Message-ID and the seat's current reply address (tokens
     may have been rotated since the original was sent).
     """
-    settings = runtime.settings
-    with runtime.db.write() as session:
-        game = session.get(Game, game_id)
-        if game is None:
-            raise NotFound(f"there is no game {game_id}")
-        seat = next((s for s in game.seats if s.seat.lower() == seat_name.strip().lower()), None)
-        if seat is None:
-            raise NotFound(f"game {game_id} has no seat {seat_name!r}")
-        latest = session.scalars(
-            select(OutboxMessage)
-            .where(OutboxMessage.seat_id == seat.id, OutboxMessage.recipient == seat.account.email)
-            .order_by(OutboxMessage.id.desc())
-            .limit(1)
-        ).one_or_none()
-        if latest is None:
-            raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
-        headers = dict(latest.headers or {})
-        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-        copy = OutboxMessage(
-            recipient=latest.recipient,
-            subject=latest.subject,
-            body_text=latest.body_text,
-            body_html=latest.body_html,
-            headers=headers,
-            message_id=new_message_id(runtime, f"game-{game.id}"),
-            kind="resend",
-            game_id=game.id,
-            seat_id=seat.id,
-        )
-        session.add(copy)
-        session.flush()
-        runtime.nudge_after_commit(session, "deliver_outbox", copy.id)
-        return copy.id
+    settings = uow.settings
+    session = uow.session
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"there is no game {game_id}")
+    seat = next((s for s in game.seats if s.seat.lower() == seat_name.strip().lower()), None)
+    if seat is None:
+        raise NotFound(f"game {game_id} has no seat {seat_name!r}")
+    latest = session.scalars(
+        select(OutboxMessage)
+        .where(OutboxMessage.seat_id == seat.id, OutboxMessage.recipient == seat.account.email)
+        .order_by(OutboxMessage.id.desc())
+        .limit(1)
+    ).one_or_none()
+    if latest is None:
+        raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
+    headers = dict(latest.headers or {})
+    headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
+    copy = OutboxMessage(
+        recipient=latest.recipient,
+        subject=latest.subject,
+        body_text=latest.body_text,
+        body_html=latest.body_html,
+        headers=headers,
+        message_id=new_message_id(uow.runtime, f"game-{game.id}"),
+        kind="resend",
+        game_id=game.id,
+        seat_id=seat.id,
+    )
+    session.add(copy)
+    session.flush()
+    uow.nudge("deliver_outbox", copy.id)
+    return copy.id
 
 
-def mailbox_recipients(runtime: Runtime, limit: int = 500) -> list[dict[str, Any]]:
+def mailbox_recipients(uow: UnitOfWork, limit: int = 500) -> list[dict[str, Any]]:
     """Outbox recipients (the first ``limit`` by address) with a message count and latest subject (dev mailbox)."""
-    with runtime.db.read() as session:
-        rows = session.execute(
-            select(OutboxMessage.recipient, func.count(OutboxMessage.id), func.max(OutboxMessage.id))
-            .group_by(OutboxMessage.recipient)
-            .order_by(OutboxMessage.recipient)
-            .limit(limit)
-        ).all()
-        latest = {
-            m.id: m for m in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_([r[2] for r in rows])))
-        }
-        return [
-            {"recipient": r[0], "count": r[1], "latest_subject": latest[r[2]].subject if r[2] in latest else ""}
-            for r in rows
-        ]
+    session = uow.session
+    rows = session.execute(
+        select(OutboxMessage.recipient, func.count(OutboxMessage.id), func.max(OutboxMessage.id))
+        .group_by(OutboxMessage.recipient)
+        .order_by(OutboxMessage.recipient)
+        .limit(limit)
+    ).all()
+    latest = {m.id: m for m in session.scalars(select(OutboxMessage).where(OutboxMessage.id.in_([r[2] for r in rows])))}
+    return [
+        {"recipient": r[0], "count": r[1], "latest_subject": latest[r[2]].subject if r[2] in latest else ""}
+        for r in rows
+    ]
 
 
-def mailbox(runtime: Runtime, recipient: str, limit: int = 200, before: int | None = None) -> list[OutboxMessage]:
+def mailbox(uow: UnitOfWork, recipient: str, limit: int = 200, before: int | None = None) -> list[OutboxMessage]:
     """A recipient's emails, newest first (a receipt folded into a later email is shown in that one);
     ``before``: only those older than that message (the next page)."""
     query = select(OutboxMessage).where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
     if before is not None:
         query = query.where(OutboxMessage.id < before)
-    with runtime.db.read() as session:
-        return list(session.scalars(query.order_by(OutboxMessage.id.desc()).limit(limit)))
+    session = uow.session
+    return list(session.scalars(query.order_by(OutboxMessage.id.desc()).limit(limit)))
 
 
-def outbox_message(runtime: Runtime, message_id: int) -> OutboxMessage:
-    with runtime.db.read() as session:
-        message = session.get(OutboxMessage, message_id)
-        if message is None:
-            raise NotFound(f"there is no outgoing email {message_id}")
-        return message
+def outbox_message(uow: UnitOfWork, message_id: int) -> OutboxMessage:
+    session = uow.session
+    message = session.get(OutboxMessage, message_id)
+    if message is None:
+        raise NotFound(f"there is no outgoing email {message_id}")
+    return message
 
 
 _GAME_ROW = _SEAT_ROWS = None
@@ -320,73 +312,40 @@ def lean_game(session, game_id: int):
 # -- a seat's lines, answered as an email reply answers them ----------------------------
 
 
-@dataclass(frozen=True)
-class SeatAnswer:
-    """Every line's verdict, in the order the emailed receipt lists them, and its headline."""
-
-    verdicts: list[Verdict]
-    headline: str
-
-
-def receipt_headline(verdicts: list[Verdict]) -> str:
-    """The receipt's first line, in the words of the emailed receipt."""
-    if not verdicts:
-        return "No orders found."
-    accepted = sum(v.ok for v in verdicts)
-    return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
+def _seat(uow: UnitOfWork, game_id: int, seat_id: int) -> Seat:
+    seat = uow.session.get(Seat, seat_id)
+    if seat is None or seat.game_id != game_id:
+        raise NotFound("that seat does not play in this game")
+    return seat
 
 
-def _game_and_seat(runtime: Runtime, game_id: int, seat_id: int) -> tuple[Game, Seat]:
-    """The game with its seats and accounts loaded (read only), and one of its seats."""
-    with runtime.db.read() as session:
-        game = load_game(session, game_id)
-        seat = next((s for s in game.seats if s.id == seat_id), None)
-        if seat is None:
-            raise NotFound("that seat does not play in this game")
-        return game, seat
-
-
-def reread(runtime: Runtime, game_id: int, seat_id: int, line: str) -> str:
+def reread(uow: UnitOfWork, game_id: int, seat_id: int, line: str) -> str:
     """The answer to a read-only command (``help``, ``status``) as it reads now."""
-    game, seat = _game_and_seat(runtime, game_id, seat_id)
+    game = load_game(uow.session, game_id)
+    seat = next((s for s in game.seats if s.id == seat_id), None)
+    if seat is None:
+        raise NotFound("that seat does not play in this game")
     if line.strip().lower() in seat_commands.HELP_WORDS:
         return seat_commands.help_text(game)
     return status_text(game, seat)
 
 
-def _status_verdicts(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> list[Verdict]:
-    if not lines:
-        return []
-    game, seat = _game_and_seat(runtime, game_id, seat_id)
-    text = status_text(game, seat)
-    return [Verdict(line, True, text) for line in lines]
-
-
-def answer_seat(runtime: Runtime, game_id: int, seat_id: int, lines: list[str]) -> SeatAnswer:
-    """Carry out a seat's lines from the web exactly as an email reply's: commands (press,
-    vacation, notify, help, status) through :func:`pbem.services.play.seat_commands.run`, the rest
-    as orders; the verdicts come back in the emailed receipt's order (commands before the
-    first order, the orders, later commands, refusals, then ``status``)."""
+def answer_seat(uow: UnitOfWork, game_id: int, seat_id: int, lines: list[str]) -> SeatAnswer:
+    """Carry out a seat's lines from the web exactly as an email reply's (:func:`seat_message.handle`)."""
     lines = [readable(line).strip() for line in lines if line.strip()]
-    kept, refused = seat_commands.capped(lines)
-    game, seat = _game_and_seat(runtime, game_id, seat_id)
-    split = seat_commands.run(runtime, game, seat, kept)
-    result = orders.submit(runtime, game_id, seat_id, split.orders, source="web")
-    status = _status_verdicts(runtime, game_id, seat_id, split.status)
-    every = [*split.before, *result.verdicts, *split.after, *refused, *status]
-    return SeatAnswer(every, receipt_headline(every))
+    return seat_message.handle(uow, _seat(uow, game_id, seat_id), lines, seat_message.WEB)
 
 
 # -- observers ---------------------------------------------------------------------------
 
 
-def observer_by_token(runtime: Runtime, token: str) -> dict[str, Any] | None:
+def observer_by_token(uow: UnitOfWork, token: str) -> dict[str, Any] | None:
     """What an observer's confirm/stop page shows (game and state, never the address); None if unknown."""
     if not token or len(token) > 64:
         return None
-    with runtime.db.read() as session:
-        observer = session.scalars(select(Observer).where(Observer.token == token)).one_or_none()
-        if observer is None:
-            return None
-        game = session.get(Game, observer.game_id)
-        return {"game_id": observer.game_id, "game": game.name if game else "", "status": observer.status}
+    session = uow.session
+    observer = session.scalars(select(Observer).where(Observer.token == token)).one_or_none()
+    if observer is None:
+        return None
+    game = session.get(Game, observer.game_id)
+    return {"game_id": observer.game_id, "game": game.name if game else "", "status": observer.status}

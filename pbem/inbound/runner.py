@@ -8,7 +8,7 @@ not a redelivery, and a copy for each of two reply addresses is two messages),
 and nudges the worker after the commit, so that a transport can acknowledge as
 soon as the bytes are safe.
 
-:func:`process` runs :data:`pbem.mail.pipeline.PIPELINE` on one stored message
+:func:`process` runs :data:`pbem.inbound.pipeline.PIPELINE` on one stored message
 inside a single transaction: the orders, the receipt, any bounce bookkeeping
 and the message's own verdict commit together or not at all.  A crash leaves
 the message ``pending`` for the sweep; a message already handled is never
@@ -134,16 +134,16 @@ def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> 
 
     ``skip_locked``: a message another worker is processing is left to it (``busy``).
     """
-    from pbem.mail import pipeline
+    from pbem.inbound import pipeline
 
     try:
-        with runtime.db.write() as session:
-            row = _claim(session, inbound_id, skip_locked)
+        with runtime.unit() as uow:
+            row = _claim(uow.session, inbound_id, skip_locked)
             if row is None:
                 return "busy" if skip_locked else "missing"
             if row.status != "pending":
                 return row.status
-            outcome = pipeline.run(runtime, session, row)
+            outcome = pipeline.run(uow, row)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()

@@ -18,8 +18,8 @@ import threading
 
 from aiosmtpd.controller import Controller
 
+from pbem.inbound.runner import receive_each
 from pbem.mail import addressing
-from pbem.mail.inbound import receive_each
 from pbem.mail.message import clean_address
 from pbem.runtime import Runtime
 from pbem.services.ops import outage

@@ -3,88 +3,40 @@ steps, each reading and enriching a :class:`Context`.  A step stops the message
 by raising :class:`Discard` (machine mail: nothing is answered),
 :class:`Reject` (a refusal: one reply explains every reason) or :class:`Hold`
 (a message to a seat whose sender check failed: kept, not applied, the player told).  The last step
-applies the orders through :func:`pbem.services.play.orders.submit`, which queues
-the receipt in the same transaction.
+answers a seat's lines through :func:`pbem.services.play.seat_message.handle`, as
+the player's page does, which queues the receipt in the same transaction.
 
-Everything runs in the caller's transaction (see :func:`pbem.mail.inbound.process`).
+Everything runs in the caller's unit of work (see :func:`pbem.inbound.runner.process`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from email.message import Message
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
-from pbem.db import Database
-from pbem.mail import addressing, authresults, commands, machine
-from pbem.mail.answered import answered_id, late_reply_warning
+from pbem.inbound import server_commands
+from pbem.inbound.answered import answered_id, late_reply_warning
+from pbem.inbound.context import Context, Discard, Hold, Reject
+from pbem.inbound.refusals import known_player, reply_refusal, span, tell_held, tell_owner
+from pbem.mail import addressing, authresults, automated
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
-from pbem.mail.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail.text import body_text
-from pbem.models import InboundMessage, OutboxMessage, Seat
-from pbem.runtime import Runtime
-from pbem.services.mailout import folds, press_mail, unsubscribe
+from pbem.models import InboundMessage, OutboxMessage
+from pbem.runtime import UnitOfWork
+from pbem.services.mailout import unsubscribe
 from pbem.services.ops import strangers
-from pbem.services.play import bounces, lobby, seat_commands
+from pbem.services.play import bounces, lobby, seat_commands, seat_message
 from pbem.services.play import orders as order_service
-from pbem.services.play.locking import lock_game, lock_game_of_seat
+from pbem.services.play.locking import lock_game_of_seat
 
-PRESS_REPLY_NOTE = (
-    "This message answered a press email, so its text went out as press. "
-    "Orders go in a reply to one of your game's emails."
-)
 RATE_NOTICE = "rate limit"
-
-
-class Stop(Exception):
-    """End of the pipeline for this message, with every reason found."""
-
-    def __init__(self, *reasons: str):
-        super().__init__("; ".join(reasons))
-        self.reasons = list(reasons)
-
-
-class Discard(Stop):
-    """Machine mail or a loop: recorded, never answered."""
-
-
-class Reject(Stop):
-    """Refused: the sender gets one reply listing the reasons; nothing is applied."""
-
-
-class Hold(Stop):
-    """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
-
-
-@dataclass
-class Context:
-    runtime: Runtime
-    session: Session
-    row: InboundMessage
-    message: Message | None = None
-    sender: str | None = None
-    subject: str = ""
-    their_id: str | None = None
-    recipient: str | None = None
-    seat: Seat | None = None
-    auth: authresults.Verdicts | None = None
-    command_mode: bool = False
-    trusted: bool = False
-    text: str = ""
-    lines: list[str] = field(default_factory=list)
-    verdict: str = ""
-
-    @property
-    def settings(self):
-        return self.runtime.settings
 
 
 @dataclass(frozen=True)
@@ -122,7 +74,7 @@ def take_bounces(ctx: Context) -> None:
     outbox_id = bounces.outbox_id_for(ctx.runtime, ctx.recipient)
     if outbox_id is None:
         raise Discard("bounce address not signed by this server: ignored")
-    report = machine.read_bounce(ctx.message) if ctx.message is not None else None
+    report = automated.read_bounce(ctx.message) if ctx.message is not None else None
     raise Discard(bounces.record(ctx.runtime, ctx.session, outbox_id, report))
 
 
@@ -134,13 +86,13 @@ def take_unsubscribes(ctx: Context) -> None:
 
 def drop_machines(ctx: Context) -> None:
     """Auto-replies, lists, bounces: dropped (a bounce counts only through :func:`take_bounces`)."""
-    found = machine.reasons(machine.MACHINE_RULES, _envelope(ctx))
+    found = automated.reasons(automated.MACHINE_RULES, _envelope(ctx))
     if found:
         raise Discard(*found)
 
 
 def drop_loops(ctx: Context) -> None:
-    found = machine.reasons(machine.LOOP_RULES, _envelope(ctx))
+    found = automated.reasons(automated.LOOP_RULES, _envelope(ctx))
     if found:
         raise Discard(*found)
 
@@ -304,35 +256,19 @@ def strip_quotes(ctx: Context) -> None:
 
 def answer(ctx: Context) -> None:
     """Command mode answers commands; a seat's lines are applied and answered in one receipt."""
-    lines, refused = seat_commands.capped(ctx.lines)
-    shared = _shared(ctx)
     if ctx.command_mode:
-        _answer_commands(ctx, shared, lines, refused)
+        lines, refused = seat_commands.capped(ctx.lines)
+        _answer_commands(ctx, lines, refused)
         return
-    game = lock_game(ctx.session, ctx.seat.game_id)  # the order service finds it locked already
     answered = answered_id(ctx.message)
-    press_id = press_mail.press_id_from_message_id(answered)
-    answering_press = press_id is not None and seat_commands.is_conversation(game, ctx.seat, lines)
-    if answering_press:  # a reply to a press email is press itself
-        lines = ["press reply:", *lines]
-    folds.hold(ctx.session)  # press waits for each reader's next email; the order service sends what none took
-    split = seat_commands.run(shared, game, ctx.seat, lines, press_reply_id=press_id)
-    if answering_press:
-        split.before[:1] = [_press_reply_verdict(split.before[0], lines[1:])]
-    split.after.extend(refused)
-    reply = order_service.Reply(
-        in_reply_to=ctx.their_id,
-        before=split.before,
-        after=split.after,
-        status=split.status,
-        warning=late_reply_warning(ctx.session, game, answered) if split.orders else None,
-    )
-    result = order_service.submit(shared, game.id, ctx.seat.id, split.orders, source="email", reply=reply)
+    warning = late_reply_warning(ctx.session, ctx.seat.game, answered)
+    channel = seat_message.Channel("email", their_id=ctx.their_id, answers=answered, warning=warning)
+    result = seat_message.handle(ctx.uow, ctx.seat, ctx.lines, channel).submission
     accepted = sum(v.ok for v in result.verdicts)
     ctx.verdict = f"orders: {accepted} accepted, {len(result.verdicts) - accepted} refused"
 
 
-def _answer_commands(ctx: Context, shared: Runtime, lines: list[str], refused: list[order_service.Verdict]) -> None:
+def _answer_commands(ctx: Context, lines: list[str], refused: list[order_service.Verdict]) -> None:
     """The server address's answer, in the server's words only; a stranger's is budgeted.
 
     A stranger (not a player here) who wrote no command is not answered at all, and is
@@ -344,19 +280,19 @@ def _answer_commands(ctx: Context, shared: Runtime, lines: list[str], refused: l
     references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
     stranger = not known_player(ctx.session, ctx.sender)
     if stranger:
-        if lobby.join_token(references) is None and not any(map(commands.command_of, lines)):
+        if lobby.join_token(references) is None and not any(map(server_commands.command_of, lines)):
             ctx.row.stranger_emails = 0
             raise Discard("not a player, and no command: not answered")
-        worst = 1 + min(commands.mail_commands(lines), 1)
+        worst = 1 + min(server_commands.mail_commands(lines), 1)
         withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
         if withheld:
             ctx.row.stranger_emails = 0
             raise Discard(withheld)
         before = _last_outbox_id(ctx.session)
-    verdicts = commands.server_commands(shared, ctx.session, lines, ctx.sender, references, stranger=stranger)
+    verdicts = server_commands.server_commands(ctx.uow, lines, ctx.sender, references, stranger=stranger)
     if verdicts:  # lines too long to read, named but never quoted
         verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
-    commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
+    server_commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
     ctx.verdict = f"commands: {len(verdicts)} answered"
     if stranger:
         ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
@@ -373,13 +309,6 @@ def _emails_to(session: Session, recipient: str | None, after: int) -> int:
     session.flush()
     query = select(func.count(OutboxMessage.id)).where(OutboxMessage.id > after, OutboxMessage.recipient == recipient)
     return session.scalar(query) or 0
-
-
-def _press_reply_verdict(sent: order_service.Verdict, text: list[str]) -> order_service.Verdict:
-    """One verdict for a reply to a press email, quoting what was written, not the hidden command."""
-    quoted = seat_commands.quote(" ".join(" ".join(text).split()))
-    note = f"{sent.message} {PRESS_REPLY_NOTE}" if sent.ok else sent.message
-    return order_service.Verdict(quoted, sent.ok, note)
 
 
 PIPELINE: tuple[Callable[[Context], None], ...] = (
@@ -400,9 +329,9 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
 )
 
 
-def run(runtime: Runtime, session: Session, row: InboundMessage, steps=PIPELINE) -> Outcome:
-    """Run ``steps`` on one stored message inside ``session``; the caller commits."""
-    ctx = Context(runtime=runtime, session=session, row=row)
+def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE) -> Outcome:
+    """Run ``steps`` on one stored message in the caller's unit of work; the caller commits."""
+    ctx = Context(uow=uow, row=row)
     try:
         for step in steps:
             step(ctx)
@@ -419,27 +348,6 @@ def run(runtime: Runtime, session: Session, row: InboundMessage, steps=PIPELINE)
 # -- helpers ------------------------------------------------------------------------
 
 
-def _envelope(ctx: Context) -> machine.Envelope:
+def _envelope(ctx: Context) -> automated.Envelope:
     settings = ctx.settings
-    return machine.Envelope(ctx.message, ctx.row.envelope_from, settings.server_address, settings.mail_domain)
-
-
-class _SharedSession(Database):
-    """A :class:`Database` whose sessions are the pipeline's own, so services join its transaction."""
-
-    def __init__(self, real: Database, session: Session):
-        self.url, self.engine, self.is_sqlite = real.url, real.engine, real.is_sqlite
-        self._session = session
-
-    @contextmanager
-    def read(self) -> Iterator[Session]:
-        yield self._session
-
-    @contextmanager
-    def write(self) -> Iterator[Session]:
-        yield self._session
-
-
-def _shared(ctx: Context) -> Runtime:
-    return Runtime(settings=ctx.runtime.settings, db=_SharedSession(ctx.runtime.db, ctx.session),
-                   nudger=ctx.runtime.nudger)  # fmt: skip
+    return automated.Envelope(ctx.message, ctx.row.envelope_from, settings.server_address, settings.mail_domain)

@@ -9,17 +9,14 @@ many such messages arrive.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
+from pbem.inbound.context import Context, Reject
 from pbem.models import Account, Game, OutboxMessage
 from pbem.services.mailout import notify
-
-if TYPE_CHECKING:
-    from pbem.mail.pipeline import Context, Reject
 
 
 def span(seconds: int) -> str:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from engines import get_engine, registry
 from pbem.boards import rules_url
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
 from pbem.services.play import lobby
@@ -124,8 +124,7 @@ def mail_commands(lines: list[str]) -> int:
 
 
 def server_commands(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     lines: list[str],
     sender: str | None = None,
     references: str = "",
@@ -141,7 +140,7 @@ def server_commands(
     """
     token = lobby.join_token(references)
     if token is not None:
-        result = lobby.confirm_by_reply(runtime, token, sender)
+        result = lobby.confirm_by_reply(uow, token, sender)
         return [Verdict("(your reply to the request to confirm)", result.ok, result.message)]
     found = [command for command in map(command_of, lines) if command]
     ignored = len(lines) - len(found)
@@ -153,7 +152,7 @@ def server_commands(
         if command in MAILING and stranger and mailed:
             verdicts.append(Verdict(shown, False, ONE_MAILING))
             continue
-        verdict = _answer(runtime, session, command, argument, shown, sender)
+        verdict = _answer(uow, command, argument, shown, sender)
         mailed += command in MAILING and verdict.ok  # a refused request sends nothing
         verdicts.append(verdict)
     if ignored:
@@ -162,7 +161,8 @@ def server_commands(
     return verdicts
 
 
-def _answer(runtime: Runtime, session: Session, command: str, argument: str, shown: str, sender: str | None) -> Verdict:
+def _answer(uow: UnitOfWork, command: str, argument: str, shown: str, sender: str | None) -> Verdict:
+    runtime, session = uow.runtime, uow.session
     if command == "help":
         engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
         rules = "\n".join(f"  {name}: {rules_url(runtime.settings.base_url, name)}" for name in registry())
@@ -174,8 +174,8 @@ def _answer(runtime: Runtime, session: Session, command: str, argument: str, sho
         ok, text = _status_text(runtime, session, argument)
         return Verdict(shown, ok, text)
     if command == "observe":
-        return _observe(runtime, shown, argument, sender)
-    return _join(runtime, shown, argument, sender)
+        return _observe(uow, shown, argument, sender)
+    return _join(uow, shown, argument, sender)
 
 
 def _about_game(line: str, argument: str, usage: str, ask: Callable[[int], Any]) -> Verdict:
@@ -190,18 +190,18 @@ def _about_game(line: str, argument: str, usage: str, ask: Callable[[int], Any])
     return Verdict(line, outcome.ok, outcome.message)
 
 
-def _observe(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+def _observe(uow: UnitOfWork, line: str, argument: str, sender: str | None) -> Verdict:
     def ask(game_id: int) -> Any:
         if not sender:
             return observers.ObserverResult(False, "your message has no address to send the game's news to")
-        return observers.subscribe(runtime, game_id, sender)
+        return observers.subscribe(uow, game_id, sender)
 
     return _about_game(line, argument, "write: observe GAME (the game's number; see: games)", ask)
 
 
-def _join(runtime: Runtime, line: str, argument: str, sender: str | None) -> Verdict:
+def _join(uow: UnitOfWork, line: str, argument: str, sender: str | None) -> Verdict:
     usage = "write: join GAME (the number of an open game; see: games)"
-    return _about_game(line, argument, usage, lambda game_id: lobby.ask_to_join(runtime, game_id, sender))
+    return _about_game(line, argument, usage, lambda game_id: lobby.ask_to_join(uow, game_id, sender))
 
 
 def reply_subject(server_address: str) -> str:

@@ -27,8 +27,8 @@ from urllib.parse import unquote, urlparse
 from imapclient import DELETED, FLAGGED, SEEN, IMAPClient
 
 from pbem import faults
+from pbem.inbound.runner import receive_each
 from pbem.mail.addressing import seat_recipients
-from pbem.mail.inbound import receive_each
 from pbem.runtime import Runtime
 
 log = logging.getLogger(__name__)

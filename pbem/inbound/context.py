@@ -1,0 +1,66 @@
+"""What the inbound pipeline's steps share: the message in hand, and how a step stops it.
+
+A step reads and enriches a :class:`Context`; it stops the message by raising
+:class:`Discard`, :class:`Reject` or :class:`Hold` (see :mod:`pbem.inbound.pipeline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from email.message import Message
+
+from sqlalchemy.orm import Session
+
+from pbem.mail import authresults
+from pbem.models import InboundMessage, Seat
+from pbem.runtime import Runtime, UnitOfWork
+
+
+class Stop(Exception):
+    """End of the pipeline for this message, with every reason found."""
+
+    def __init__(self, *reasons: str):
+        super().__init__("; ".join(reasons))
+        self.reasons = list(reasons)
+
+
+class Discard(Stop):
+    """Machine mail or a loop: recorded, never answered."""
+
+
+class Reject(Stop):
+    """Refused: the sender gets one reply listing the reasons; nothing is applied."""
+
+
+class Hold(Stop):
+    """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
+
+
+@dataclass
+class Context:
+    uow: UnitOfWork
+    row: InboundMessage
+    message: Message | None = None
+    sender: str | None = None
+    subject: str = ""
+    their_id: str | None = None
+    recipient: str | None = None
+    seat: Seat | None = None
+    auth: authresults.Verdicts | None = None
+    command_mode: bool = False
+    trusted: bool = False
+    text: str = ""
+    lines: list[str] = field(default_factory=list)
+    verdict: str = ""
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.uow.runtime
+
+    @property
+    def session(self) -> Session:
+        return self.uow.session
+
+    @property
+    def settings(self):
+        return self.runtime.settings

@@ -1,0 +1,87 @@
+"""The entry point's unit of work owns the transaction and what follows it: nudges go
+out only after the commit, a rollback drops everything the unit queued, and the
+services open no transaction of their own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from pbem.models import Game, OutboxMessage
+from pbem.runtime import UnitOfWork
+from pbem.services.mailout import folds
+from pbem.services.play.locking import lock_game
+from tests.support.play import start
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def outbox_count(runtime) -> int:
+    with runtime.db.read() as session:
+        return session.scalar(select(func.count(OutboxMessage.id)))
+
+
+def test_nudges_go_out_after_the_commit_and_see_its_rows(runtime):
+    before = outbox_count(runtime)
+    seen: list[tuple[str, tuple, int]] = []
+    runtime.nudger = lambda task, args: seen.append((task, args, outbox_count(runtime)))
+    with runtime.unit() as uow:
+        row = OutboxMessage(recipient="a@example.org", subject="s", body_text="b", kind="test", message_id="<t@x>")
+        uow.session.add(row)
+        uow.nudge("deliver_outbox", lambda: row.id)  # the id exists only once the row is flushed
+        uow.session.flush()
+        assert seen == [], "nothing is sent before the commit"
+    assert seen == [("deliver_outbox", (row.id,), before + 1)], "sent once, after the row is there for the worker"
+
+
+def test_a_rollback_drops_everything_the_unit_queued(runtime):
+    game_id = start(runtime)
+    before = outbox_count(runtime)
+    sent: list = []
+    runtime.nudger = lambda task, args: sent.append(task)
+    runtime.scheduler = lambda task, args, seconds: sent.append(task)
+    with pytest.raises(RuntimeError, match="changed my mind"), runtime.unit() as uow:
+        game = lock_game(uow.session, game_id)
+        seat = game.seats[0]
+        uow.nudge("deliver_outbox", 1)
+        assert uow.nudge_later("fire_deadline", 5, game_id)
+        folds.hold(uow.session)
+        folds.add(uow.session, seat, folds.Fold("receipt", {"headline": "x"}))
+        uow.chains[seat.id] = ["<a@b>"]
+        game.name = "renamed"
+        assert uow.locked and uow.folds and uow.holding
+        raise RuntimeError("changed my mind")
+    assert sent == [] and outbox_count(runtime) == before
+    assert (uow.nudges, uow.later, uow.folds, uow.chains, uow.locked, uow.holding) == ([], [], {}, {}, {}, False)
+    with runtime.db.read() as session:
+        assert session.get(Game, game_id).name != "renamed"
+
+
+def test_a_session_without_a_unit_is_refused_where_after_commit_work_is_queued(runtime):
+    game_id = start(runtime)
+    with runtime.db.write() as session, pytest.raises(RuntimeError, match=r"Runtime\.unit"):
+        lock_game(session, game_id)
+    with runtime.unit() as uow:
+        assert UnitOfWork.of(uow.session) is uow
+
+
+def test_services_open_no_transaction_and_no_module_listens_to_every_session():
+    opens = re.compile(r"\.db\.(write|read|open|statements)\(\)|\.(unit|reading|writing)\(\)|\.in_(unit|reading)\(")
+    # Entry points of their own living among the services: a metrics scrape, and delivery's
+    # short transactions around each SMTP conversation (never one open while a relay answers).
+    allowed = {"pbem/services/ops/metrics.py", "pbem/services/mailout/outbox.py"}
+    found = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "pbem" / "services").rglob("*.py")
+        if opens.search(path.read_text()) and str(path.relative_to(ROOT)) not in allowed
+    )
+    assert found == []
+    listeners = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "pbem").rglob("*.py")
+        if re.search(r"listens_for\(\s*Session\b", path.read_text())
+    )
+    assert listeners == [], "a unit's after-commit work runs in UnitOfWork.commit, not in a global listener"
