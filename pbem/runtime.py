@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
+from pbem.tasks import task_named
 
 log = logging.getLogger(__name__)
 Nudger = Callable[[str, tuple[Any, ...]], None]
@@ -51,10 +52,12 @@ class Runtime:
         """Send ``task(*args)`` to the worker once ``session`` commits; never raises.
 
         An argument may be a callable, evaluated at commit time (e.g. the id of a
-        row that is only flushed with the commit)."""
-        session.info.setdefault("pbem_nudges", []).append((self, task, args))
+        row that is only flushed with the commit).  An unknown task raises here, at once."""
+        session.info.setdefault("pbem_nudges", []).append((self, task_named(task), args))
 
     def nudge(self, task: str, *args: Any) -> None:
+        """Send ``task(*args)`` to the worker; never raises but for a task that does not exist."""
+        task = task_named(task)
         try:
             self.nudger(task, args)
         except Exception as error:  # the sweep will find the work; a broker outage must not fail a request
@@ -62,6 +65,7 @@ class Runtime:
 
     def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
         """Send ``task(*args)`` to run in ``seconds``; False (the sweep will do it) where nothing schedules."""
+        task = task_named(task)
         if self.scheduler is None:
             return False
         try:

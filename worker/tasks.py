@@ -15,23 +15,24 @@ from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
 from pbem.services.play import bot_turns, deadline_timer, deadlines
+from pbem.tasks import Task
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="worker.tasks.deliver_outbox", acks_late=True)
+@shared_task(name=Task.DELIVER_OUTBOX.celery_name, acks_late=True)
 @quiet()
 def deliver_outbox(outbox_id: int) -> str:
     return outbox.deliver(get_runtime(), outbox_id)
 
 
-@shared_task(name="worker.tasks.flush_outbox", acks_late=True)
+@shared_task(name=Task.FLUSH_OUTBOX.celery_name, acks_late=True)
 @quiet()
 def flush_outbox() -> int:
     return outbox.flush(get_runtime())
 
 
-@shared_task(name="worker.tasks.process_inbound", acks_late=True)
+@shared_task(name=Task.PROCESS_INBOUND.celery_name, acks_late=True)
 @quiet()
 def process_inbound(message_id: int) -> str:
     from pbem.mail.inbound import process
@@ -39,7 +40,7 @@ def process_inbound(message_id: int) -> str:
     return process(get_runtime(), message_id)
 
 
-@shared_task(name="worker.tasks.process_pending_inbound", acks_late=True)
+@shared_task(name=Task.PROCESS_PENDING_INBOUND.celery_name, acks_late=True)
 @quiet()
 def process_pending_inbound() -> int:
     """The sweep's re-drive: every message left pending past the grace, oldest first.
@@ -58,45 +59,45 @@ def process_pending_inbound() -> int:
     return handled
 
 
-@shared_task(name="worker.tasks.fire_deadline", acks_late=True)
+@shared_task(name=Task.FIRE_DEADLINE.celery_name, acks_late=True)
 @quiet()
 def fire_deadline(game_id: int) -> bool:
     return deadlines.apply_deadline(get_runtime(), game_id)
 
 
-@shared_task(name="worker.tasks.fire_due_deadlines", acks_late=True)
+@shared_task(name=Task.FIRE_DUE_DEADLINES.celery_name, acks_late=True)
 def fire_due_deadlines() -> int:
     """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
     return deadline_timer.fire_due(get_runtime())
 
 
-@shared_task(name="worker.tasks.send_reminders", acks_late=True)
+@shared_task(name=Task.SEND_REMINDERS.celery_name, acks_late=True)
 @quiet()
 def send_reminders(game_id: int) -> int:
     return deadlines.send_due_reminders(get_runtime(), game_id)
 
 
-@shared_task(name="worker.tasks.play_bots", acks_late=True)
+@shared_task(name=Task.PLAY_BOTS.celery_name, acks_late=True)
 def play_bots(game_id: int) -> int:
     """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
     return bot_turns.play(get_runtime(), game_id)
 
 
-@shared_task(name="worker.tasks.sweep", acks_late=True)
+@shared_task(name=Task.SWEEP.celery_name, acks_late=True)
 @quiet()
 def sweep() -> dict[str, int]:
     result = sweeping.sweep(get_runtime())
     return {name: len(ids) for name, ids in vars(result).items()}
 
 
-@shared_task(name="worker.tasks.send_digests", acks_late=True)
+@shared_task(name=Task.SEND_DIGESTS.celery_name, acks_late=True)
 @quiet()
 def send_digests() -> int:
     """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
     return digest.send_digests(get_runtime())
 
 
-@shared_task(name="worker.tasks.send_overdue_digests", acks_late=True)
+@shared_task(name=Task.SEND_OVERDUE_DIGESTS.celery_name, acks_late=True)
 @quiet()
 def send_overdue_digests() -> int:
     """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""
