@@ -11,11 +11,13 @@ import os
 import time
 from pathlib import Path
 
+from pbem.config import fault_setting
+
 
 def point(name: str) -> None:
-    if os.environ.get("PBEM_FAULT") != name:
+    fault = fault_setting()
+    if fault.point != name:
         return
-    marker = os.environ.get("PBEM_FAULT_MARKER")
-    if marker:
-        Path(marker).write_text(str(os.getpid()))
-    time.sleep(float(os.environ.get("PBEM_FAULT_SLEEP", "60")))
+    if fault.marker:
+        Path(fault.marker).write_text(str(os.getpid()))
+    time.sleep(fault.sleep)
