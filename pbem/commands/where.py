@@ -89,11 +89,21 @@ def database_exists(url: str) -> bool:
         engine.dispose()
 
 
+class SchemaBehind(click.ClickException):
+    """The database exists with an older schema than this code's: ``pbem db upgrade`` is the way out."""
+
+
 def require_database(settings: Settings) -> None:
-    """Stop with the way out unless the instance's database exists."""
-    if database_exists(settings.database_url):
-        return
-    raise click.ClickException(missing_database_message(settings))
+    """Stop with the way out unless the instance's database exists with this code's schema.
+
+    Only ``pbem db upgrade`` and ``pbem serve`` migrate; any other command stops here."""
+    from pbem.migrations import behind_message
+
+    if not database_exists(settings.database_url):
+        raise click.ClickException(missing_database_message(settings))
+    behind = behind_message(settings.database_url)
+    if behind:
+        raise SchemaBehind(f"{behind} ({shown_url(settings.database_url)})")
 
 
 def missing_database_message(settings: Settings) -> str:
