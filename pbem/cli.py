@@ -8,9 +8,23 @@ import time
 import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from engines import get_engine, load_problems, registry
+from engines import load_problems, registry
 from engines.playout import random_playout
-from pbem.commands import admins, arena, backup, check, db, engine, first_line, game, importing, mail, player, serve
+from pbem.commands import (
+    admins,
+    arena,
+    backup,
+    check,
+    db,
+    engine,
+    engine_table,
+    first_line,
+    game,
+    importing,
+    mail,
+    player,
+    serve,
+)
 from pbem.config import ConfigError
 from pbem.services import ServiceError
 
@@ -93,25 +107,6 @@ def _attach_commands() -> None:
         engine.engine_group,
     ):
         main.add_command(command)
-
-
-def engine_argument(name: str):
-    try:
-        return get_engine(name)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--engine") from None
-
-
-def engine_table(name: str, variant: str | None, players: int | None):
-    """The engine and canonical variant of ``--engine``/``--variant``/``--players``, or a usage error."""
-    engine = engine_argument(name)
-    try:
-        variant = engine.normalise_variant(variant)
-        if players is not None:
-            engine.check_players(players)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    return engine, variant
 
 
 @main.command()

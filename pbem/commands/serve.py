@@ -217,11 +217,9 @@ def serve_roles(
         "web": gunicorn_command(host, port, 1, threads=8),
         "worker": embedded_worker_command(concurrency),
     }
-    from pbem.cli import main
-
-    if smtp and "smtpd" in main.commands:
+    if smtp:
         roles["smtpd"] = [sys.executable, "-m", "pbem.cli", "smtpd", "--host", host, "--port", str(smtp_port)]
-    if settings.imap_url and "imap_poll" in main.commands:
+    if settings.imap_url:
         check_imap(settings.imap_url)
         roles["imap"] = [sys.executable, "-m", "pbem.cli", "imap_poll"]
     return roles
