@@ -35,6 +35,7 @@ from pbem.clock import utcnow
 from pbem.mail import wire
 from pbem.mail.wire import UnsendableMessage
 from pbem.models import OutboxMessage
+from pbem.outbox_status import OutboxStatus, sources
 from pbem.runtime import Runtime
 from pbem.services.mailout import dkim_sign, journal, relay
 from pbem.services.mailout.dkim_sign import DkimError
@@ -54,16 +55,13 @@ def backoff(attempts: int) -> int:
 
 
 def email_bytes(row: OutboxMessage | Row) -> bytes:
-    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one.
-
-    Headers named with a leading ``_`` are the server's own notes (e.g. a deferred
-    receipt's block) and are never sent."""
+    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one."""
     headers = {
         "To": row.recipient,
         "Subject": row.subject,
         "Message-ID": row.message_id,
         "Date": format_datetime(row.created_at.replace(tzinfo=dt.UTC)),
-        **{name: value for name, value in (row.headers or {}).items() if not name.startswith("_")},
+        **(row.headers or {}),
     }
     try:
         return wire.compose(headers.items(), row.body_text, row.body_html or None)
@@ -87,10 +85,10 @@ _CLAIM = (
     update(_OUTBOX)
     .where(
         _OUTBOX.c.id == bindparam("row_id"),
-        _OUTBOX.c.status.in_(("pending", "sending")),
+        _OUTBOX.c.status.in_(sources(OutboxStatus.SENDING)),
         _OUTBOX.c.next_try_at <= bindparam("now"),
     )
-    .values(status="sending", attempts=_OUTBOX.c.attempts + 1, next_try_at=bindparam("lease_until"))
+    .values(status=OutboxStatus.SENDING, attempts=_OUTBOX.c.attempts + 1, next_try_at=bindparam("lease_until"))
     .returning(*_OUTBOX.c)
 )
 
@@ -106,7 +104,7 @@ def claim(runtime: Runtime, outbox_id: int) -> Row | None:
 #: Still this worker's claim: ``sending``, with the attempt count it claimed.
 _OURS = (
     _OUTBOX.c.id == bindparam("row_id"),
-    _OUTBOX.c.status == "sending",
+    _OUTBOX.c.status == OutboxStatus.SENDING,
     _OUTBOX.c.attempts == bindparam("claimed"),
 )
 _RENEW = update(_OUTBOX).where(*_OURS).values(next_try_at=bindparam("lease_until"))

@@ -24,13 +24,13 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.mail.machine import Bounce
 from pbem.models import Account, Game, OutboxMessage, Seat
+from pbem.outbox_status import OUT, OutboxStatus, sources
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
 from pbem.tokens import is_bounce_shaped, outbox_id_from_bounce_address
 
 _HARD = re.compile(r"(?:^|\s)5\.\d{1,3}\.\d{1,3}\b|(?:^|;\s*|\s)5\d\d\b")
-_SENT = ("sent", "sending")
 
 
 def outbox_id_for(runtime: Runtime, address: str | None) -> int | None:
@@ -53,7 +53,7 @@ def is_hard(report: Bounce | None) -> bool:
 def record(runtime: Runtime, session: Session, outbox_id: int, report: Bounce | None) -> str:
     """Count a report that came back to the bounce address of ``outbox_id``; returns the verdict."""
     row = session.get(OutboxMessage, outbox_id)
-    if row is None or row.status not in _SENT:
+    if row is None or row.status not in OUT:
         return f"bounce for email {outbox_id}, which was not sent: ignored"
     account = session.scalars(select(Account).where(Account.email == row.recipient.lower())).one_or_none()
     if account is None:
@@ -75,8 +75,8 @@ def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> No
     account.unreachable_since = utcnow()
     session.execute(
         update(OutboxMessage)
-        .where(OutboxMessage.recipient == account.email, OutboxMessage.status.in_(("pending", "held")))
-        .values(status="unreachable")
+        .where(OutboxMessage.recipient == account.email, OutboxMessage.status.in_(sources(OutboxStatus.UNREACHABLE)))
+        .values(status=OutboxStatus.UNREACHABLE)
     )
     seats = session.scalars(
         select(Seat).join(Game, Game.id == Seat.game_id).where(Seat.account_id == account.id, Game.status == "active")
