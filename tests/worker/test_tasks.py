@@ -12,12 +12,13 @@ from pbem.tasks import Task, task_named
 
 
 def registered() -> set[str]:
-    """The task names the real Celery app registers once its ``include`` modules load."""
+    """The task names the real Celery app registers once its ``include`` modules load (the app
+    configures itself from the current runtime: callers use the ``sqlite_runtime`` fixture)."""
     worker.app.loader.import_default_modules()
     return {name for name in worker.app.tasks if name.startswith("worker.")}
 
 
-def test_every_task_is_registered_with_the_celery_app_and_nothing_else():
+def test_every_task_is_registered_with_the_celery_app_and_nothing_else(sqlite_runtime):
     assert registered() == {task.celery_name for task in Task}
 
 
@@ -26,7 +27,7 @@ def test_the_beat_schedule_names_registered_tasks(sqlite_runtime):
     assert {entry["task"] for entry in schedule.values()} <= registered()
 
 
-def test_the_dispatch_sends_each_task_under_its_registered_name(monkeypatch):
+def test_the_dispatch_sends_each_task_under_its_registered_name(sqlite_runtime, monkeypatch):
     sent: list[tuple[str, list, float | None]] = []
 
     def send_task(name: str, args: list, countdown: float | None = None) -> None:
