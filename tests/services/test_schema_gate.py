@@ -64,6 +64,7 @@ def test_db_upgrade_brings_it_to_the_newest_and_the_commands_work_again(older_in
     assert listed.exit_code == 0, listed.output
 
 
+@pytest.mark.slow
 def test_the_embedded_serve_upgrades_and_says_so(tmp_path):
     instance = tmp_path / "instance"
     settings = load_settings(instance=instance, secret_key="s")

@@ -27,7 +27,7 @@ from tests.conftest import build_runtime
 from tests.support.play import PLAYERS, game_row, play_some, play_to_end, seat_ids, start
 from tests.support.smtp_sink import SmtpSink
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def earlier_revisions() -> list[str]:
