@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import format_datetime
 
-from sqlalchemy import Row, bindparam, func, or_, select, update
+from sqlalchemy import Row, bindparam, func, select, update
 
 from pbem.clock import utcnow
 from pbem.mail import wire
@@ -93,9 +93,9 @@ _CLAIM = (
 )
 
 
-def claim(runtime: Runtime, outbox_id: int) -> Row | None:
-    """Take the row for sending if it is due (pending, or a lapsed lease), in one statement."""
-    now = utcnow()
+def claim(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> Row | None:
+    """Take the row for sending if it is due at ``now`` (pending, or a lapsed lease), in one statement."""
+    now = now or utcnow()
     lease_until = now + dt.timedelta(seconds=LEASE_SECONDS)
     with runtime.db.statements() as connection:
         return connection.execute(_CLAIM, {"row_id": outbox_id, "now": now, "lease_until": lease_until}).one_or_none()
@@ -199,12 +199,12 @@ def envelope_sender(runtime: Runtime, outbox_id: int) -> str:
     return bounce_address(settings.secret_key, outbox_id, settings.reply_template)
 
 
-def deliver(runtime: Runtime, outbox_id: int) -> str:
-    """Send one row; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
+def deliver(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> str:
+    """Send one row if due at ``now``; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
     url = runtime.settings.smtp_url
     if not url:
         return "skipped"
-    row = claim(runtime, outbox_id)
+    row = claim(runtime, outbox_id, now)
     if row is None:
         return "skipped"
     # Accepted by the relay before, but the mark was lost: only a row claimed before can be in
@@ -261,16 +261,16 @@ def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at:
         return connection.execute(_FINISH, params).rowcount == 1
 
 
-def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0) -> list[int]:
-    """Rows to (re)send now: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
+def due_ids(runtime: Runtime, limit: int = 500, grace: float = 0.0, now: dt.datetime | None = None) -> list[int]:
+    """Rows to (re)send at ``now``: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
     if not runtime.settings.smtp_url:
         return []
-    now = utcnow() - dt.timedelta(seconds=grace)
+    now = (now or utcnow()) - dt.timedelta(seconds=grace)
     with runtime.db.read() as session:
         query = (
             select(OutboxMessage.id)
             .where(
-                or_(OutboxMessage.status == "pending", OutboxMessage.status == "sending"),
+                OutboxMessage.status.in_(sources(OutboxStatus.SENDING)),
                 OutboxMessage.next_try_at <= now,
             )
             .order_by(OutboxMessage.id)
