@@ -64,6 +64,23 @@ def test_db_upgrade_brings_it_to_the_newest_and_the_commands_work_again(older_in
     assert listed.exit_code == 0, listed.output
 
 
+def test_a_restore_of_an_older_backup_upgrades_its_copy_and_says_so(tmp_path, sqlite_url):
+    from pbem.services.ops import backup
+
+    upgrade(sqlite_url, OLDER)
+    archive = tmp_path / "old.tgz"
+    backup.backup(load_settings(instance=tmp_path / "old", database_url=sqlite_url, secret_key="s"), archive)
+    fresh = f"sqlite:///{tmp_path / 'new.sqlite3'}"
+    set_runtime(make_runtime(load_settings(instance=tmp_path / "new", database_url=fresh)))
+    try:
+        done = CliRunner().invoke(main, ["restore", str(archive)])
+    finally:
+        set_runtime(None)
+    assert done.exit_code == 0, done.output
+    assert f"database schema upgraded from {OLDER} to migration {head_revision()}" in done.output
+    assert current_revision(fresh) == head_revision()
+
+
 @pytest.mark.slow
 def test_the_embedded_serve_upgrades_and_says_so(tmp_path):
     instance = tmp_path / "instance"
