@@ -369,6 +369,11 @@ class Engine(ABC):
         module = sys.modules.get(type(self).__module__) or importlib.import_module(type(self).__module__)
         return FilePath(module.__file__).parent
 
+    @property
+    def rules_path(self) -> FilePath:
+        """The game's rules in the project's own words (``RULES.md``), shown at ``/rules/<engine>``."""
+        return self.home() / "RULES.md"
+
     # -- for the conformance suite and the server -------------------------------
 
     @abstractmethod

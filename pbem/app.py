@@ -11,10 +11,55 @@ from werkzeug.routing import IntegerConverter
 from pbem.config import load_settings
 from pbem.runtime import Runtime, connect_worker, make_runtime, set_runtime
 from pbem.services.people import sessions
+from pbem.web import (
+    admin,
+    admin_games,
+    assets,
+    common,
+    devmail,
+    inbound,
+    live,
+    lobby,
+    me,
+    observe,
+    ops,
+    play,
+    players,
+    prefs,
+    public,
+    ratelimit,
+    rules,
+    signin,
+    unsubscribe,
+    yourturn,
+)
 
 #: Ids in addresses fit the tables' INTEGER keys (32 bits on PostgreSQL); anything larger is a clean 404,
 #: never a database error.
 MAX_ID = 2**31 - 1
+
+
+#: One blueprint per feature, in the order their routes are matched.
+BLUEPRINTS = tuple(
+    module.bp
+    for module in (
+        public,
+        play,
+        observe,
+        prefs,
+        unsubscribe,
+        signin,
+        me,
+        lobby,
+        players,
+        admin,
+        admin_games,
+        devmail,
+        inbound,
+        rules,
+        ops,
+    )
+)
 
 
 class IdConverter(IntegerConverter):
@@ -28,15 +73,14 @@ class IdConverter(IntegerConverter):
 def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None = None) -> Flask:
     """Build the web app; ``runtime`` (settings, database, nudger) is shared with services.
 
+    The runtime is built here once (unless given) and set once for the process.
     Behind a reverse proxy, set ``PBEM_TRUSTED_PROXIES`` to the number of proxies
     in front of the app: their ``X-Forwarded-For``/``-Proto``/``-Host`` headers
     then give the client's address (for log-in throttling) and the public URL.
     Left at 0, those headers are ignored, as any client could forge them.
     """
     if runtime is None:
-        runtime = make_runtime(load_settings(**(overrides or {})))
-        set_runtime(runtime)
-        connect_worker(runtime)
+        runtime = connect_worker(make_runtime(load_settings(**(overrides or {}))))
     set_runtime(runtime)
     settings = runtime.settings
     hops = settings.trusted_proxies
@@ -59,46 +103,17 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
     app.extensions["pbem"] = runtime
-    from pbem.web import ratelimit
-
     ratelimit.init_app(app, settings.broker_url)
+    common.init_app(app)  # security headers (CSP), error pages, CSRF: for every blueprint
+    public.init_app(app)
+    yourturn.init_app(app)
+    live.init_app(app)
 
     @app.get("/healthz")
     def healthz():
         return jsonify(status="ok")
 
-    _register_blueprints(app)
-    from pbem.web import assets
-
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)
     assets.install(app)
     return app
-
-
-def _register_blueprints(app: Flask) -> None:
-    """Each feature is one blueprint; a missing optional one is skipped."""
-    import importlib
-
-    for module_name in (
-        "pbem.web.public",
-        "pbem.web.play",
-        "pbem.web.observe",
-        "pbem.web.prefs",
-        "pbem.web.unsubscribe",
-        "pbem.web.signin",
-        "pbem.web.me",
-        "pbem.web.lobby",
-        "pbem.web.players",
-        "pbem.web.admin",
-        "pbem.web.admin_games",
-        "pbem.web.devmail",
-        "pbem.web.inbound",
-        "pbem.web.rules",
-        "pbem.web.ops",
-    ):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            continue
-        app.register_blueprint(module.bp)

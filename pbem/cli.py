@@ -8,9 +8,23 @@ import time
 import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from engines import get_engine, load_problems, registry
+from engines import load_problems, registry
 from engines.playout import random_playout
-from pbem.commands import first_line
+from pbem.commands import (
+    admins,
+    arena,
+    backup,
+    check,
+    db,
+    engine,
+    engine_table,
+    first_line,
+    game,
+    importing,
+    mail,
+    player,
+    serve,
+)
 from pbem.config import ConfigError
 from pbem.services import ServiceError
 
@@ -72,50 +86,27 @@ def engines_command(as_json: bool) -> None:
 
 
 def _attach_commands() -> None:
-    """Command groups live in pbem.commands; optional ones are skipped if absent."""
-    import importlib
-
-    for module_name, names in (
-        ("pbem.commands.db", ("db_group", "admin_group")),
-        ("pbem.commands.admins", ()),
-        ("pbem.commands.player", ("player_group",)),
-        ("pbem.commands.importing", ()),
-        ("pbem.commands.backup", ("backup", "restore")),
-        ("pbem.commands.game", ("game_group",)),
-        ("pbem.commands.serve", ("serve", "web")),
-        ("pbem.commands.mail", ("ingest", "smtpd", "imap_poll")),
-        ("pbem.commands.check", ("check",)),
-        ("pbem.commands.arena", ("arena",)),
-        ("pbem.commands.engine", ("engine_group",)),
+    """The command groups of :mod:`pbem.commands`, each named here."""
+    db.admin_group.add_command(admins.admin_list)
+    db.admin_group.add_command(admins.admin_delete)
+    game.game_group.add_command(importing.game_import)
+    for command in (
+        db.db_group,
+        db.admin_group,
+        player.player_group,
+        backup.backup,
+        backup.restore,
+        game.game_group,
+        serve.serve,
+        serve.web,
+        mail.ingest,
+        mail.smtpd,
+        mail.imap_poll,
+        check.check,
+        arena.arena,
+        engine.engine_group,
     ):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            continue
-        for name in names:
-            if hasattr(module, name):
-                main.add_command(getattr(module, name))
-
-
-def engine_argument(name: str):
-    try:
-        return get_engine(name)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--engine") from None
-
-
-def engine_table(name: str, variant: str | None, players: int | None):
-    """The engine and canonical variant of ``--engine``/``--variant``/``--players``, or a usage error."""
-    engine = engine_argument(name)
-    try:
-        variant = engine.normalise_variant(variant)
-        if players is not None:
-            engine.check_players(players)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    return engine, variant
+        main.add_command(command)
 
 
 @main.command()

@@ -35,6 +35,41 @@ def instance_path() -> Path:
     return Path(os.environ.get("PBEM_INSTANCE") or _named_in_env_file() or Path.cwd() / "instance").resolve()
 
 
+def instance_is_named() -> bool:
+    """Whether ``PBEM_INSTANCE`` is set in the environment (messages say where the folder came from)."""
+    return bool(os.environ.get("PBEM_INSTANCE"))
+
+
+def any_setting_given() -> bool:
+    """Whether any ``PBEM_*`` variable is set (a shell variable set without ``export`` reaches no command)."""
+    return any(name.startswith("PBEM_") and value for name, value in os.environ.items())
+
+
+def user_state_home() -> Path:
+    """The user's state folder (``XDG_STATE_HOME``, else ``~/.local/state``)."""
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+
+
+@dataclass(frozen=True)
+class FaultSetting:
+    """``PBEM_FAULT=<point>`` (crash tests): the point that stalls, the marker file it touches, how long."""
+
+    point: str | None
+    marker: str | None
+    sleep: float
+    raise_: bool = False  # raise at the point instead of stalling (all-or-nothing tests)
+
+
+def fault_setting() -> FaultSetting:
+    """Read at each fault point, so a test can set it for one child process (see :mod:`pbem.faults`)."""
+    return FaultSetting(
+        os.environ.get("PBEM_FAULT") or None,
+        os.environ.get("PBEM_FAULT_MARKER") or None,
+        float(os.environ.get("PBEM_FAULT_SLEEP", "60")),
+        bool(os.environ.get("PBEM_FAULT_RAISE")),
+    )
+
+
 def _named_in_env_file() -> str | None:
     """``PBEM_INSTANCE`` as the file ``PBEM_ENV_FILE`` sets it (an unreadable file is reported later)."""
     if not os.environ.get("PBEM_ENV_FILE"):
@@ -221,7 +256,8 @@ class Settings:
     max_message_bytes: int = 2_000_000
     #: How long a receipt that only says "accepted" may wait to ride in the seat's next email (0: never).
     receipt_wait_seconds: int = 86_400
-    reminder_offsets: tuple[int, ...] = (24 * 3600, 3600)
+    #: ``PBEM_HARD_BOUNCES``: hard bounces in a row after which an address is no longer mailed.
+    hard_bounce_limit: int = 3
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
     trusted_proxies: int = 0
     mail_limits: MailLimits = field(default_factory=MailLimits)
@@ -307,6 +343,7 @@ def load_settings(**overrides: Any) -> Settings:
         reply_address=reply,
         server_address=env("PBEM_SERVER_ADDRESS") or _server_address(reply, domain),
         max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
+        hard_bounce_limit=_positive_int("PBEM_HARD_BOUNCES", env("PBEM_HARD_BOUNCES", "3")),
         mail_limits=MailLimits.from_env(env),
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),
         dkim_key=env("PBEM_DKIM_KEY") or None,

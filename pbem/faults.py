@@ -12,17 +12,19 @@ import os
 import time
 from pathlib import Path
 
+from pbem.config import fault_setting
+
 
 class Injected(RuntimeError):
     """The failure a test asked for at a named point."""
 
 
 def point(name: str) -> None:
-    if os.environ.get("PBEM_FAULT") != name:
+    fault = fault_setting()
+    if fault.point != name:
         return
-    if os.environ.get("PBEM_FAULT_RAISE"):
+    if fault.raise_:
         raise Injected(f"fault injected at {name}")
-    marker = os.environ.get("PBEM_FAULT_MARKER")
-    if marker:
-        Path(marker).write_text(str(os.getpid()))
-    time.sleep(float(os.environ.get("PBEM_FAULT_SLEEP", "60")))
+    if fault.marker:
+        Path(fault.marker).write_text(str(os.getpid()))
+    time.sleep(fault.sleep)

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
+from pbem.outbox_status import OutboxStatus
 
 
 class Base(DeclarativeBase):
@@ -296,7 +297,7 @@ class InboundMessage(Base):
 
 
 class OutboxMessage(Base):
-    """An email to send; status moves pending -> sending -> sent | failed."""
+    """An email to send; its ``status`` moves as :mod:`pbem.outbox_status` allows (only ``pending`` is sent)."""
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_due", "status", "next_try_at"),)
@@ -310,10 +311,10 @@ class OutboxMessage(Base):
     kind: Mapped[str] = mapped_column(String(40), default="")
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))
-    #: pending | sending | sent | failed; also held (kept for the daily digest),
-    #: digested (sent inside a digest), suppressed (the account asked not to get it) and unreachable
-    #: (the address bounced hard too often).
-    status: Mapped[str] = mapped_column(String(20), default="pending")
+    #: An :class:`~pbem.outbox_status.OutboxStatus`.
+    status: Mapped[str] = mapped_column(String(20), default=OutboxStatus.PENDING)
+    #: A deferred receipt or press, or waiting news: the block it shows at the top of the seat's next email.
+    fold: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_try_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     last_error: Mapped[str | None] = mapped_column(Text)

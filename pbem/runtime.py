@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
+from pbem.tasks import task_named
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -86,6 +87,8 @@ class Runtime:
             yield UnitOfWork(self, session)
 
     def nudge(self, task: str, *args: Any) -> None:
+        """Send ``task(*args)`` to the worker; never raises but for a task that does not exist."""
+        task = task_named(task)
         try:
             self.nudger(task, args)
         except Exception as error:  # the sweep will find the work; a broker outage must not fail a request
@@ -93,6 +96,7 @@ class Runtime:
 
     def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
         """Send ``task(*args)`` to run in ``seconds``; False (the sweep will do it) where nothing schedules."""
+        task = task_named(task)
         if self.scheduler is None:
             return False
         try:
@@ -165,14 +169,14 @@ class UnitOfWork:
         return unit
 
     def nudge(self, task: str, *args: Any) -> None:
-        """Send ``task(*args)`` to the worker once this unit commits; never raises."""
-        self.nudges.append((task, args))
+        """Send ``task(*args)`` to the worker once this unit commits; an unknown task raises here, at once."""
+        self.nudges.append((task_named(task), args))
 
     def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
         """Run ``task(*args)`` ``seconds`` after this unit commits; False (the sweep will) where nothing schedules."""
         if self.runtime.scheduler is None:
             return False
-        self.later.append((task, seconds, args))
+        self.later.append((task_named(task), seconds, args))
         return True
 
     def commit(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -78,3 +80,29 @@ def test_a_bad_line_of_the_environment_file_is_named(tmp_path, monkeypatch, line
     (tmp_path / "pbem.env").write_text(f"# settings\n{line}\n")
     with pytest.raises(ConfigError, match=words):
         load_settings(instance=tmp_path)
+
+
+def test_hard_bounces_is_a_setting(tmp_path, monkeypatch):
+    monkeypatch.delenv("PBEM_HARD_BOUNCES", raising=False)
+    assert load_settings(instance=tmp_path).hard_bounce_limit == 3
+    monkeypatch.setenv("PBEM_HARD_BOUNCES", "5")
+    assert load_settings(instance=tmp_path).hard_bounce_limit == 5
+    monkeypatch.setenv("PBEM_HARD_BOUNCES", "many")
+    with pytest.raises(ConfigError, match="PBEM_HARD_BOUNCES"):
+        load_settings(instance=tmp_path)
+
+
+def test_only_the_configuration_reads_the_environment():
+    """Settings are read in config.py (and the environment file in envfile.py); elsewhere the
+    environment is only passed on whole to a child process (``dict(os.environ, ...)``)."""
+    root = Path(__file__).resolve().parents[1]
+    readers = []
+    for package in ("pbem", "worker", "engines"):
+        for path in sorted((root / package).rglob("*.py")):
+            if path.relative_to(root).as_posix() in ("pbem/config.py", "pbem/envfile.py"):
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                reads = ("os.environ" in line or "getenv" in line) and "dict(os.environ" not in line
+                if reads and not line.strip().startswith("#"):
+                    readers.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert readers == []

@@ -21,21 +21,10 @@ from pbem import db
 from pbem.config import Settings
 from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
+from pbem.tasks import Task, task_named
 from worker import broker
 
 SWEEP_SECONDS = 2.0
-TASKS = {
-    "deliver_outbox": "worker.tasks.deliver_outbox",
-    "process_inbound": "worker.tasks.process_inbound",
-    "process_pending_inbound": "worker.tasks.process_pending_inbound",
-    "fire_deadline": "worker.tasks.fire_deadline",
-    "fire_due_deadlines": "worker.tasks.fire_due_deadlines",
-    "send_reminders": "worker.tasks.send_reminders",
-    "flush_outbox": "worker.tasks.flush_outbox",
-    "send_digests": "worker.tasks.send_digests",
-    "send_overdue_digests": "worker.tasks.send_overdue_digests",
-    "play_bots": "worker.tasks.play_bots",
-}
 #: When the daily digest goes out (UTC).
 DIGEST_HOUR = 6
 #: Emails a task delivers itself once its transaction commits, over the process's kept
@@ -75,8 +64,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_enable_remote_control": not settings.embedded_broker,
         "worker_hijack_root_logger": False,
         "beat_schedule": {
-            "sweep": {"task": "worker.tasks.sweep", "schedule": SWEEP_SECONDS},
-            "digest": {"task": "worker.tasks.send_digests", "schedule": crontab(hour=DIGEST_HOUR, minute=0)},
+            "sweep": {"task": Task.SWEEP.celery_name, "schedule": SWEEP_SECONDS},
+            "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": crontab(hour=DIGEST_HOUR, minute=0)},
         },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",
@@ -122,12 +111,12 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 def send(task: str, args: tuple[Any, ...]) -> None:
     """The nudger: services name a task, this sends it through the broker."""
-    app.send_task(TASKS[task], args=list(args))
+    app.send_task(task_named(task).celery_name, args=list(args))
 
 
 def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
     """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
-    app.send_task(TASKS[task], args=list(args), countdown=max(0.0, seconds))
+    app.send_task(task_named(task).celery_name, args=list(args), countdown=max(0.0, seconds))
 
 
 _inline = threading.local()
@@ -143,7 +132,7 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
     """
     left = getattr(_inline, "left", 0)
     runtime = get_runtime()
-    if task == "deliver_outbox" and left > 0 and runtime.settings.smtp_url:
+    if task == Task.DELIVER_OUTBOX and left > 0 and runtime.settings.smtp_url:
         _inline.left = left - 1
         from pbem.services.mailout import outbox
         from pbem.services.ops import outage
@@ -153,7 +142,7 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
         except Exception as error:  # the database went away after the task committed: the sweep resends
             if not outage.unreachable(error):
                 raise
-            outage.database.failed(error, "deliver_outbox")
+            outage.database.failed(error, Task.DELIVER_OUTBOX)
         return
     send(task, args)
 

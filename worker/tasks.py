@@ -17,23 +17,24 @@ from pbem.services.mailout import digest, outbox
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
 from pbem.services.play import bot_turns, deadlines
+from pbem.tasks import Task
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="worker.tasks.deliver_outbox", acks_late=True)
+@shared_task(name=Task.DELIVER_OUTBOX.celery_name, acks_late=True)
 @quiet()
 def deliver_outbox(outbox_id: int) -> str:
     return outbox.deliver(get_runtime(), outbox_id)
 
 
-@shared_task(name="worker.tasks.flush_outbox", acks_late=True)
+@shared_task(name=Task.FLUSH_OUTBOX.celery_name, acks_late=True)
 @quiet()
 def flush_outbox() -> int:
     return outbox.flush(get_runtime())
 
 
-@shared_task(name="worker.tasks.process_inbound", acks_late=True)
+@shared_task(name=Task.PROCESS_INBOUND.celery_name, acks_late=True)
 @quiet()
 def process_inbound(message_id: int) -> str:
     from pbem.inbound.runner import process
@@ -41,7 +42,7 @@ def process_inbound(message_id: int) -> str:
     return process(get_runtime(), message_id)
 
 
-@shared_task(name="worker.tasks.process_pending_inbound", acks_late=True)
+@shared_task(name=Task.PROCESS_PENDING_INBOUND.celery_name, acks_late=True)
 @quiet()
 def process_pending_inbound() -> int:
     """The sweep's re-drive: every message left pending past the grace, oldest first.
@@ -62,14 +63,14 @@ def process_pending_inbound() -> int:
     return handled
 
 
-@shared_task(name="worker.tasks.fire_deadline", acks_late=True)
+@shared_task(name=Task.FIRE_DEADLINE.celery_name, acks_late=True)
 @quiet()
 def fire_deadline(game_id: int) -> bool:
     with get_runtime().unit() as uow:
         return deadlines.apply_deadline(uow, game_id)
 
 
-@shared_task(name="worker.tasks.fire_due_deadlines", acks_late=True)
+@shared_task(name=Task.FIRE_DUE_DEADLINES.celery_name, acks_late=True)
 def fire_due_deadlines() -> int:
     """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
     runtime = get_runtime()
@@ -78,21 +79,21 @@ def fire_due_deadlines() -> int:
     return sum(_in_unit(runtime, deadlines.apply_deadline, game_id) for game_id in due)
 
 
-@shared_task(name="worker.tasks.send_reminders", acks_late=True)
+@shared_task(name=Task.SEND_REMINDERS.celery_name, acks_late=True)
 @quiet()
 def send_reminders(game_id: int) -> int:
     with get_runtime().unit() as uow:
         return deadlines.send_due_reminders(uow, game_id)
 
 
-@shared_task(name="worker.tasks.play_bots", acks_late=True)
+@shared_task(name=Task.PLAY_BOTS.celery_name, acks_late=True)
 def play_bots(game_id: int) -> int:
     """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
     with get_runtime().unit() as uow:
         return bot_turns.play(uow, game_id)
 
 
-@shared_task(name="worker.tasks.sweep", acks_late=True)
+@shared_task(name=Task.SWEEP.celery_name, acks_late=True)
 @quiet()
 def sweep() -> dict[str, int]:
     with get_runtime().unit() as uow:
@@ -100,7 +101,7 @@ def sweep() -> dict[str, int]:
     return {name: len(ids) for name, ids in vars(result).items()}
 
 
-@shared_task(name="worker.tasks.send_digests", acks_late=True)
+@shared_task(name=Task.SEND_DIGESTS.celery_name, acks_late=True)
 @quiet()
 def send_digests() -> int:
     """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
@@ -110,7 +111,7 @@ def send_digests() -> int:
     return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
 
 
-@shared_task(name="worker.tasks.send_overdue_digests", acks_late=True)
+@shared_task(name=Task.SEND_OVERDUE_DIGESTS.celery_name, acks_late=True)
 @quiet()
 def send_overdue_digests() -> int:
     """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from engines import get_engine
 from pbem.runtime import Runtime, connect_worker, get_runtime, make_runtime, set_runtime
 
 
@@ -38,3 +39,22 @@ def first_line(error: BaseException, limit: int = 300) -> str:
     source = getattr(error, "orig", None) or error
     lines = [line.strip() for line in str(source).splitlines() if line.strip()]
     return (lines[0] if lines else type(source).__name__)[:limit]
+
+
+def engine_argument(name: str):
+    try:
+        return get_engine(name)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--engine") from None
+
+
+def engine_table(name: str, variant: str | None, players: int | None):
+    """The engine and canonical variant of ``--engine``/``--variant``/``--players``, or a usage error."""
+    engine = engine_argument(name)
+    try:
+        variant = engine.normalise_variant(variant)
+        if players is not None:
+            engine.check_players(players)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    return engine, variant

@@ -8,11 +8,10 @@ import click
 from sqlalchemy import func, select
 
 from pbem.commands import fail, runtime
-from pbem.commands.db import admin_group
 from pbem.models import AdminUser
 
 
-@admin_group.command("list")
+@click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def admin_list(as_json: bool) -> None:
     """List the admin users (names and when each was created; never a password)."""
@@ -29,7 +28,7 @@ def admin_list(as_json: bool) -> None:
         click.echo(f"{row['username']:<30} created {row['created_at']}")
 
 
-@admin_group.command("delete")
+@click.command("delete")
 @click.argument("username")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def admin_delete(username: str, yes: bool) -> None:

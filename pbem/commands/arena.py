@@ -7,6 +7,7 @@ import json
 import click
 
 from engines.bots import Budget
+from pbem.commands import engine_table
 from pbem.services.play.arena import arena as run_arena
 
 
@@ -35,8 +36,6 @@ def arena(
     iterations: int | None, seconds: float, as_json: bool,
 ) -> None:  # fmt: skip
     """Play the bot (one seat, rotating) against random players and count the results."""
-    from pbem.cli import engine_table  # the CLI module attaches this command: import it late
-
     engine, variant = engine_table(engine_name, variant, players)
     result = run_arena(engine.name, variant, players, games, seed, Budget(iterations=iterations, seconds=seconds))
     figures = result.to_json()

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from pbem.commands import fail, runtime
+from pbem.migrations import head_revision
 from pbem.services import ServiceError
 from pbem.services.ops import backup as backups
 
@@ -46,6 +47,8 @@ def restore(path: Path) -> None:
     except ServiceError as error:
         fail(str(error))
     click.echo(f"restored {path} into {settings.instance}: {info.describe()}")
+    if info.revision != head_revision():  # the restore migrates the copy it made, and says so
+        click.echo(f"database schema upgraded from {info.revision or 'nothing'} to migration {head_revision()}")
     if info.secret_from == "PBEM_SECRET_KEY":
         click.echo(
             "The backed-up server took its secret from PBEM_SECRET_KEY; this instance now keeps it in its folder "

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
-from pbem.config import ConfigError, load_settings
+from pbem.config import ConfigError, any_setting_given, load_settings
 from pbem.services.ops.check import run_checks
 
 
@@ -15,7 +13,7 @@ def settings_source(settings) -> str:
     without ``export`` silently reaches no command."""
     if settings.env_file:
         return f"settings from the environment and {settings.env_file}"
-    if not any(name.startswith("PBEM_") and value for name, value in os.environ.items()):
+    if not any_setting_given():
         return "no PBEM_* setting in the environment and no pbem.env: every default (in a shell, set them with export)"
     return "settings from the environment"
 

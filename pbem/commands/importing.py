@@ -7,13 +7,12 @@ import json
 import click
 
 from pbem.commands import fail, runtime
-from pbem.commands.game import game_group
 from pbem.services import ServiceError
 from pbem.services.play.export import load_export
 from pbem.services.play.importing import import_game
 
 
-@game_group.command("import")
+@click.command("import")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option(
     "--player",

@@ -30,7 +30,7 @@ def ingest(sender: str | None, recipient: str | None) -> None:
 
     Exit 0 once stored, 75 (EX_TEMPFAIL: the MTA keeps the message and retries) when it
     cannot be stored now, 65 (EX_DATAERR: the MTA bounces it) when it never will be."""
-    from pbem.commands.where import require_database
+    from pbem.commands.where import SchemaBehind, require_database
     from pbem.inbound.runner import receive_each
     from pbem.mail.addressing import seat_recipients
     from pbem.runtime import connect_worker, get_runtime
@@ -47,6 +47,8 @@ def ingest(sender: str | None, recipient: str | None) -> None:
     if raw.strip() and len(raw) <= rt.settings.max_message_bytes:
         try:
             require_database(rt.settings)  # never a new, empty database made by a message
+        except SchemaBehind:
+            _defer("the database schema is older than this pbem: run `pbem db upgrade`")
         except click.ClickException:
             _defer("no database in this instance")
         except Exception as error:
@@ -89,12 +91,10 @@ def not_a_message(raw: bytes) -> str | None:
 def smtpd(host: str, port: int) -> None:
     """Run the SMTP listener for PBEM_MAIL_DOMAIN (the distributed smtpd process)."""
     from pbem.inbound.smtpd import serve_forever
-    from pbem.migrations import upgrade
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s smtpd %(levelname)s %(message)s")
     quiet_chatter(logging.INFO)
-    rt = runtime()
-    upgrade(rt.settings.database_url)
+    rt = runtime()  # stops if the schema is older than this code (`pbem db upgrade` migrates)
     click.echo(f"pbem: SMTP listener on {host}:{port} for @{rt.settings.mail_domain}")
     serve_forever(rt, host, port)
 
@@ -113,7 +113,6 @@ def smtpd(host: str, port: int) -> None:
 def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
     """Read the mailbox of PBEM_IMAP_URL (imaps://user:pass@host/INBOX): store each message, then delete it."""
     from pbem.inbound.imap import Reader, parse_url, poll_once
-    from pbem.migrations import upgrade
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s imap %(levelname)s %(message)s")
     quiet_chatter(logging.INFO)
@@ -125,7 +124,6 @@ def imap_poll(once: bool, interval: float, idle: bool, url: str | None) -> None:
         box = parse_url(url)
     except ValueError as error:
         fail(str(error))
-    upgrade(rt.settings.database_url)
     if once:
         try:
             result = poll_once(rt, url)

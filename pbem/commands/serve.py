@@ -25,7 +25,7 @@ from pbem.commands.game import dev_mailbox_url
 from pbem.commands.where import note_server
 from pbem.config import ConfigError, Settings, note_served_url
 from pbem.logmask import LOGGER_CLASS
-from pbem.migrations import upgrade
+from pbem.migrations import upgrade_and_say
 from pbem.runtime import get_runtime, shown_url
 from pbem.supervisor import BACKOFF_FIRST, BACKOFF_MAX, RESTARTED, STABLE_SECONDS, stop_all  # noqa: F401 - the settings of the supervisor
 
@@ -94,7 +94,7 @@ def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool |
     check_ports(host, {"--port": port, **({"--smtp-port": smtp_port} if smtp else {})})
     settings = runtime(create=True).settings
     check_broker(settings)
-    upgrade(settings.database_url)
+    click.echo(f"pbem: {upgrade_and_say(settings.database_url)}")  # the embedded server migrates, and says so
     env = dict(os.environ, PBEM_INSTANCE=str(settings.instance))
     served = served_address(host, port)
     if settings.base_url_source == "PBEM_BASE_URL":
@@ -217,11 +217,9 @@ def serve_roles(
         "web": gunicorn_command(host, port, 1, threads=8),
         "worker": embedded_worker_command(concurrency),
     }
-    from pbem.cli import main
-
-    if smtp and "smtpd" in main.commands:
+    if smtp:
         roles["smtpd"] = [sys.executable, "-m", "pbem.cli", "smtpd", "--host", host, "--port", str(smtp_port)]
-    if settings.imap_url and "imap_poll" in main.commands:
+    if settings.imap_url:
         check_imap(settings.imap_url)
         roles["imap"] = [sys.executable, "-m", "pbem.cli", "imap_poll"]
     return roles
@@ -270,6 +268,6 @@ def exec_supervisor(roles: dict[str, list[str]], env: dict[str, str]) -> None:
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 def web(host: str, port: int, workers: int) -> None:
-    """Run the web app alone under gunicorn (distributed setup)."""
-    upgrade(runtime().settings.database_url)
+    """Run the web app alone under gunicorn (distributed setup; `pbem db upgrade` migrates first)."""
+    runtime()  # stops if the schema is older than this code
     os.execv(sys.executable, gunicorn_command(host, port, workers))

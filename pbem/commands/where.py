@@ -22,15 +22,14 @@ from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from pbem.config import Settings
+from pbem.config import Settings, instance_is_named, user_state_home
 from pbem.db import normalise_url
 from pbem.runtime import shown_url
 
 
 def state_folder() -> Path:
     """Where this user's running servers are noted."""
-    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
-    return Path(base) / "pbem" / "servers"
+    return user_state_home() / "pbem" / "servers"
 
 
 def _note_path(instance: Path) -> Path:
@@ -90,17 +89,27 @@ def database_exists(url: str) -> bool:
         engine.dispose()
 
 
+class SchemaBehind(click.ClickException):
+    """The database exists with an older schema than this code's: ``pbem db upgrade`` is the way out."""
+
+
 def require_database(settings: Settings) -> None:
-    """Stop with the way out unless the instance's database exists."""
-    if database_exists(settings.database_url):
-        return
-    raise click.ClickException(missing_database_message(settings))
+    """Stop with the way out unless the instance's database exists with this code's schema.
+
+    Only ``pbem db upgrade`` and ``pbem serve`` migrate; any other command stops here."""
+    from pbem.migrations import behind_message
+
+    if not database_exists(settings.database_url):
+        raise click.ClickException(missing_database_message(settings))
+    behind = behind_message(settings.database_url)
+    if behind:
+        raise SchemaBehind(f"{behind} ({shown_url(settings.database_url)})")
 
 
 def missing_database_message(settings: Settings) -> str:
     """What is missing, which instance was looked at, and where the running servers keep theirs."""
     instance = settings.instance
-    origin = "PBEM_INSTANCE" if os.environ.get("PBEM_INSTANCE") else "./instance, as PBEM_INSTANCE is not set"
+    origin = "PBEM_INSTANCE" if instance_is_named() else "./instance, as PBEM_INSTANCE is not set"
     if make_url(normalise_url(settings.database_url)).get_backend_name() == "sqlite":
         what = f"there is no pbem database in the instance folder {instance} ({origin})"
     else:

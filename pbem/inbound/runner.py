@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Insert, select, update
@@ -129,8 +130,10 @@ def _claim(session, inbound_id: int, skip_locked: bool = False) -> InboundMessag
     return session.scalars(query).one_or_none()
 
 
-def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> str:
-    """Run the pipeline on one stored message; returns its final status (idempotent).
+def process(
+    runtime: Runtime, inbound_id: int, *, skip_locked: bool = False, steps: tuple[Callable[..., None], ...] = ()
+) -> str:
+    """Run the pipeline (or ``steps``) on one stored message; returns its final status (idempotent).
 
     ``skip_locked``: a message another worker is processing is left to it (``busy``).
     """
@@ -143,7 +146,7 @@ def process(runtime: Runtime, inbound_id: int, *, skip_locked: bool = False) -> 
                 return "busy" if skip_locked else "missing"
             if row.status != "pending":
                 return row.status
-            outcome = pipeline.run(uow, row)
+            outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()

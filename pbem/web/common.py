@@ -1,7 +1,7 @@
 """What every page shares: the runtime, security headers, error pages, CSRF.
 
-Installed once, app-wide, from the public blueprint (``install``), so the
-headers and error pages cover every blueprint, including ones added later.
+Installed once by the app factory (:func:`init_app`), so the headers and error
+pages cover every blueprint, including ones added later.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import logging
 import secrets
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request, session
+from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
 from pbem.logmask import mask
@@ -123,16 +123,12 @@ def _server_error(error: Exception):
     return error_response(500, "Something went wrong", "The server could not answer; nothing was changed. Try again.")
 
 
-def install(bp: Blueprint) -> None:
-    """Register the app-wide hooks on ``bp`` (they apply to every blueprint)."""
-    bp.after_app_request(_security_headers)
-    bp.app_errorhandler(HTTPException)(_http_error)
-    bp.app_errorhandler(Exception)(_server_error)
-
-    @bp.record_once
-    def _setup(state) -> None:
-        app: Flask = state.app
-        app.jinja_env.globals["csrf_token"] = csrf_token
-        app.jinja_env.globals["CSRF_FIELD"] = CSRF_FIELD
-        app.jinja_env.globals["is_admin"] = lambda: bool(session.get("admin_id"))
-        app.jinja_env.globals["style_nonce"] = style_nonce
+def init_app(app: Flask) -> None:
+    """The app-wide hooks: security headers (CSP), error pages, and CSRF for every template."""
+    app.after_request(_security_headers)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _server_error)
+    app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.globals["CSRF_FIELD"] = CSRF_FIELD
+    app.jinja_env.globals["is_admin"] = lambda: bool(session.get("admin_id"))
+    app.jinja_env.globals["style_nonce"] = style_nonce

@@ -10,7 +10,7 @@ reload shows the news.
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app
+from flask import Flask, current_app
 
 #: Seconds between two checks of a page that may change (the app's ``PBEM_LIVE_POLL_SECONDS``).
 POLL_SECONDS = 20
@@ -25,7 +25,6 @@ def live_every(status: str | None = None) -> int:
     return int(current_app.config.get("PBEM_LIVE_POLL_SECONDS", POLL_SECONDS))
 
 
-def install(bp: Blueprint) -> None:
-    @bp.record_once
-    def _setup(state) -> None:
-        state.app.jinja_env.globals["live_every"] = live_every
+def init_app(app: Flask) -> None:
+    """Every page's template may ask how often to check for news."""
+    app.jinja_env.globals["live_every"] = live_every

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request, session, url_for
+from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, render_template, request, session, url_for
 from sqlalchemy import bindparam, func, select
 
 from engines import get_engine, registry
@@ -24,14 +24,11 @@ from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.play.webviews import history_size, lean_game
-from pbem.web import caching, common, live, longpoll, prg, replay, yourturn
+from pbem.web import caching, common, longpoll, prg, replay, yourturn
 from pbem.web.board import LruCache, public_board
 from pbem.web.ratelimit import mail_wait, minutes
 
 bp = Blueprint("public", __name__)
-common.install(bp)
-yourturn.install(bp)
-live.install(bp)
 #: The version of the JSON API's schema (docs/api.md); it changes only when a field changes meaning or goes.
 API_VERSION = 1
 
@@ -71,24 +68,28 @@ def time_left(deadline: dt.datetime | None, now: dt.datetime | None = None) -> s
     return f"in {minutes} min" if minutes else "in less than a minute"
 
 
-@bp.app_template_filter("utc")
 def utc_filter(value: dt.datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
 
 
-@bp.app_template_filter("iso")
 def iso_filter(value: dt.datetime | None) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
 
 
-@bp.app_template_filter("duration_words")
 def duration_words_filter(value: int | None) -> str:
     return duration_words(value)
 
 
-@bp.app_template_global("time_left")
 def time_left_global(value: dt.datetime | None) -> str:
     return time_left(value)
+
+
+def init_app(app: Flask) -> None:
+    """The date and time filters every template uses (installed by the app factory)."""
+    app.add_template_filter(utc_filter, "utc")
+    app.add_template_filter(iso_filter, "iso")
+    app.add_template_filter(duration_words_filter, "duration_words")
+    app.add_template_global(time_left_global, "time_left")
 
 
 @bp.get("/")

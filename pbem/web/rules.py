@@ -29,7 +29,7 @@ def rules_html(engine_name: str) -> Markup | None:
     engine = registry().get(engine_name)
     if engine is None:
         return None
-    source = engine.home() / "RULES.md"
+    source = engine.rules_path
     if not source.is_file():
         return None
     html = markdown().render(source.read_text(encoding="utf-8"))

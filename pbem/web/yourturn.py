@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g, session
+from flask import Flask, g, session
 
 from pbem.services.people.turns import SeatTurn, Turns, turns_of
 from pbem.web import caching, common
@@ -51,10 +51,8 @@ def personal() -> bool:
     return bool(session.get("admin_id") or current_account_id())
 
 
-def install(bp: Blueprint) -> None:
-    @bp.record_once
-    def _setup(state) -> None:
-        env = state.app.jinja_env
-        env.globals["viewer_turns"] = viewer_turns
-        env.globals["waiting_count"] = waiting_count
-        env.globals["seat_in"] = seat_in
+def init_app(app: Flask) -> None:
+    """What every page's header shows a signed-in player: their turns."""
+    app.jinja_env.globals["viewer_turns"] = viewer_turns
+    app.jinja_env.globals["waiting_count"] = waiting_count
+    app.jinja_env.globals["seat_in"] = seat_in

@@ -74,7 +74,7 @@ def deferred_receipts(runtime, answering: str) -> list:
 
     with runtime.db.read() as session:
         rows = session.scalars(select(OutboxMessage).where(OutboxMessage.status == folds.DEFERRED))
-        return [row for row in rows if row.headers[folds.FOLD_HEADER]["answers"] == answering]
+        return [row for row in rows if row.fold["answers"] == answering]
 
 
 def is_press(message) -> bool:

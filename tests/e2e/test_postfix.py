@@ -25,6 +25,8 @@ from tests.support.play import start
 from tests.support.postfix import DOMAIN, PIPE_USER, Postfix, need_postfix
 from tests.support.services import free_port, postgres_schema
 
+pytestmark = pytest.mark.mta
+
 PBEM_BIN = str(Path(sys.executable).with_name("pbem"))
 
 

@@ -110,6 +110,7 @@ def started_pids(log_path, role: str) -> list[int]:
     return [int(pid) for pid in re.findall(rf"pbem: {role} started \(pid (\d+)\)", text)]
 
 
+@pytest.mark.mta
 def test_serve_restarts_a_dead_worker_polls_imap_and_keeps_secret_links_out_of_the_log(tmp_path):
     port, smtp_port = free_port(), free_port()
     log_path = tmp_path / "serve.log"

@@ -38,6 +38,7 @@ def test_the_supervisor_imports_neither_the_database_layer_nor_the_commands():
     assert done.stdout.strip() == "['pbem.supervisor']"
 
 
+@pytest.mark.slow
 def test_beat_in_a_thread_of_the_worker_runs_the_sweep(tmp_path, sqlite_url):
     """One process: a due deadline is fired by the sweep that beat, in a thread, schedules."""
     runtime = build_runtime(tmp_path, sqlite_url)

@@ -35,6 +35,7 @@ def supervisor(tmp_path, roles: dict[str, list[str]]) -> tuple[subprocess.Popen,
     return proc, log
 
 
+@pytest.mark.slow
 def test_a_dead_background_role_is_restarted_with_a_back_off(tmp_path):
     runs = tmp_path / "runs"
     dying = [sys.executable, "-c", f"open({str(runs)!r}, 'a').write('x'); raise SystemExit(3)"]
@@ -52,6 +53,7 @@ def test_a_dead_background_role_is_restarted_with_a_back_off(tmp_path):
     assert text.count("pbem: web started") == 1 and "pbem: stopped" in text
 
 
+@pytest.mark.slow
 def test_the_death_of_the_web_server_stops_everything(tmp_path):
     marker = tmp_path / "worker-pid"
     code = f"import os, time; open({str(marker)!r}, 'w').write(str(os.getpid())); time.sleep(600)"

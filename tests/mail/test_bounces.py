@@ -124,6 +124,16 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
     assert "Unreachable addresses (1)" in html and "ann@example.org" in html and "5.1.1" in html
 
 
+def test_the_limit_is_the_setting(sent):
+    """``PBEM_HARD_BOUNCES=1``: the first hard bounce makes the address unreachable."""
+    runtime, _, sink = sent
+    runtime.settings = runtime.settings.with_(hard_bounce_limit=1)
+    raw, verp = bounce_of(sink, "ann@example.org")
+    _, inbound_id = deliver(runtime, raw, envelope_from="", envelope_to=verp)
+    assert "address now unreachable" in inbound(runtime, inbound_id).verdict
+    assert account(runtime, "ann@example.org").unreachable_since is not None
+
+
 def test_a_message_from_the_player_resets_the_count(sent):
     runtime, game_id, sink = sent
     raw, verp = bounce_of(sink, "ann@example.org")

@@ -128,7 +128,8 @@ def test_the_sign_in_email_is_a_link_with_its_own_footer(sqlite_runtime):
     assert f'<a href="{url}"' in row.body_html and ">Sign in to pbem.test</a>" in row.body_html
     for part in (row.body_text, row.body_html):
         assert "someone asked" in part and "status GAME" not in part and "observe GAME" not in part
-        assert re.search(r"type this code on the sign-in page of that\s+browser:\s+(<[^>]*>)?[A-Z0-9]{4}-[A-Z0-9]{4}", part)
+        code = r"type this code on the sign-in page of that\s+browser:\s+(<[^>]*>)?[A-Z0-9]{4}-[A-Z0-9]{4}"
+        assert re.search(code, part)
 
 
 def test_the_join_email_links_the_game_and_says_why_it_came(sqlite_runtime):

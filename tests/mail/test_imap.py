@@ -29,6 +29,8 @@ from tests.support.dovecot import Dovecot
 from tests.support.play import legal_move, start
 from tests.support.smtp_sink import SmtpSink
 
+pytestmark = pytest.mark.mta
+
 PLUS = "games+{key}@example.org"
 SERVER = "games@example.org"
 

@@ -16,7 +16,7 @@ from tests.support import dovecot
 from tests.support.dovecot import Dovecot
 from tests.support.smtp_sink import SmtpSink
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.mta, pytest.mark.slow]
 
 
 def test_a_whole_game_through_one_mailbox(sqlite_runtime):

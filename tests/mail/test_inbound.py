@@ -67,7 +67,7 @@ def test_process_applies_orders_once_and_records_the_verdict(runtime):
     assert "ACCEPTED" in receipts[0].body_text and "REFUSED" in receipts[0].body_text
 
 
-def test_a_crash_mid_processing_leaves_the_message_pending_and_nothing_applied(sqlite_runtime, monkeypatch):
+def test_a_crash_mid_processing_leaves_the_message_pending_and_nothing_applied(sqlite_runtime):
     runtime = sqlite_runtime
     game_id = start(runtime)
     seat = seat_of(runtime, game_id, "Suns")
@@ -78,13 +78,11 @@ def test_a_crash_mid_processing_leaves_the_message_pending_and_nothing_applied(s
         raise RuntimeError("worker died")
 
     steps = (*pipeline.PIPELINE, explode)
-    monkeypatch.setattr(pipeline, "PIPELINE", steps)
-    monkeypatch.setattr(pipeline.run, "__defaults__", (steps,))
     for attempt in range(1, inbound.MAX_ATTEMPTS):
-        assert process(runtime, received.id) == "pending"
+        assert process(runtime, received.id, steps=steps) == "pending"
         assert inbound_row(runtime, received.id).attempts == attempt
     assert log_count(runtime, game_id) == before and len(outbox(runtime)) == receipts
-    assert process(runtime, received.id) == "failed"
+    assert process(runtime, received.id, steps=steps) == "failed"
     assert log_count(runtime, game_id) == before and len(outbox(runtime)) == receipts
 
 

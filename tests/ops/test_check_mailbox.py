@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from pbem.cli import main
 from tests.support.services import free_port, required
 
+pytestmark = pytest.mark.mta
+
 #: Dovecot will not keep mail as root; the mail of the test user belongs to ``nobody``.
 MAIL_USER = "nobody"
 

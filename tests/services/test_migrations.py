@@ -105,3 +105,47 @@ def test_seats_made_before_random_thread_roots_keep_their_threads(runtime):
     with runtime.db.read() as session:
         keys = session.scalars(sa.select(Seat.thread_key).where(Seat.game_id == new_game)).all()
     assert len(keys) == 4 and len(set(keys)) == 4 and "start" not in keys
+
+
+def test_a_block_kept_in_the_headers_moves_to_its_own_column_and_back(any_db_url):
+    """0013: a deferred receipt's block leaves the ``_fold`` header for ``fold``; a downgrade puts it back."""
+    config = alembic_config(normalise_url(any_db_url))
+    upgrade(any_db_url, "0012_rankchain_known_cards")
+    block = {"block": "receipt", "data": {"lines": ["play 2: accepted"]}, "answers": "<m1@example.org>"}
+    outbox = sa.table("outbox", sa.column("id"), sa.column("headers", sa.JSON), sa.column("fold", sa.JSON))
+    engine = sa.create_engine(normalise_url(any_db_url))
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO outbox (id, recipient, subject, body_text, body_html, headers, message_id, kind, "
+                    "status, attempts, next_try_at, created_at) VALUES (:id, 'ann@example.org', 's', 'b', '', "
+                    ":headers, :mid, 'receipt', :status, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ).bindparams(sa.bindparam("headers", type_=sa.JSON)),
+                [
+                    {
+                        "id": 1,
+                        "headers": {"From": "pbem@pbem.test", "_fold": block},
+                        "mid": "<a@t>",
+                        "status": "deferred",
+                    },
+                    {"id": 2, "headers": {"From": "pbem@pbem.test"}, "mid": "<b@t>", "status": "pending"},
+                ],
+            )
+        upgrade(any_db_url)
+        with engine.connect() as connection:
+            rows = connection.execute(sa.select(outbox.c.id, outbox.c.headers, outbox.c.fold).order_by("id")).all()
+        assert [tuple(row) for row in rows] == [
+            (1, {"From": "pbem@pbem.test"}, block),
+            (2, {"From": "pbem@pbem.test"}, None),
+        ]
+        command.downgrade(config, "0012_rankchain_known_cards")
+        old = sa.table("outbox", sa.column("id"), sa.column("headers", sa.JSON))
+        with engine.connect() as connection:
+            rows = connection.execute(sa.select(old.c.id, old.c.headers).order_by("id")).all()
+        assert [tuple(row) for row in rows] == [
+            (1, {"From": "pbem@pbem.test", "_fold": block}),
+            (2, {"From": "pbem@pbem.test"}),
+        ]
+    finally:
+        engine.dispose()

@@ -31,18 +31,18 @@ def sink(runtime):
         yield sink
 
 
-def later(monkeypatch, seconds: float) -> None:
-    """The outbox's clock, ``seconds`` ahead (the rest of the server keeps the real one)."""
-    monkeypatch.setattr(outbox, "utcnow", lambda: utcnow() + dt.timedelta(seconds=seconds))
+def later(seconds: float) -> dt.datetime:
+    """A time ``seconds`` ahead, passed to the outbox as its clock (the rest of the server keeps the real one)."""
+    return utcnow() + dt.timedelta(seconds=seconds)
 
 
 def test_a_killed_workers_claim_is_sent_again_within_a_minute(runtime, sink, monkeypatch):
     first = rows(runtime)[0]
     assert outbox.claim(runtime, first.id) is not None  # claimed; then the worker is SIGKILLed
     assert first.id not in runtime.in_reading(outbox.due_ids)
-    later(monkeypatch, 55)  # the sweep's grace (5 s) included, a minute at most
-    assert first.id in runtime.in_reading(outbox.due_ids, grace=5.0)
-    assert outbox.deliver(runtime, first.id) == "sent"
+    soon = later(55)  # the sweep's grace (5 s) included, a minute at most
+    assert first.id in runtime.in_reading(outbox.due_ids, grace=5.0, now=soon)
+    assert outbox.deliver(runtime, first.id, now=soon) == "sent"
     assert [m.message["Message-ID"] for m in sink.messages] == [first.message_id]
 
 
@@ -107,8 +107,8 @@ def test_relay_accepted_but_the_mark_was_lost_is_not_sent_twice(runtime, sink, m
         outbox.deliver(runtime, first.id)
     assert len(sink.messages) == 1 and rows(runtime)[0].status == "sending"
     monkeypatch.setattr(outbox, "finish", real_finish)
-    later(monkeypatch, outbox.LEASE_SECONDS + 1)  # the database is back; the lease lapsed
-    assert outbox.deliver(runtime, first.id) == "sent"
+    # the database is back; the lease lapsed
+    assert outbox.deliver(runtime, first.id, now=later(outbox.LEASE_SECONDS + 1)) == "sent"
     assert len(sink.messages) == 1  # marked from the journal, not sent again
     row = rows(runtime)[0]
     assert row.status == "sent" and row.sent_at is not None

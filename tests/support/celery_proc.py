@@ -14,7 +14,8 @@ from pathlib import Path
 from celery import Celery
 
 from pbem.config import Settings
-from worker import TASKS, celery_config
+from pbem.tasks import task_named
+from worker import celery_config
 
 
 def process_env(settings: Settings, **extra: str) -> dict[str, str]:
@@ -86,7 +87,7 @@ def sender(settings: Settings) -> tuple[Celery, Callable[[str, tuple], None]]:
     app.conf.update(celery_config(settings))
 
     def nudge(task: str, args: tuple) -> None:
-        app.send_task(TASKS[task], args=list(args))
+        app.send_task(task_named(task).celery_name, args=list(args))
 
     return app, nudge
 

@@ -27,6 +27,13 @@ def test_rules_page_renders_the_engines_rules_md(client):
     assert all(f'href="/rules/{name}"' in index for name in registry())
 
 
+def test_each_engine_names_its_rules_file_and_the_page_shows_it(client):
+    for name, engine in registry().items():
+        assert engine.rules_path.name == "RULES.md" and engine.rules_path.is_file(), name
+        title = engine.rules_path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").split(" (")[0]
+        assert title in client.get(f"/rules/{name}").get_data(as_text=True), name
+
+
 def test_unknown_rules_are_a_clean_404(client):
     response = client.get("/rules/chess")
     assert response.status_code == 404

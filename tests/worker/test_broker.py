@@ -98,6 +98,7 @@ def test_consumers_never_see_a_half_written_message(embedded):
     assert received == 900
 
 
+@pytest.mark.slow
 def test_a_worker_keeps_working_after_an_empty_message_file(embedded, tmp_path):
     runtime, _ = embedded
     with SmtpSink() as sink:

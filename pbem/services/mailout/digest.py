@@ -20,6 +20,7 @@ from sqlalchemy import select
 
 from pbem.clock import utcnow
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
+from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, preferences, press_mail, unsubscribe
 
@@ -54,7 +55,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
         by_game[row.game_id].append(row)
     sections = [_section(uow.runtime, session, game_id, group) for game_id, group in by_game.items()]
     for row in rows:
-        row.status = "digested"
+        move(row, OutboxStatus.DIGESTED)
     account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
     pref_url = preferences.preferences_url(uow.runtime, account) if account else settings.base_url
     pref = (account.notify if account else None) or "digest"

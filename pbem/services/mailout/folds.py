@@ -9,8 +9,9 @@ game-over email) shows the block first, and whatever no email took is sent on
 its own at the end (:func:`send_alone`).
 
 A receipt that only says "accepted" while the seat has nothing left to do in
-the phase waits, as an outbox row in status ``deferred``, for the seat's next
-email; the sweep sends it alone if none comes within ``PBEM_RECEIPT_WAIT`` (a day by default).
+the phase waits, as an outbox row in status ``deferred`` (its block in the row's
+``fold``), for the seat's next email; the sweep sends it alone if none comes
+within ``PBEM_RECEIPT_WAIT`` (a day by default).
 So does press for a ``my_turn`` seat that need not act.  The table's news such a
 seat is not sent waits (status ``waiting``) with no limit: its next email opens
 with all of it, "since your last email" (:mod:`pbem.services.mailout.preferences`).
@@ -28,18 +29,17 @@ from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage, Seat
+from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
 
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
 FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
-DEFERRED = "deferred"
+DEFERRED = OutboxStatus.DEFERRED
 #: News a ``my_turn`` seat was not sent; never sent alone (see :data:`pbem.services.mailout.preferences.WAITING`).
-WAITING = "waiting"
+WAITING = OutboxStatus.WAITING
 #: The block that gathers the waiting news.
 SINCE = "since"
-FOLDED = "folded"
-#: Where a deferred row keeps its block (never sent: :mod:`pbem.services.mailout.outbox` skips ``_`` headers).
-FOLD_HEADER = "_fold"
+FOLDED = OutboxStatus.FOLDED
 
 
 @dataclass
@@ -108,15 +108,16 @@ def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
     for row in session.scalars(query.order_by(OutboxMessage.id)):
         mine = row.recipient == recipient
         if row.status == WAITING:
-            row.status = FOLDED if mine else "suppressed"
+            move(row, FOLDED if mine else OutboxStatus.SUPPRESSED)
             if mine:
-                since.extend((row.headers or {}).get(FOLD_HEADER, {}).get("data", {}).get("lines", []))
+                since.extend((row.fold or {}).get("data", {}).get("lines", []))
             continue
         if not mine:
-            row.status, row.next_try_at = "pending", utcnow()
+            move(row, OutboxStatus.PENDING)
+            row.next_try_at = utcnow()
             continue
-        row.status = FOLDED
-        folds.append(Fold.from_json((row.headers or {}).get(FOLD_HEADER) or {}))
+        move(row, FOLDED)
+        folds.append(Fold.from_json(row.fold or {}))
     return [Fold(SINCE, {"lines": since}), *folds] if since else folds
 
 
@@ -138,6 +139,6 @@ def release_overdue(uow: UnitOfWork, now: dt.datetime | None = None) -> int:
     result = session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(uow.runtime))
-        .values(status="pending", next_try_at=now)
+        .values(status=OutboxStatus.PENDING, next_try_at=now)
     )
     return result.rowcount or 0

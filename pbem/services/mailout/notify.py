@@ -177,7 +177,7 @@ def queue(
     )
     if status == preferences.WAITING:  # told at the top of the seat's next email instead
         waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []))
-        row.headers = {**headers, folds.FOLD_HEADER: waiting.to_json()}
+        row.fold = waiting.to_json()
     session.add(row)
     if status == "pending":
         UnitOfWork.of(session).nudge("deliver_outbox", lambda: row.id)

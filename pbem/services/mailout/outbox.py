@@ -29,12 +29,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import format_datetime
 
-from sqlalchemy import Row, bindparam, func, or_, select, update
+from sqlalchemy import Row, bindparam, func, select, update
 
 from pbem.clock import utcnow
 from pbem.mail import mime
 from pbem.mail.mime import UnsendableMessage
 from pbem.models import OutboxMessage
+from pbem.outbox_status import OutboxStatus, sources
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import dkim_sign, journal, relay
 from pbem.services.mailout.dkim_sign import DkimError
@@ -54,16 +55,13 @@ def backoff(attempts: int) -> int:
 
 
 def email_bytes(row: OutboxMessage | Row) -> bytes:
-    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one.
-
-    Headers named with a leading ``_`` are the server's own notes (e.g. a deferred
-    receipt's block) and are never sent."""
+    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one."""
     headers = {
         "To": row.recipient,
         "Subject": row.subject,
         "Message-ID": row.message_id,
         "Date": format_datetime(row.created_at.replace(tzinfo=dt.UTC)),
-        **{name: value for name, value in (row.headers or {}).items() if not name.startswith("_")},
+        **(row.headers or {}),
     }
     try:
         return mime.compose(headers.items(), row.body_text, row.body_html or None)
@@ -87,17 +85,17 @@ _CLAIM = (
     update(_OUTBOX)
     .where(
         _OUTBOX.c.id == bindparam("row_id"),
-        _OUTBOX.c.status.in_(("pending", "sending")),
+        _OUTBOX.c.status.in_(sources(OutboxStatus.SENDING)),
         _OUTBOX.c.next_try_at <= bindparam("now"),
     )
-    .values(status="sending", attempts=_OUTBOX.c.attempts + 1, next_try_at=bindparam("lease_until"))
+    .values(status=OutboxStatus.SENDING, attempts=_OUTBOX.c.attempts + 1, next_try_at=bindparam("lease_until"))
     .returning(*_OUTBOX.c)
 )
 
 
-def claim(runtime: Runtime, outbox_id: int) -> Row | None:
-    """Take the row for sending if it is due (pending, or a lapsed lease), in one statement."""
-    now = utcnow()
+def claim(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> Row | None:
+    """Take the row for sending if it is due at ``now`` (pending, or a lapsed lease), in one statement."""
+    now = now or utcnow()
     lease_until = now + dt.timedelta(seconds=LEASE_SECONDS)
     with runtime.db.statements() as connection:
         return connection.execute(_CLAIM, {"row_id": outbox_id, "now": now, "lease_until": lease_until}).one_or_none()
@@ -106,7 +104,7 @@ def claim(runtime: Runtime, outbox_id: int) -> Row | None:
 #: Still this worker's claim: ``sending``, with the attempt count it claimed.
 _OURS = (
     _OUTBOX.c.id == bindparam("row_id"),
-    _OUTBOX.c.status == "sending",
+    _OUTBOX.c.status == OutboxStatus.SENDING,
     _OUTBOX.c.attempts == bindparam("claimed"),
 )
 _RENEW = update(_OUTBOX).where(*_OURS).values(next_try_at=bindparam("lease_until"))
@@ -201,12 +199,12 @@ def envelope_sender(runtime: Runtime, outbox_id: int) -> str:
     return bounce_address(settings.secret_key, outbox_id, settings.reply_template)
 
 
-def deliver(runtime: Runtime, outbox_id: int) -> str:
-    """Send one row; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
+def deliver(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> str:
+    """Send one row if due at ``now``; returns its new status (``skipped`` if not due, no relay, or no longer ours)."""
     url = runtime.settings.smtp_url
     if not url:
         return "skipped"
-    row = claim(runtime, outbox_id)
+    row = claim(runtime, outbox_id, now)
     if row is None:
         return "skipped"
     # Accepted by the relay before, but the mark was lost: only a row claimed before can be in
@@ -263,16 +261,16 @@ def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at:
         return connection.execute(_FINISH, params).rowcount == 1
 
 
-def due_ids(uow: UnitOfWork, limit: int = 500, grace: float = 0.0) -> list[int]:
-    """Rows to (re)send now: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
+def due_ids(uow: UnitOfWork, limit: int = 500, grace: float = 0.0, now: dt.datetime | None = None) -> list[int]:
+    """Rows to (re)send at ``now``: pending and due (for ``grace`` seconds), or sending with a lapsed lease."""
     if not uow.settings.smtp_url:
         return []
-    now = utcnow() - dt.timedelta(seconds=grace)
+    now = (now or utcnow()) - dt.timedelta(seconds=grace)
     session = uow.session
     query = (
         select(OutboxMessage.id)
         .where(
-            or_(OutboxMessage.status == "pending", OutboxMessage.status == "sending"),
+            OutboxMessage.status.in_(sources(OutboxStatus.SENDING)),
             OutboxMessage.next_try_at <= now,
         )
         .order_by(OutboxMessage.id)

@@ -6,7 +6,7 @@ that names the outbox row.  A report is counted only if that address's MAC is
 right and the row was really sent: a forged report, or one sent to a plain
 address, changes nothing.
 
-A hard bounce (a 5.x.x status) counts towards :data:`HARD_BOUNCE_LIMIT` in a row
+A hard bounce (a 5.x.x status) counts towards ``settings.hard_bounce_limit`` in a row
 (``PBEM_HARD_BOUNCES``); a message the player sends resets the count.  At the
 limit the address is *unreachable*: nothing more is mailed to it, the admin
 console lists it, the other players of each of its active games are told that
@@ -16,7 +16,6 @@ the seat cannot be reached, and the game's late-seat policy takes the seat
 
 from __future__ import annotations
 
-import os
 import re
 
 from sqlalchemy import select, update
@@ -25,15 +24,13 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.mail.automated import Bounce
 from pbem.models import Account, Game, OutboxMessage, Seat
+from pbem.outbox_status import OUT, OutboxStatus, sources
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
 from pbem.tokens import is_bounce_shaped, outbox_id_from_bounce_address
 
-#: Hard bounces in a row after which an address is no longer mailed.
-HARD_BOUNCE_LIMIT = int(os.environ.get("PBEM_HARD_BOUNCES", "3"))
 _HARD = re.compile(r"(?:^|\s)5\.\d{1,3}\.\d{1,3}\b|(?:^|;\s*|\s)5\d\d\b")
-_SENT = ("sent", "sending")
 
 
 def outbox_id_for(runtime: Runtime, address: str | None) -> int | None:
@@ -56,7 +53,7 @@ def is_hard(report: Bounce | None) -> bool:
 def record(runtime: Runtime, session: Session, outbox_id: int, report: Bounce | None) -> str:
     """Count a report that came back to the bounce address of ``outbox_id``; returns the verdict."""
     row = session.get(OutboxMessage, outbox_id)
-    if row is None or row.status not in _SENT:
+    if row is None or row.status not in OUT:
         return f"bounce for email {outbox_id}, which was not sent: ignored"
     account = session.scalars(select(Account).where(Account.email == row.recipient.lower())).one_or_none()
     if account is None:
@@ -67,7 +64,7 @@ def record(runtime: Runtime, session: Session, outbox_id: int, report: Bounce | 
     if not is_hard(report):
         return f"soft bounce recorded for {account.email}"
     account.hard_bounces = (account.hard_bounces or 0) + 1
-    if account.hard_bounces >= HARD_BOUNCE_LIMIT and account.unreachable_since is None:
+    if account.hard_bounces >= runtime.settings.hard_bounce_limit and account.unreachable_since is None:
         mark_unreachable(runtime, session, account)
         return f"hard bounce {account.hard_bounces} for {account.email}: address now unreachable"
     return f"hard bounce {account.hard_bounces} recorded for {account.email}"
@@ -78,8 +75,8 @@ def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> No
     account.unreachable_since = utcnow()
     session.execute(
         update(OutboxMessage)
-        .where(OutboxMessage.recipient == account.email, OutboxMessage.status.in_(("pending", "held")))
-        .values(status="unreachable")
+        .where(OutboxMessage.recipient == account.email, OutboxMessage.status.in_(sources(OutboxStatus.UNREACHABLE)))
+        .values(status=OutboxStatus.UNREACHABLE)
     )
     seats = session.scalars(
         select(Seat).join(Game, Game.id == Seat.game_id).where(Seat.account_id == account.id, Game.status == "active")

@@ -176,4 +176,4 @@ def queue_receipt(
         **({"prompt": ""} if reply.status else {}),  # the status answer, last, already ends with it
     )
     if wait:
-        row.headers = {**row.headers, folds.FOLD_HEADER: fold.to_json()}
+        row.fold = fold.to_json()

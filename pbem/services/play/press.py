@@ -181,7 +181,7 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
             private=private,
         )
         if deferred is not None:
-            row.headers = {**row.headers, folds.FOLD_HEADER: deferred.to_json()}
+            row.fold = deferred.to_json()
 
     foldable = press.signed or not private
     answer = f"press {press.from_seat}: " if private else "press all: "
