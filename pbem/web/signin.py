@@ -152,6 +152,8 @@ def signin_code():
         account_id = common.runtime().in_unit(signin.redeem_code, session.get(BINDING_KEY), code)
     except ServiceError as error:
         return _page(email="", waiting=bool(session.get(BINDING_KEY)), error=str(error), status=400)
+    if account_id is None:
+        return _page(email="", waiting=bool(session.get(BINDING_KEY)), error=signin.WRONG_CODE, status=400)
     return _signed_in(account_id)
 
 

@@ -198,12 +198,13 @@ def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
     return _spend(session, link)
 
 
-def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int:
-    """The code from the email, typed in the browser that asked: the account id, or :class:`ServiceError`.
+def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int | None:
+    """The code from the email, typed in the browser that asked: the account id, or None (:data:`WRONG_CODE`).
 
-    Only links asked for by this browser are candidates; a wrong code counts against each of them."""
+    Only links asked for by this browser are candidates; a wrong code counts against each of
+    them, so it returns rather than raises: the caller's unit must commit the count."""
     if not binding:
-        raise ServiceError(WRONG_CODE)
+        return None
     bound = _digest(binding)
     given = _code_hash(uow.settings.secret_key, bound, code or "")
     session = uow.session
@@ -216,4 +217,4 @@ def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int:
         .where(SigninLink.id.in_([link.id for link in links]))
         .values(attempts=SigninLink.attempts + 1)
     )
-    raise ServiceError(WRONG_CODE)
+    return None

@@ -30,10 +30,11 @@ def replay_log(uow: UnitOfWork, game_id: int) -> tuple[Game, list[LogEntry]]:
     """The game and its log as one snapshot: a writer committing in between cannot split them.
 
     PostgreSQL reads both in one ``REPEATABLE READ`` transaction; SQLite's read
-    transaction already sees a single snapshot from its first read on.
+    transaction already sees a single snapshot from its first read on.  A unit that
+    has already begun (an import verifying the rows it just wrote) reads its own writes.
     """
     session = uow.session
-    if not uow.runtime.db.is_sqlite:
+    if not uow.runtime.db.is_sqlite and not session.in_transaction():
         session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     game = session.get(Game, game_id)
     if game is None:
