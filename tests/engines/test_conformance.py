@@ -28,9 +28,16 @@ CASES = [
     for name, engine in registry().items()
     for variant, players in cases(engine)
 ]
-#: The smallest and largest table of each engine too, where ``CASES`` does not have them.
+#: The smallest and largest table of each engine too, where ``CASES`` does not have them
+#: (the largest tables are long: the full suite walks them, the fast lane leaves them out).
 SIZES = [
-    pytest.param(name, variant, players, id=f"{name}-{variant}-{players}p")
+    pytest.param(
+        name,
+        variant,
+        players,
+        id=f"{name}-{variant}-{players}p",
+        marks=[pytest.mark.slow] if players == engine.max_players > engine.min_players else [],
+    )
     for name, engine in registry().items()
     for variant, players in sizes(engine)
 ]

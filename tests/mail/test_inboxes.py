@@ -265,6 +265,7 @@ SPAMASSASSIN = ("spamassassin", "-L", "--mbox", "-t", "--cf=use_bayes 0", "--cf=
 _STATUS = re.compile(r"^X-Spam-Status: \w+, score=(-?[\d.]+) required=[\d.]+ tests=(.*?)(?:\n(?=\S)|\Z)", re.M | re.S)
 
 
+@pytest.mark.slow
 def test_spamassassin_scores_every_kind_under_one(corpus, tmp_path):
     if shutil.which("spamassassin") is None:
         if required():

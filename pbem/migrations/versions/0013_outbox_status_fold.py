@@ -21,9 +21,7 @@ OLD_KEY = "_fold"
 
 
 def _outbox() -> sa.Table:
-    return sa.table(
-        "outbox", sa.column("id", sa.Integer), sa.column("headers", sa.JSON), sa.column("fold", sa.JSON)
-    )
+    return sa.table("outbox", sa.column("id", sa.Integer), sa.column("headers", sa.JSON), sa.column("fold", sa.JSON))
 
 
 def upgrade() -> None:
