@@ -39,14 +39,13 @@ from sqlalchemy.orm import Session
 
 from bench.common import bench_runtime, kidsprout_tables
 from bench.mail_inbound import build_messages
+from bench.service import random_orders
 from engines import get_engine
-from engines.rng import Rng
 from pbem.config import MailLimits
 from pbem.db import dispose_all
 from pbem.mail import inbound, pipeline
 from pbem.services.mailout import folds, journal, notify, outbox, preferences, relay
 from pbem.services.play import forgiving, orders, seat_commands
-from tests.support.play import game_row, legal_move, seat_ids, start
 from tests.support.services import postgres_schema
 from tests.support.smtp_sink import SmtpSink
 
@@ -171,25 +170,12 @@ def wrap_mail_path(parts: Parts) -> None:
 
 def service_workload(runtime, count: int) -> Callable[[Parts], int]:
     """Random legal KidSprout orders, as ``bench service`` plays them; returns the orders played."""
-    engine = get_engine("kidsprout")
-    rng = Rng(9)
 
     def play(parts: Parts) -> int:
-        done = 0
-        while done < count:
-            game_id = start(runtime)
-            seats = seat_ids(runtime, game_id)
-            while done < count:
-                game = game_row(runtime, game_id)
-                to_act = sorted(engine.to_act(game.state))
-                if game.status != "active" or not to_act:
-                    break
-                seat = rng.choice(to_act)
-                line = legal_move(runtime, game_id, seat, rng, done)
-                with parts.measuring():
-                    orders.submit(runtime, game_id, seats[seat], [line], source="web")
-                done += 1
-        return done
+        for game_id, seat_id, line in random_orders(runtime, count):
+            with parts.measuring():
+                orders.submit(runtime, game_id, seat_id, [line], source="web")
+        return count
 
     return play
 
