@@ -9,6 +9,7 @@ excuse tiles and every suit carry ``data-pick`` (``play ace``, ``excuse 2``,
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from markupsafe import Markup
@@ -171,6 +172,7 @@ PRIVATE = ("seat", "you", "prompt")
 #: Public parts drawn for the latest public views (each a game version as the seats see it).
 _DRAWN: dict[str, dict[str, Markup]] = {}
 _DRAWN_KEPT = 64
+_DRAWN_LOCK = threading.Lock()  # a worker's threads draw at once
 
 
 def _drawn_public(view: dict[str, Any]) -> dict[str, Markup]:
@@ -182,12 +184,13 @@ def _drawn_public(view: dict[str, Any]) -> dict[str, Markup]:
     """
     public = {key: value for key, value in view.items() if key not in PRIVATE}
     key = json.dumps(public, sort_keys=True, default=sorted)
-    drawn = _DRAWN.pop(key, None)
-    if drawn is None:
-        drawn = {}
-        while len(_DRAWN) >= _DRAWN_KEPT:
-            _DRAWN.pop(next(iter(_DRAWN)), None)
-    _DRAWN[key] = drawn  # the newest last
+    with _DRAWN_LOCK:
+        drawn = _DRAWN.pop(key, None)
+        if drawn is None:
+            drawn = {}
+            while len(_DRAWN) >= _DRAWN_KEPT:
+                _DRAWN.pop(next(iter(_DRAWN)))
+        _DRAWN[key] = drawn  # the newest last
     return drawn
 
 
