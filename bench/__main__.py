@@ -29,6 +29,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "imap_latency": ("bench.imap_latency", [], "one mailbox: a reply's arrival in Dovecot to its receipt leaving"),
     "web": ("bench.web_status", [], "status-page requests/s under gunicorn beside a bare route"),
     "scale": ("bench.scale", [], "100,000 games: lists, pages, deadlines, sweep, memory, database size"),
+    "cost": ("bench.cost", [], "CPU and statements per order by part: the service path and the mail path"),
     "email-count": ("bench.email_count", [], "emails per player in whole 3-player games by email (3 engines)"),
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
 }

@@ -19,6 +19,7 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -40,11 +41,12 @@ def runtime_for(tmp: Path, url: str, **extra):
     return bench_runtime(tmp / "instance", url, **extra)
 
 
-def orders_per_second(runtime, count: int) -> float:
+def random_orders(runtime, count: int) -> Iterator[tuple[int, int, str]]:
+    """``count`` random legal KidSprout orders as ``(game id, seat id, line)``, each played before the next
+    is drawn; a game that ends is followed by a new one."""
     engine = get_engine("kidsprout")
     rng = Rng(9)
     done = 0
-    spent = 0.0  # time inside submit() only: the bench's own reads are not the service's cost
     while done < count:
         game_id = start(runtime)
         seats = seat_ids(runtime, game_id)
@@ -54,12 +56,17 @@ def orders_per_second(runtime, count: int) -> float:
             if game.status != "active" or not to_act:
                 break
             seat = rng.choice(to_act)
-            line = legal_move(runtime, game_id, seat, rng, done)
-            started = time.perf_counter()
-            runtime.in_unit(orders.submit, game_id, seats[seat], [line], source="web")
-            spent += time.perf_counter() - started
+            yield game_id, seats[seat], legal_move(runtime, game_id, seat, rng, done)
             done += 1
-    return done / spent
+
+
+def orders_per_second(runtime, count: int) -> float:
+    spent = 0.0  # time inside submit() only: the bench's own reads are not the service's cost
+    for game_id, seat_id, line in random_orders(runtime, count):
+        started = time.perf_counter()
+        runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
+        spent += time.perf_counter() - started
+    return count / spent
 
 
 def inserts_per_second(runtime, count: int, offset: int = 0) -> float:

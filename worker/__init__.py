@@ -54,7 +54,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     return {
         "broker_url": settings.broker_url,
         # The embedded broker's files are written and claimed atomically (worker.broker).
-        "broker_transport": broker.TRANSPORT if settings.embedded_broker else None,
+        "broker_transport": broker.transport_for(settings.broker_url, settings.embedded_broker),
         "broker_transport_options": broker_options(settings),
         "broker_connection_retry_on_startup": True,
         "task_acks_late": True,

@@ -10,6 +10,11 @@ line instead of raising: the broker is only a nudge, and the sweep re-drives
 whatever that message was for.  Kombu also keeps the declared bindings in one
 state for the whole process; here each queue folder has its own, so a process
 that opens a second instance folder still writes that folder's bindings.
+
+For Redis, :class:`RedisTransport` is kombu's own with one change: a channel
+publishes through one client it keeps, where kombu builds a new client object
+for every message (its connection comes from the same pool either way; building
+the client was about 7 % of the SMTP listener's CPU).
 """
 
 from __future__ import annotations
@@ -18,15 +23,20 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from queue import Empty
 from typing import Any
+from urllib.parse import urlparse
 
-from kombu.transport import filesystem, virtual
+from kombu.transport import filesystem, redis, virtual
 from kombu.utils.json import dumps, loads
 
 log = logging.getLogger(__name__)
 #: Celery's ``broker_transport`` for the embedded broker.
 TRANSPORT = "worker.broker:Transport"
+#: Celery's ``broker_transport`` for a Redis broker (``redis://`` and ``rediss://``).
+REDIS_TRANSPORT = "worker.broker:RedisTransport"
 #: Files being written carry this suffix, so consumers never pick them up.
 PARTIAL = ".partial"
 
@@ -91,3 +101,36 @@ class Transport(filesystem.Transport):
         super().__init__(client, **kwargs)
         folder = os.path.abspath(client.transport_options.get("control_folder", "control"))
         self.state = self.states.setdefault(folder, virtual.BrokerState())
+
+
+class RedisChannel(redis.Channel):
+    """Kombu's Redis channel, publishing through one kept client instead of a new one per message."""
+
+    _publisher: Any = None
+
+    @contextmanager
+    def conn_or_acquire(self, client: Any = None) -> Iterator[Any]:
+        if client:
+            yield client
+            return
+        if self._publisher is None:
+            self._publisher = self._create_client()
+        yield self._publisher
+
+    def _disconnect_pools(self) -> None:
+        """After a fork or on close the pools are replaced; so is the client that used them."""
+        self._publisher = None
+        super()._disconnect_pools()
+
+
+class RedisTransport(redis.Transport):
+    Channel = RedisChannel
+
+
+def transport_for(broker_url: str, embedded: bool) -> str | None:
+    """Celery's ``broker_transport`` for a broker URL (None: Celery's own choice)."""
+    if embedded:
+        return TRANSPORT
+    if urlparse(broker_url).scheme in ("redis", "rediss"):
+        return REDIS_TRANSPORT
+    return None

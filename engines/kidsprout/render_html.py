@@ -8,6 +8,8 @@ excuse tiles and every suit carry ``data-pick`` (``play ace``, ``excuse 2``,
 
 from __future__ import annotations
 
+import json
+import threading
 from typing import Any
 
 from markupsafe import Markup
@@ -165,12 +167,50 @@ def last_block(view: dict[str, Any]) -> Markup:
     return Markup("").join(out)
 
 
+#: What only the viewing seat's view holds; everything else is the same for every seat.
+PRIVATE = ("seat", "you", "prompt")
+#: Public parts drawn for the latest public views (each a game version as the seats see it).
+_DRAWN: dict[str, dict[str, Markup]] = {}
+_DRAWN_KEPT = 64
+_DRAWN_LOCK = threading.Lock()  # a worker's threads draw at once
+
+
+def _drawn_public(view: dict[str, Any]) -> dict[str, Markup]:
+    """The public blocks already drawn for this view's public part (the same dict for every seat).
+
+    A turn's emails show every seat the same table and each seat's card as the others
+    see it; only the reader's own card and "you" block differ, so those are drawn for
+    each reader and the rest once per public view.
+    """
+    public = {key: value for key, value in view.items() if key not in PRIVATE}
+    key = json.dumps(public, sort_keys=True, default=sorted)
+    with _DRAWN_LOCK:
+        drawn = _DRAWN.pop(key, None)
+        if drawn is None:
+            drawn = {}
+            while len(_DRAWN) >= _DRAWN_KEPT:
+                _DRAWN.pop(next(iter(_DRAWN)))
+        _DRAWN[key] = drawn  # the newest last
+    return drawn
+
+
 def render(view: dict[str, Any]) -> str:
+    drawn = _drawn_public(view)
+    viewer = view.get("seat")
+
+    def public(name: str, draw) -> Markup:
+        if name not in drawn:
+            drawn[name] = draw()
+        return drawn[name]
+
     return kit.document(
         kit.para(f"KidSprout Jumboree {view['variant']} · {view['phase_text']}", bold=True),
         you_block(view),
-        table_block(view),
-        *(seat_block(view, seat) for seat in view["seats"]),
-        last_block(view),
+        public("/table", lambda: table_block(view)),
+        *(
+            seat_block(view, seat) if seat == viewer else public(seat, lambda seat=seat: seat_block(view, seat))
+            for seat in view["seats"]
+        ),
+        public("/last", lambda: last_block(view)),
         label="KidSprout table",
     )

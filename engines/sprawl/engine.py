@@ -117,7 +117,7 @@ class SprawlEngine(Engine):
             return []
         phase = state["phase"]
         if phase == "move":
-            return [format_order(order) for order in legal_moves(state, seat)]
+            return [order.text for order in legal_moves(state, seat)]
         if phase == "warn":
             return ["warn", "pass"]
         return ["take back", "keep"]

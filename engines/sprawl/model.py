@@ -176,6 +176,62 @@ def stash_pips(counts: list[int]) -> int:
     return sum(count * size for size, count in zip(SIZES, counts, strict=True))
 
 
+def _json_copy(value: Any) -> Any:
+    """A deep copy of any JSON value (an immutable one as it is)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return json.loads(json.dumps(value))
+
+
+def _copy_board(board: Board) -> Board:
+    """Towers get new piece lists; a branch holds scalars only."""
+    return {
+        square: {**cell, "pieces": [list(piece) for piece in cell["pieces"]]} if cell["kind"] == "tower" else {**cell}
+        for square, cell in board.items()
+    }
+
+
+def _copy_flat(value: Any) -> Any:
+    """A list or dict of scalars (or a scalar), copied one level deep."""
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+def _copy_pending(pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The pending warning: each of its values a scalar or a flat list or dict."""
+    return None if pending is None else {key: _copy_flat(value) for key, value in pending.items()}
+
+
+_COUP_COPIERS = {
+    "deck": list,
+    "cards": lambda cards: {seat: list(held) for seat, held in cards.items()},
+    "pending": _copy_pending,
+}
+
+
+def _copy_coup(coup: dict[str, Any]) -> dict[str, Any]:
+    """Counting coup's deck, each seat's cards and the pending warning."""
+    return {key: _COUP_COPIERS.get(key, _json_copy)(value) for key, value in coup.items()}
+
+
+#: How each part of a state is copied: by its known shape where that is cheap, else as JSON.
+_COPIERS = {
+    "coup": _copy_coup,
+    "board": _copy_board,
+    "stash": lambda stash: {seat: list(counts) for seat, counts in stash.items()},
+    "players": dict,
+    "seats": list,
+    "opened": list,
+    "retracted": list,
+    "last": list,
+}
+
+
 def clone_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy; a JSON round trip is several times faster than copy.deepcopy here."""
-    return json.loads(json.dumps(state))
+    """A deep copy, made by the state's known shape: a JSON round trip (several times faster
+    than ``copy.deepcopy``) was still a fifth of a playout's time.  What has no copier of its
+    own (the result of a finished game) goes through JSON."""
+    return {key: _COPIERS.get(key, _json_copy)(value) for key, value in state.items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from engines.base import OrderError
@@ -35,8 +36,21 @@ POINTING = {"pointing", "point", "points", "facing", "toward", "towards", "headi
 MOVE_WORDS = "tower, build, branch or spore"
 
 
+class _Canonical:
+    """An order's canonical text, worked out once per order object.
+
+    The move generators hand out one shared object per distinct move (see
+    :mod:`engines.sprawl.rules`), so a move listed again and again in a game is
+    formatted once per process.
+    """
+
+    @cached_property
+    def text(self) -> str:
+        return _format(self)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
-class PlaceTower:
+class PlaceTower(_Canonical):
     """The starting tower, placed anywhere on a player's first turn."""
 
     size: int
@@ -44,7 +58,7 @@ class PlaceTower:
 
 
 @dataclass(frozen=True)
-class Build:
+class Build(_Canonical):
     """Cap a tower; a size, if the player names one, is only checked, never part of the order."""
 
     square: str
@@ -52,7 +66,7 @@ class Build:
 
 
 @dataclass(frozen=True)
-class Branch:
+class Branch(_Canonical):
     """A piece laid flat one ``step`` from ``source``, pointing ``point``."""
 
     size: int
@@ -62,7 +76,7 @@ class Branch:
 
 
 @dataclass(frozen=True)
-class Spore:
+class Spore(_Canonical):
     """A new tower; more than one size only under overload (bottom to top)."""
 
     sizes: tuple[int, ...]
@@ -70,22 +84,22 @@ class Spore:
 
 
 @dataclass(frozen=True)
-class Warn:
+class Warn(_Canonical):
     pass
 
 
 @dataclass(frozen=True)
-class Pass:
+class Pass(_Canonical):
     pass
 
 
 @dataclass(frozen=True)
-class TakeBack:
+class TakeBack(_Canonical):
     pass
 
 
 @dataclass(frozen=True)
-class Keep:
+class Keep(_Canonical):
     pass
 
 
@@ -94,6 +108,12 @@ MOVES = (PlaceTower, Build, Branch, Spore)
 
 
 def format_order(order: Order) -> str:
+    if isinstance(order, _Canonical):
+        return order.text
+    raise TypeError(f"not a Sprawl order: {order!r}")
+
+
+def _format(order: Order) -> str:
     if isinstance(order, PlaceTower):
         return f"tower {order.size} at {order.square}"
     if isinstance(order, Build):

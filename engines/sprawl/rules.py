@@ -8,6 +8,7 @@ enumerated legal orders and the accepted ones can never disagree.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from engines.sprawl.model import (
@@ -26,6 +27,13 @@ from engines.sprawl.model import (
     tower_sizes,
 )
 from engines.sprawl.orders import Branch, Build, Order, PlaceTower, Spore, format_order
+
+# One shared object per distinct move (a few thousand on the largest board): making a frozen
+# dataclass costs more than looking one up, and a shared one keeps its formatted text.
+_tower = cache(PlaceTower)
+_build = cache(Build)
+_branch = cache(Branch)
+_spore = cache(Spore)
 
 
 def neutralises(sizes: list[int], pips: int, attackers: list[int], superior: bool) -> bool:
@@ -101,13 +109,13 @@ class Position:
 # -- the moves ---------------------------------------------------------------------
 
 
-def opening_moves(pos: Position, seat: str, square: str | None = None) -> Iterator[PlaceTower]:
-    """The starting tower: any size left, any vacant square of the board."""
+def opening_moves(pos: Position, seat: str, square: str | None = None) -> list[PlaceTower]:
+    """The starting tower: any size left, any vacant square of the board (a list: the longest
+    list of a game, made in one comprehension)."""
     squares = pos.geo.squares if square is None else [s for s in (square,) if s in pos.geo.coords]
     sizes = [size for size in SIZES if pos.has(seat, size)]
-    for target in squares:
-        if target not in pos.board:
-            yield from (PlaceTower(size, target) for size in sizes)
+    board = pos.board
+    return [_tower(size, target) for target in squares if target not in board for size in sizes]
 
 
 def build_moves(pos: Position, seat: str, square: str | None = None) -> Iterator[Build]:
@@ -121,7 +129,7 @@ def build_moves(pos: Position, seat: str, square: str | None = None) -> Iterator
         if top == 1 or not pos.has(seat, top - 1):
             continue
         if controller(cell) == seat or target in captures:
-            yield Build(target)
+            yield _build(target)
 
 
 def branch_sources(pos: Position, seat: str) -> Iterator[tuple[str, Cell, str, Cell]]:
@@ -164,7 +172,7 @@ def branch_moves(pos: Position, seat: str, source: str | None = None) -> Iterato
             points = [d for d in DIRECTIONS if d != OPPOSITE[step]] if free else [step]
             for size in sizes:
                 for point in points:
-                    yield Branch(size, square, step, point)
+                    yield _branch(size, square, step, point)
 
 
 def spore_moves(pos: Position, seat: str, square: str | None = None) -> Iterator[Spore]:
@@ -181,7 +189,7 @@ def spore_moves(pos: Position, seat: str, square: str | None = None) -> Iterator
             extra = count - 1 if pos.flags.overload else 0
             while True:
                 if not pos.would_neutralise(target, sizes):
-                    yield Spore(tuple(sizes), target)
+                    yield _spore(tuple(sizes), target)
                 nxt = sizes[-1] - 1
                 if len(sizes) > extra or nxt < 1 or not stash[nxt - 1]:
                     break
@@ -199,7 +207,8 @@ def move_orders(pos: Position, seat: str) -> Iterator[Order]:
 
 def legal_moves(state: dict[str, Any], seat: str) -> list[Order]:
     """Every move ``seat`` could make now, ignoring whose turn it is; minus moves taken back."""
-    moves = list(move_orders(Position(state), seat))
+    pos = Position(state)
+    moves = list(move_orders(pos, seat)) if seat in state["opened"] else opening_moves(pos, seat)
     retracted = state.get("retracted")
     if retracted:
         moves = [m for m in moves if format_order(m) not in retracted]
@@ -209,7 +218,10 @@ def legal_moves(state: dict[str, Any], seat: str) -> list[Order]:
 def has_move(state: dict[str, Any], seat: str) -> bool:
     if state.get("retracted"):
         return bool(legal_moves(state, seat))
-    return next(move_orders(Position(state), seat), None) is not None
+    pos = Position(state)
+    if seat not in state["opened"]:  # square by square, stopping at the first with a move
+        return any(opening_moves(pos, seat, square) for square in pos.geo.squares)
+    return next(move_orders(pos, seat), None) is not None
 
 
 def is_legal(pos: Position, seat: str, order: Order) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
+import redis
 from celery import Celery
 
 from pbem.config import load_settings
@@ -12,6 +13,7 @@ from pbem.runtime import set_runtime
 from tests.conftest import build_runtime
 from tests.support.celery_proc import CeleryProcess, sender, wait_until
 from tests.support.play import outbox_count, start
+from tests.support.services import redis_url
 from tests.support.smtp_sink import SmtpSink
 from worker import broker, celery_config
 
@@ -132,3 +134,32 @@ def test_messages_come_out_in_the_order_they_were_written(embedded):
         queue.close()
     assert received == list(range(30))
     assert broker.message_stamp() < broker.message_stamp() and len(broker.message_stamp()) == 20
+
+
+def test_publishing_to_redis_keeps_one_client_per_channel(tmp_path, sqlite_url, monkeypatch):
+    """Kombu built a new Redis client object for every published message; the channel now keeps one."""
+    url = redis_url()
+    redis.Redis.from_url(url).flushdb()
+    runtime = build_runtime(tmp_path, sqlite_url, broker_url=url)
+    app = Celery("redis-publish-test", set_as_current=False)
+    app.conf.update(celery_config(runtime.settings))
+    made = []
+    create = broker.RedisChannel._create_client
+
+    def counted(channel, *args, **kwargs):
+        made.append(args)
+        return create(channel, *args, **kwargs)
+
+    monkeypatch.setattr(broker.RedisChannel, "_create_client", counted)
+    try:
+        with app.connection_for_write() as connection:
+            assert isinstance(connection.transport, broker.RedisTransport)
+        for number in range(30):
+            app.send_task("worker.tasks.deliver_outbox", args=[number])
+        queued = redis.Redis.from_url(url).lrange("celery", 0, -1)
+        assert len(queued) == 30, "every task reached the queue"
+        assert len(made) <= 2, f"{len(made)} clients built for 30 messages"
+    finally:
+        app.close()
+        set_runtime(None)
+        redis.Redis.from_url(url).flushdb()
