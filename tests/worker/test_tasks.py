@@ -48,8 +48,10 @@ def test_an_unknown_task_name_fails_loudly_not_as_a_broker_outage(sqlite_runtime
         sqlite_runtime.nudge("deliver_outbx", 1)
     with pytest.raises(ValueError, match="deliver_outbox"):  # the message lists the real names
         worker.send("deliver_outbx", (1,))
-    with pytest.raises(ValueError), sqlite_runtime.db.write() as session:
-        sqlite_runtime.nudge_after_commit(session, "deliver_outbx", 1)
+    with pytest.raises(ValueError), sqlite_runtime.unit() as uow:
+        uow.nudge("deliver_outbx", 1)
+    with pytest.raises(ValueError), sqlite_runtime.unit() as uow:
+        uow.nudge_later("deliver_outbx", 1.0, 1)
     with pytest.raises(ValueError):
         sqlite_runtime.nudge_later("deliver_outbx", 1.0, 1)
     assert sent == [] and "could not reach the broker" not in caplog.text
