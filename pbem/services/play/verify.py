@@ -29,9 +29,9 @@ class Verification:
 def replay_log(uow: UnitOfWork, game_id: int) -> tuple[Game, list[LogEntry]]:
     """The game and its log as one snapshot: a writer committing in between cannot split them.
 
-    PostgreSQL reads both in one ``REPEATABLE READ`` transaction; SQLite's read
-    transaction already sees a single snapshot from its first read on.  A unit that
-    has already begun (an import verifying the rows it just wrote) reads its own writes.
+    PostgreSQL reads both in one ``REPEATABLE READ`` transaction (a unit that has already
+    begun reads in its own, e.g. an import verifying the game it wrote); SQLite's read
+    transaction already sees a single snapshot from its first read on.
     """
     session = uow.session
     if not uow.runtime.db.is_sqlite and not session.in_transaction():
