@@ -174,9 +174,10 @@ class UnitOfWork:
 
     def nudge_later(self, task: str, seconds: float, *args: Any) -> bool:
         """Run ``task(*args)`` ``seconds`` after this unit commits; False (the sweep will) where nothing schedules."""
+        task = task_named(task)  # a wrong name fails here, scheduler or not
         if self.runtime.scheduler is None:
             return False
-        self.later.append((task_named(task), seconds, args))
+        self.later.append((task, seconds, args))
         return True
 
     def commit(self) -> None:
