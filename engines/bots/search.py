@@ -10,10 +10,12 @@ seat's own orders, shared by every sampled world, so no decision ever depends
 on a value the seat cannot see.
 
 Pure and deterministic: the only randomness is an :class:`~engines.rng.Rng`
-seeded by the caller.  The optional ``clock`` (seconds, any origin) is the
-caller's, so the engine package stays clock-free; the search stops at the
-iteration budget or the time cap, whichever comes first, and is reproducible
-whenever the iteration budget is what stops it.
+seeded by the caller.  The optional clocks (seconds, any origin) are the
+caller's, so the engine package stays clock-free: ``clock`` counts CPU time
+(the search's own work, whatever else the machine does) and ``wall`` the time a
+player waits.  The search stops at the iteration budget or either time cap,
+whichever comes first, and is reproducible whenever the iteration budget is
+what stops it.
 """
 
 from __future__ import annotations
@@ -34,13 +36,18 @@ EXPLORE = 0.7
 
 @dataclass(frozen=True)
 class Budget:
-    """At most ``iterations`` sampled worlds and ``seconds`` per decision; rollouts of ``horizon``
-    orders.  None takes the engine's own :attr:`~engines.base.Engine.bot_iterations` and
-    :attr:`~engines.base.Engine.bot_horizon`."""
+    """At most ``iterations`` sampled worlds, ``seconds`` of CPU time and ``wall_seconds`` of wall
+    time per decision; rollouts of ``horizon`` orders.  None takes the engine's own
+    :attr:`~engines.base.Engine.bot_iterations` and :attr:`~engines.base.Engine.bot_horizon`.
+
+    Both caps, because each alone fails someone: CPU time keeps a busy machine from
+    cutting the search short (the same game gives the same orders), wall time keeps a
+    busy machine from making a table wait on the bot."""
 
     iterations: int | None = None
     seconds: float = 1.0
     horizon: int | None = None
+    wall_seconds: float = 2.0
 
 
 def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng) -> list[tuple[str, Any]]:
@@ -87,6 +94,19 @@ def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> 
     return engine.bot_value(world, seat)
 
 
+def _out_of_time(
+    budget: Budget,
+    clock: Callable[[], float] | None,
+    started: float,
+    wall: Callable[[], float] | None,
+    wall_started: float,
+) -> bool:
+    """Whether either time cap is spent."""
+    if clock is not None and clock() - started > budget.seconds:
+        return True
+    return wall is not None and wall() - wall_started > budget.wall_seconds
+
+
 def choose(
     engine: Engine,
     state: State,
@@ -94,8 +114,12 @@ def choose(
     seed: int,
     budget: Budget = Budget(),
     clock: Callable[[], float] | None = None,
+    wall: Callable[[], float] | None = None,
 ) -> str:
-    """The bot's order for ``seat`` now (canonical text), decided only from what ``seat`` may see."""
+    """The bot's order for ``seat`` now (canonical text), decided only from what ``seat`` may see.
+
+    ``clock`` (CPU seconds) and ``wall`` (wall seconds) are the caller's clocks for the two caps
+    of ``budget``; either may be None to leave its cap unchecked."""
     rng = Rng(seed)
     arms = _parsed(engine, state, seat, engine.legal_orders(state, seat), rng)
     if not arms:
@@ -107,8 +131,9 @@ def choose(
     visits = [0] * len(arms)
     totals = [0.0] * len(arms)
     started = clock() if clock else 0.0
+    wall_started = wall() if wall else 0.0
     for done in range(iterations):
-        if clock and clock() - started > budget.seconds:
+        if done and _out_of_time(budget, clock, started, wall, wall_started):
             break
         if done < len(arms):
             arm = done
