@@ -48,6 +48,7 @@ class Budget:
     seconds: float = 1.0
     horizon: int | None = None
     wall_seconds: float = 2.0
+    width: int | None = None
 
 
 def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng) -> list[tuple[str, Any]]:
@@ -74,8 +75,58 @@ def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng)
     return found
 
 
-def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> float:
-    """Random legal orders for every seat for up to ``horizon`` orders, then the leaf value."""
+def _wins(engine: Engine, state: State, actor: str) -> bool:
+    result = engine.outcome(state)
+    return result is not None and result.winners == (actor,) and len(result.ranking) > 1
+
+
+def _step(engine: Engine, world: State, actor: str, rng: Rng, width: int, serial: int) -> State | None:
+    """The world after one playout order of ``actor``, or None when it has none to give.
+
+    ``width`` 1: a random legal order.  -1: an order that wins at once if the actor has one
+    (:meth:`~engines.base.Engine.bot_finishers` applied, none scored: cheap where the leaf value
+    is dear), else None: the playout ends, a threat looked at without a random reply's noise.
+    Otherwise the best of ``width`` sampled legal orders (every one when 0) by the actor's own
+    leaf value: a greedy playout."""
+    if width < 0:
+        for text in engine.bot_finishers(world, actor):
+            try:
+                after = engine.apply_order(world, actor, engine.parse_order(world, actor, text)).state
+            except OrderError:
+                continue
+            if _wins(engine, after, actor):
+                return after
+        return None
+    legal = engine.legal_orders(world, actor)
+    if not legal:
+        return None
+    if width == 1:
+        picks = [rng.choice(legal)]
+    elif width <= 0 or width >= len(legal):
+        picks = legal
+    else:
+        picks = list(legal)
+        rng.shuffle(picks)
+        picks = picks[:width]
+    best: tuple[float, State] | None = None
+    for text in picks:
+        try:
+            after = engine.apply_order(world, actor, engine.parse_order(world, actor, fill_text(text, rng, serial)))
+        except OrderError:
+            continue
+        if len(picks) == 1:
+            return after.state
+        value = engine.bot_value(after.state, actor)
+        if best is None or value > best[0]:
+            best = (value, after.state)
+        if value >= 1.0:
+            break
+    return None if best is None else best[1]
+
+
+def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int, width: int = 1) -> float:
+    """Playout orders (see :func:`_step`) for every seat for up to ``horizon`` orders, then the
+    leaf value."""
     for serial in range(horizon):
         if engine.outcome(world) is not None:
             break
@@ -83,14 +134,10 @@ def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> 
         if not acting:
             break
         actor = acting[rng.below(len(acting))]
-        legal = engine.legal_orders(world, actor)
-        if not legal:
+        after = _step(engine, world, actor, rng, width, serial)
+        if after is None:
             break
-        text = fill_text(rng.choice(legal), rng, serial)
-        try:
-            world = engine.apply_order(world, actor, engine.parse_order(world, actor, text)).state
-        except OrderError:
-            break
+        world = after
     return engine.bot_value(world, seat)
 
 
@@ -128,6 +175,7 @@ def choose(
         return engine.format_order(arms[0][1])
     horizon = engine.bot_horizon if budget.horizon is None else budget.horizon
     iterations = engine.bot_iterations if budget.iterations is None else budget.iterations
+    width = engine.bot_width if budget.width is None else budget.width
     visits = [0] * len(arms)
     totals = [0.0] * len(arms)
     started = clock() if clock else 0.0
@@ -152,7 +200,7 @@ def choose(
         except OrderError:
             value = 0.0
         else:
-            value = rollout(engine, world, seat, stream, horizon)
+            value = rollout(engine, world, seat, stream, horizon, width)
         visits[arm] += 1
         totals[arm] += value
     # The most visited order (UCB1 spends its samples on the best ones): a sturdier choice than the
