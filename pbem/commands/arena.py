@@ -42,14 +42,14 @@ from pbem.services.play.arena import arena as run_arena
     type=click.Choice(sorted(OPPONENTS)),
     default="random",
     show_default=True,
-    help="The other seats: random legal orders, or greedy (the best-scoring order one move ahead).",
+    help="The other seats: random legal orders, greedy (the best-scoring order one move ahead) or the bot.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def arena(
     engine_name: str, variant: str | None, players: int | None, games: int, seed: int,
     iterations: int | None, seconds: float, wall_seconds: float, opponent: str, as_json: bool,
 ) -> None:  # fmt: skip
-    """Play the bot (one seat, rotating) against random or greedy players and count the results."""
+    """Play the bot (one seat, rotating) against random, greedy or bot players and count the results."""
     from pbem.cli import engine_table  # the CLI module attaches this command: import it late
 
     engine, variant = engine_table(engine_name, variant, players)

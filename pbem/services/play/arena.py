@@ -1,8 +1,9 @@
 """``pbem arena``: the bot against random or greedy players, to measure its strength.
 
 Each game seats one bot among opponents of one kind: ``random``
-(``engines.playout.choose_order``) or ``greedy`` (``engines.bots.greedy``, the
-legal order the engine's own evaluation likes best one move ahead); the bot's
+(``engines.playout.choose_order``), ``greedy`` (``engines.bots.greedy``, the
+legal order the engine's own evaluation likes best one move ahead) or ``bot``
+(the bot itself, to check that no seat is favoured); the bot's
 seat rotates with the game number so no seat is favoured.  Every draw of
 randomness comes from the seed, so a run is reproducible whenever the bot's
 iteration budget, not one of its time caps, ends each search.
@@ -24,16 +25,21 @@ from engines.rng import Rng
 MAX_STEPS = 20_000
 
 
-def _random(engine: Engine, state: State, seat: str, rng: Rng, serial: int) -> str:
+def _random(engine: Engine, state: State, seat: str, rng: Rng, serial: int, budget: Budget) -> str:
     return choose_order(engine, state, seat, rng, serial)
 
 
-def _greedy(engine: Engine, state: State, seat: str, rng: Rng, serial: int) -> str:
+def _greedy(engine: Engine, state: State, seat: str, rng: Rng, serial: int, budget: Budget) -> str:
     return greedy_order(engine, state, seat, rng, serial)
 
 
-#: The opponents ``pbem arena --opponent`` seats beside the bot, by name.
-OPPONENTS = {"random": _random, "greedy": _greedy}
+def _bot(engine: Engine, state: State, seat: str, rng: Rng, serial: int, budget: Budget) -> str:
+    return choose(engine, state, seat, rng.next64(), budget, time.process_time, time.monotonic)
+
+
+#: The opponents ``pbem arena --opponent`` seats beside the bot, by name: ``bot`` is the bot
+#: itself, with the same budget.
+OPPONENTS = {"random": _random, "greedy": _greedy, "bot": _bot}
 
 
 @dataclass
@@ -96,7 +102,7 @@ def play_one(
             result.bot_cpu_seconds += time.process_time() - cpu
             result.bot_moves += 1
         else:
-            text = other(engine, state, seat, rng, serial)
+            text = other(engine, state, seat, rng, serial, budget)
         state = engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
     outcome = engine.outcome(state)
     if outcome is None:
