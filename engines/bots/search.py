@@ -37,8 +37,9 @@ EXPLORE = 0.7
 @dataclass(frozen=True)
 class Budget:
     """At most ``iterations`` sampled worlds, ``seconds`` of CPU time and ``wall_seconds`` of wall
-    time per decision; rollouts of ``horizon`` orders.  None takes the engine's own
-    :attr:`~engines.base.Engine.bot_iterations` and :attr:`~engines.base.Engine.bot_horizon`.
+    time per decision; rollouts of ``horizon`` orders picked as ``width`` says (see :func:`_step`).
+    None takes the engine's own :attr:`~engines.base.Engine.bot_iterations`,
+    :attr:`~engines.base.Engine.bot_horizon` and :attr:`~engines.base.Engine.bot_width`.
 
     Both caps, because each alone fails someone: CPU time keeps a busy machine from
     cutting the search short (the same game gives the same orders), wall time keeps a

@@ -8,6 +8,7 @@ from engines.rankchain.model import DOWN, EMPTY, face_up_cards
 from engines.rankchain.orders import legal_orders
 from engines.rng import Rng
 
+#: A cell's index by its name as order texts spell it, and the cards that can stand in a chain.
 CELL_INDEX = {name: cell for cell, name in enumerate(CELL_NAMES)}
 CHAIN_CARDS = frozenset(RANKS) | frozenset(WILDS)
 
