@@ -67,3 +67,9 @@ def test_greedy_players_beat_a_weak_bot_that_random_ones_lose_to():
 def test_an_unknown_opponent_is_refused_plainly():
     bad = CliRunner().invoke(main, ["arena", "--engine", "sprawl", "--opponent", "smart", "--games", "1"])
     assert bad.exit_code != 0 and "greedy" in bad.output and "Traceback" not in bad.output
+
+
+def test_against_the_bot_itself_no_seat_is_favoured():
+    figures = arena("--engine", "kidsprout", "--opponent", "bot", "--seed", "4", "--games", "3", "--iterations", "3")
+    assert figures["opponent"] == "bot" and figures["games"] == 3
+    assert figures["bot_wins"] + figures["draws"] + figures["others_wins"] == 3
