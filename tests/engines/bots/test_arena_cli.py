@@ -69,7 +69,7 @@ def test_an_unknown_opponent_is_refused_plainly():
     assert bad.exit_code != 0 and "greedy" in bad.output and "Traceback" not in bad.output
 
 
-def test_against_the_bot_itself_no_seat_is_favoured():
+def test_against_the_bot_itself():
     figures = arena("--engine", "kidsprout", "--opponent", "bot", "--seed", "4", "--games", "3", "--iterations", "3")
     assert figures["opponent"] == "bot" and figures["games"] == 3
     assert figures["bot_wins"] + figures["draws"] + figures["others_wins"] == 3
