@@ -217,6 +217,10 @@ class Engine(ABC):
     #: ahead before scoring with :meth:`bot_value` (the lowest that meet the strength aims).
     bot_iterations: ClassVar[int] = 100
     bot_horizon: ClassVar[int] = 12
+    #: How a playout step picks each actor's order (see ``engines.bots.search``): 1 a random
+    #: order, the cheapest; -1 an order that wins at once (the playout ends if there is none);
+    #: N > 1 the best of N sampled orders by the actor's own :meth:`bot_value`, 0 the best of all.
+    bot_width: ClassVar[int] = 1
     #: One seat moves at a time (turn by turn, no simultaneous phases as a rule): by default a
     #: player is then mailed when it is their turn, with what happened since, not on every move.
     one_at_a_time: ClassVar[bool] = False
@@ -408,6 +412,11 @@ class Engine(ABC):
         if result is None:
             return 0.5
         return outcome_value(result, seat)
+
+    def bot_finishers(self, state: State, seat: str) -> list[str]:
+        """The legal orders of ``seat`` that might win the game at once: a playout that looks for a
+        winning order (``bot_width`` -1) tries only these.  Engines narrow it to save time."""
+        return self.legal_orders(state, seat)
 
     def illegal_examples(self, state: State, seat: str) -> list[str]:
         """Engine-specific orders that look plausible but are illegal now (for tests)."""

@@ -10,10 +10,12 @@ seat's own orders, shared by every sampled world, so no decision ever depends
 on a value the seat cannot see.
 
 Pure and deterministic: the only randomness is an :class:`~engines.rng.Rng`
-seeded by the caller.  The optional ``clock`` (seconds, any origin) is the
-caller's, so the engine package stays clock-free; the search stops at the
-iteration budget or the time cap, whichever comes first, and is reproducible
-whenever the iteration budget is what stops it.
+seeded by the caller.  The optional clocks (seconds, any origin) are the
+caller's, so the engine package stays clock-free: ``clock`` counts CPU time
+(the search's own work, whatever else the machine does) and ``wall`` the time a
+player waits.  The search stops at the iteration budget or either time cap,
+whichever comes first, and is reproducible whenever the iteration budget is
+what stops it.
 """
 
 from __future__ import annotations
@@ -34,13 +36,20 @@ EXPLORE = 0.7
 
 @dataclass(frozen=True)
 class Budget:
-    """At most ``iterations`` sampled worlds and ``seconds`` per decision; rollouts of ``horizon``
-    orders.  None takes the engine's own :attr:`~engines.base.Engine.bot_iterations` and
-    :attr:`~engines.base.Engine.bot_horizon`."""
+    """At most ``iterations`` sampled worlds, ``seconds`` of CPU time and ``wall_seconds`` of wall
+    time per decision; rollouts of ``horizon`` orders picked as ``width`` says (see :func:`_step`).
+    None takes the engine's own :attr:`~engines.base.Engine.bot_iterations`,
+    :attr:`~engines.base.Engine.bot_horizon` and :attr:`~engines.base.Engine.bot_width`.
+
+    Both caps, because each alone fails someone: CPU time keeps a busy machine from
+    cutting the search short (the same game gives the same orders), wall time keeps a
+    busy machine from making a table wait on the bot."""
 
     iterations: int | None = None
     seconds: float = 1.0
     horizon: int | None = None
+    wall_seconds: float = 2.0
+    width: int | None = None
 
 
 def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng) -> list[tuple[str, Any]]:
@@ -67,8 +76,58 @@ def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng)
     return found
 
 
-def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> float:
-    """Random legal orders for every seat for up to ``horizon`` orders, then the leaf value."""
+def _wins(engine: Engine, state: State, actor: str) -> bool:
+    result = engine.outcome(state)
+    return result is not None and result.winners == (actor,) and len(result.ranking) > 1
+
+
+def _step(engine: Engine, world: State, actor: str, rng: Rng, width: int, serial: int) -> State | None:
+    """The world after one playout order of ``actor``, or None when it has none to give.
+
+    ``width`` 1: a random legal order.  -1: an order that wins at once if the actor has one
+    (:meth:`~engines.base.Engine.bot_finishers` applied, none scored: cheap where the leaf value
+    is dear), else None: the playout ends, a threat looked at without a random reply's noise.
+    Otherwise the best of ``width`` sampled legal orders (every one when 0) by the actor's own
+    leaf value: a greedy playout."""
+    if width < 0:
+        for text in engine.bot_finishers(world, actor):
+            try:
+                after = engine.apply_order(world, actor, engine.parse_order(world, actor, text)).state
+            except OrderError:
+                continue
+            if _wins(engine, after, actor):
+                return after
+        return None
+    legal = engine.legal_orders(world, actor)
+    if not legal:
+        return None
+    if width == 1:
+        picks = [rng.choice(legal)]
+    elif width <= 0 or width >= len(legal):
+        picks = legal
+    else:
+        picks = list(legal)
+        rng.shuffle(picks)
+        picks = picks[:width]
+    best: tuple[float, State] | None = None
+    for text in picks:
+        try:
+            after = engine.apply_order(world, actor, engine.parse_order(world, actor, fill_text(text, rng, serial)))
+        except OrderError:
+            continue
+        if len(picks) == 1:
+            return after.state
+        value = engine.bot_value(after.state, actor)
+        if best is None or value > best[0]:
+            best = (value, after.state)
+        if value >= 1.0:
+            break
+    return None if best is None else best[1]
+
+
+def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int, width: int = 1) -> float:
+    """Playout orders (see :func:`_step`) for every seat for up to ``horizon`` orders, then the
+    leaf value."""
     for serial in range(horizon):
         if engine.outcome(world) is not None:
             break
@@ -76,15 +135,24 @@ def rollout(engine: Engine, world: State, seat: str, rng: Rng, horizon: int) -> 
         if not acting:
             break
         actor = acting[rng.below(len(acting))]
-        legal = engine.legal_orders(world, actor)
-        if not legal:
+        after = _step(engine, world, actor, rng, width, serial)
+        if after is None:
             break
-        text = fill_text(rng.choice(legal), rng, serial)
-        try:
-            world = engine.apply_order(world, actor, engine.parse_order(world, actor, text)).state
-        except OrderError:
-            break
+        world = after
     return engine.bot_value(world, seat)
+
+
+def _out_of_time(
+    budget: Budget,
+    clock: Callable[[], float] | None,
+    started: float,
+    wall: Callable[[], float] | None,
+    wall_started: float,
+) -> bool:
+    """Whether either time cap is spent."""
+    if clock is not None and clock() - started > budget.seconds:
+        return True
+    return wall is not None and wall() - wall_started > budget.wall_seconds
 
 
 def choose(
@@ -94,8 +162,12 @@ def choose(
     seed: int,
     budget: Budget = Budget(),
     clock: Callable[[], float] | None = None,
+    wall: Callable[[], float] | None = None,
 ) -> str:
-    """The bot's order for ``seat`` now (canonical text), decided only from what ``seat`` may see."""
+    """The bot's order for ``seat`` now (canonical text), decided only from what ``seat`` may see.
+
+    ``clock`` (CPU seconds) and ``wall`` (wall seconds) are the caller's clocks for the two caps
+    of ``budget``; either may be None to leave its cap unchecked."""
     rng = Rng(seed)
     arms = _parsed(engine, state, seat, engine.legal_orders(state, seat), rng)
     if not arms:
@@ -104,11 +176,13 @@ def choose(
         return engine.format_order(arms[0][1])
     horizon = engine.bot_horizon if budget.horizon is None else budget.horizon
     iterations = engine.bot_iterations if budget.iterations is None else budget.iterations
+    width = engine.bot_width if budget.width is None else budget.width
     visits = [0] * len(arms)
     totals = [0.0] * len(arms)
     started = clock() if clock else 0.0
+    wall_started = wall() if wall else 0.0
     for done in range(iterations):
-        if clock and clock() - started > budget.seconds:
+        if done and _out_of_time(budget, clock, started, wall, wall_started):
             break
         if done < len(arms):
             arm = done
@@ -127,7 +201,7 @@ def choose(
         except OrderError:
             value = 0.0
         else:
-            value = rollout(engine, world, seat, stream, horizon)
+            value = rollout(engine, world, seat, stream, horizon, width)
         visits[arm] += 1
         totals[arm] += value
     # The most visited order (UCB1 spends its samples on the best ones): a sturdier choice than the

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from engines.base import State
-from engines.rankchain.cards import CELLS, NEIGHBOURS, RANKS, SORT_KEY, WILDS, X
+from engines.rankchain.cards import CELL_NAMES, CELLS, NEIGHBOURS, RANKS, SORT_KEY, WILDS, X
 from engines.rankchain.model import DOWN, EMPTY, face_up_cards
+from engines.rankchain.orders import legal_orders
 from engines.rng import Rng
+
+#: A cell's index by its name as order texts spell it, and the cards that can stand in a chain.
+CELL_INDEX = {name: cell for cell, name in enumerate(CELL_NAMES)}
+CHAIN_CARDS = frozenset(RANKS) | frozenset(WILDS)
 
 
 def determinize(state: State, seat: str, rng: Rng) -> State:
@@ -29,6 +34,27 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
     world["deck"] = pool
     world["rng"] = rng.next64()
     return world
+
+
+def finishers(state: State, seat: str) -> list[str]:
+    """The orders that could complete a chain now: a flip or a rank or wild placed, on a cell
+    beside a face-up rank or wild, once enough of those lie face up; none with an X in hand,
+    which forbids winning."""
+    if X in state["hands"][seat]:
+        return []
+    cards = face_up_cards(state)
+    usable = {cell for cell, card in enumerate(cards) if card in RANKS or card in WILDS}
+    if len(usable) < (len(RANKS) + len(WILDS) if state["variant"] == "bsa" else len(RANKS)) - 1:
+        return []
+    near = {cell for cell in range(CELLS) if any(n in usable for n in NEIGHBOURS[cell])}
+    own = state["pawns"][seat]
+    found = []
+    for text in legal_orders(state, seat):
+        words = text.split()
+        cell = own if words[0] == "stay" else CELL_INDEX[words[1]]
+        if cell in near and (words[-1] == "flip" or (words[-2] == "place" and words[-1] in CHAIN_CARDS)):
+            found.append(text)
+    return found
 
 
 def _best_plan(state: State, seat: str) -> float:

@@ -46,8 +46,10 @@ Missed deadline: you stay and draw (or pass if you cannot draw).
 
 class RankChainEngine(Engine):
     name: ClassVar[str] = "rankchain"
-    bot_iterations = 200
-    bot_horizon = 0
+    # One reply looked at: the next player's win, if some order of theirs completes a chain.
+    bot_iterations = 100
+    bot_horizon = 1
+    bot_width = -1
     one_at_a_time = True
     title: ClassVar[str] = "Rank Chain"
     min_players: ClassVar[int] = 2
@@ -134,6 +136,7 @@ class RankChainEngine(Engine):
     order_help = HELP
     determinize = staticmethod(bot.determinize)
     bot_value = staticmethod(bot.evaluate)
+    bot_finishers = staticmethod(bot.finishers)
 
     def turn(self, state: State) -> int:
         return state["turn"]

@@ -9,6 +9,7 @@ orders are logged like any other with source ``bot``, so replay and
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from sqlalchemy.orm import Session
 
@@ -22,16 +23,22 @@ from pbem.services.play.progress import after_change, append_log, engine_for
 
 _BOT_SALT = 0xB07_5EED_0000
 
+#: The clocks of a decision's two caps (:class:`engines.bots.Budget`): this process's CPU time
+#: and the wall clock.
+CPU_CLOCK: Callable[[], float] = time.process_time
+WALL_CLOCK: Callable[[], float] = time.monotonic
+
 
 def decide(engine: Engine, game: Game, seat: str) -> str:
     """The bot's next order for ``seat``: reproducible from the game's seed and log length.
 
-    The time cap counts this process's CPU time, not the wall clock: on a busy
-    machine other processes' time would otherwise cut the search short and make
-    the same game give different bot orders.
+    Two caps (:class:`engines.bots.Budget`): one second of this process's CPU
+    time, so other processes' time does not cut the search short and make the
+    same game give different bot orders on a quiet machine; and two seconds of
+    wall time, so a busy machine does not keep the table waiting on the bot.
     """
     seed = game.seed ^ _BOT_SALT ^ (game.log_seq * 0x9E3779B97F4A7C15)
-    return choose(engine, game.state, seat, seed, Budget(), time.process_time)
+    return choose(engine, game.state, seat, seed, Budget(), CPU_CLOCK, WALL_CLOCK)
 
 
 def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[str, Step]:
