@@ -41,7 +41,7 @@ def _sqlite_setup(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
-def get_engine(url: str) -> Engine:
+def sql_engine(url: str) -> Engine:
     """One engine per URL per process (call :func:`dispose_all` after a fork)."""
     url = normalise_url(url)
     if url not in _engines:
@@ -98,7 +98,7 @@ class Database:
 
     def __init__(self, url: str):
         self.url = normalise_url(url)
-        self.engine = get_engine(self.url)
+        self.engine = sql_engine(self.url)
         self.is_sqlite = self.url.startswith("sqlite")
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 

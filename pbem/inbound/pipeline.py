@@ -40,7 +40,9 @@ RATE_NOTICE = "rate limit"
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Disposition:
+    """What became of a stored message (its final status) and the verdict recorded with it."""
+
     status: str
     verdict: str
 
@@ -329,20 +331,20 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
 )
 
 
-def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE) -> Outcome:
+def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE) -> Disposition:
     """Run ``steps`` on one stored message in the caller's unit of work; the caller commits."""
     ctx = Context(uow=uow, row=row)
     try:
         for step in steps:
             step(ctx)
     except Discard as stop:
-        return Outcome("dropped", "; ".join(stop.reasons))
+        return Disposition("dropped", "; ".join(stop.reasons))
     except Hold as stop:
-        return Outcome("held", "; ".join(stop.reasons))
+        return Disposition("held", "; ".join(stop.reasons))
     except Reject as stop:
         reply_refusal(ctx, stop)
-        return Outcome("rejected", "; ".join(stop.reasons))
-    return Outcome("done", ctx.verdict or "done")
+        return Disposition("rejected", "; ".join(stop.reasons))
+    return Disposition("done", ctx.verdict or "done")
 
 
 # -- helpers ------------------------------------------------------------------------

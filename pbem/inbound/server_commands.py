@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine, registry
-from pbem.boards import rules_url
+from pbem.engine_output import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from pbem.db import get_engine
+from pbem.db import sql_engine
 from pbem.models import Base
 
 config = context.config
@@ -12,7 +12,7 @@ target_metadata = Base.metadata
 
 
 def run_migrations_online() -> None:
-    engine = get_engine(config.get_main_option("sqlalchemy.url"))
+    engine = sql_engine(config.get_main_option("sqlalchemy.url"))
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:  # a batch migration copies a table and drops the original, which rows may refer to

@@ -25,7 +25,7 @@ from engines import get_engine
 from engines.base import TEXT, Engine, State
 from engines.playout import fill_text
 from engines.rng import Rng
-from pbem.web.board import LruCache
+from pbem.web.page_board import LruCache
 
 _finals = LruCache(2048)
 

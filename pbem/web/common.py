@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from pbem.logmask import mask
 from pbem.runtime import Runtime
-from pbem.web.board import style_nonce
+from pbem.web.page_board import style_nonce
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def error_response(status: int, title: str, message: str) -> tuple[Any, int]:
 
 def _security_headers(response: Response) -> Response:
     headers = response.headers
-    nonce = g.get("style_nonce")  # a drawn board's stylesheet (see pbem.web.board.style_nonce)
+    nonce = g.get("style_nonce")  # a drawn board's stylesheet (see pbem.web.page_board.style_nonce)
     policy = CSP.replace("style-src 'self'", f"style-src 'self' 'nonce-{nonce}'") if nonce else CSP
     if response.status_code != 304:  # a 304's headers replace the cached page's: its policy names its nonce
         headers.setdefault("Content-Security-Policy", policy)

@@ -19,7 +19,7 @@ from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from engines import get_engine
-from pbem.boards import example_from
+from pbem.engine_output import example_from
 from pbem.models import Game, LobbyEntry, PressMessage, Seat, public_name
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
@@ -30,9 +30,9 @@ from pbem.services.play.queries import game_fields, seat_by_web_token
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.webviews import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
-from pbem.web.board import render_view
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
+from pbem.web.page_board import render_view
 from pbem.web.public import API_VERSION, time_left
 
 bp = Blueprint("play", __name__)

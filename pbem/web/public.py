@@ -25,7 +25,7 @@ from pbem.services.play.house_rules import rules_of
 from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
 from pbem.services.play.webviews import history_size, lean_game
 from pbem.web import caching, common, longpoll, prg, replay, yourturn
-from pbem.web.board import LruCache, public_board
+from pbem.web.page_board import LruCache, public_board
 from pbem.web.ratelimit import mail_wait, minutes
 
 bp = Blueprint("public", __name__)

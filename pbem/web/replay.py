@@ -14,7 +14,7 @@ from typing import Any
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.play import history
-from pbem.web.board import Board, LruCache, render_view
+from pbem.web.page_board import Board, LruCache, render_view
 
 _frames = LruCache(16)
 

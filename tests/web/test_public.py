@@ -6,7 +6,7 @@ import re
 
 from engines import get_engine
 from pbem.services.play import games, orders
-from pbem.web.board import safe_svg
+from pbem.web.page_board import safe_svg
 from tests.support.play import game_row, play_some, seat_ids, start
 
 

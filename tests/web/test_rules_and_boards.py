@@ -9,7 +9,7 @@ from sqlalchemy import select
 from engines import registry
 from pbem.models import OutboxMessage
 from pbem.services.play import webviews
-from pbem.web.board import web_html
+from pbem.web.page_board import web_html
 from pbem.web.rules import markdown
 from tests.support.play import seat_ids, start
 from tests.web.conftest import web_tokens

@@ -10,8 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
-from pbem.boards import example_order, html_board, rules_url
 from pbem.clock import utcnow
+from pbem.engine_output import example_order, html_board, rules_url
 from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation

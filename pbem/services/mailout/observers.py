@@ -26,8 +26,8 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
-from pbem.boards import html_board
 from pbem.clock import utcnow
+from pbem.engine_output import html_board
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError

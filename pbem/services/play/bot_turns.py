@@ -19,7 +19,7 @@ from pbem.models import Game
 from pbem.runtime import UnitOfWork
 from pbem.services.play.bot_seats import due_seats
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import after_change, append_log, engine_for
+from pbem.services.play.settling import append_log, engine_for, settle
 
 _BOT_SALT = 0xB07_5EED_0000
 
@@ -70,7 +70,7 @@ def play(uow: UnitOfWork, game_id: int) -> int:
         step = play_defaults(session, game, engine, seats)
     else:
         _, step = play_one(session, game, engine, seats[0])
-    after_change(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
+    settle(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
     return 1
 
 

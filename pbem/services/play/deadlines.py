@@ -15,7 +15,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import folds, notify
 from pbem.services.play import late
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import after_change, append_log, next_reminder, reminder_offsets
+from pbem.services.play.settling import append_log, next_reminder, reminder_offsets, settle
 
 
 def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
@@ -59,7 +59,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         *bot_events,
         *default_events,
     ]
-    after_change(
+    settle(
         uow.runtime,
         session,
         game,

@@ -23,7 +23,7 @@ from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, seat_changes
 from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
+from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
 
 #: Time per turn of a game whose creator chose none (the CLI's and the admin form's default).

@@ -30,7 +30,7 @@ from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, games
 from pbem.services.play.export import REPLAYABLE, verify_export
-from pbem.services.play.progress import schedule_deadline, sync_summary
+from pbem.services.play.settling import schedule_deadline, sync_summary
 from pbem.services.play.verify import verify
 
 #: Exported statuses a game comes back in (an unfinished game was active, paused or cancelled).

@@ -39,7 +39,7 @@ from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import bot_turns, games, vacations
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.progress import append_log, turn_seconds
+from pbem.services.play.settling import append_log, turn_seconds
 
 #: A grace period when the game has no deadline period of its own (an admin-set deadline).
 DEFAULT_PERIOD = 24 * 3600

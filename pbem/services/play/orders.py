@@ -15,9 +15,9 @@ from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import forgiving
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import after_change, append_log, engine_for
 from pbem.services.play.queries import status_text
 from pbem.services.play.resign import RESIGNED
+from pbem.services.play.settling import append_log, engine_for, settle
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def submit(
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
         seat.missed_deadlines = 0
-        after_change(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
+        settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
     folds.send_alone(session)  # the receipt, and press held for this message, that no email took
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
 

@@ -25,7 +25,7 @@ from pbem.services.mailout import notify
 from pbem.services.people.accounts import taken
 from pbem.services.play import games, lobby
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import engine_for
+from pbem.services.play.settling import engine_for
 
 WAITING = "waiting for players"
 

@@ -18,7 +18,7 @@ from pbem.services.mailout import notify
 from pbem.services.people.players import account_for
 from pbem.services.play import bot_seats, games, seat_changes
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.progress import engine_for
+from pbem.services.play.settling import engine_for
 
 #: How a vacant seat is named on the board.
 VACANT_NAME = "no player"

@@ -23,7 +23,7 @@ from pbem.services.mailout import notify
 from pbem.services.play import bot_seats, vacations
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import append_log, engine_for
+from pbem.services.play.settling import append_log, engine_for
 
 CONFIRM_WORD = "yes"
 #: What a resigned seat is told about anything it still sends.

@@ -15,7 +15,7 @@ from pbem.models import Account, Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, threads
 from pbem.services.play import vacations
-from pbem.services.play.progress import append_log, engine_for
+from pbem.services.play.settling import append_log, engine_for
 from pbem.tokens import new_token
 
 

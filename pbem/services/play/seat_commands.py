@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from engines import get_engine
-from pbem.boards import rules_url
+from pbem.engine_output import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError

@@ -29,7 +29,7 @@ from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game
-from pbem.services.play.progress import append_log, next_reminder, turn_seconds
+from pbem.services.play.settling import append_log, next_reminder, turn_seconds
 
 DAY = dt.timedelta(days=1)
 YEAR = dt.timedelta(days=365)

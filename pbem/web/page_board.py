@@ -22,7 +22,7 @@ from flask import g
 from markupsafe import Markup
 
 from engines import get_engine
-from pbem.boards import safe_html
+from pbem.engine_output import safe_html
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}

@@ -93,7 +93,7 @@ def sync_summary(engine: Engine, game: Game) -> None:
     game.version += 1
 
 
-def after_change(
+def settle(
     runtime: Runtime,
     session: Session,
     game: Game,
