@@ -14,8 +14,8 @@ from pbem.clock import utcnow
 from pbem.models import Account, SigninLink
 from pbem.services.mailout import signin
 from pbem.web.ratelimit import MailLimits
-from tests.async_play.helpers import play_first_legal
 from tests.mail.support import Mailboxes, mail_world
+from tests.play.helpers import play_first_legal
 from tests.support.play import PLAYERS, game_row, start
 from tests.web.conftest import csrf_of
 

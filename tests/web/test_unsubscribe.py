@@ -15,9 +15,9 @@ import pytest
 from engines.rng import Rng
 from pbem.models import OutboxMessage, Seat
 from pbem.services.mailout import preferences, unsubscribe
-from tests.async_play.helpers import play_first_legal, start_with, to_act
 from tests.mail.helpers import deliver, mail, seat_address
 from tests.mail.helpers import outbox as rows
+from tests.play.helpers import play_first_legal, start_with, to_act
 from tests.support.play import PLAYERS, game_row, next_turn
 from tests.web.conftest import csrf_of
 

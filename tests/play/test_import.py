@@ -15,9 +15,9 @@ from pbem.services import ServiceError
 from pbem.services.play import importing, press
 from pbem.services.play.export import export_game, state_digest
 from pbem.services.play.verify import verify
-from tests.async_play.helpers import outbox
 from tests.conftest import build_runtime
 from tests.mail.helpers import deliver, inbound, mail, seat_address
+from tests.play.helpers import outbox
 from tests.support.play import PLAYERS, game_row, play_some, play_to_end, seat_ids, start
 
 

@@ -12,7 +12,7 @@ from pbem.models import Game, Seat
 from pbem.services import ServiceError
 from pbem.services.play import deadlines, games, house_rules
 from pbem.services.play.verify import verify
-from tests.async_play.helpers import force_due, leave_only, log, outbox, play_first_legal, start_with, to_act
+from tests.play.helpers import force_due, leave_only, log, outbox, play_first_legal, start_with, to_act
 from tests.support.play import game_row, seat_ids
 
 

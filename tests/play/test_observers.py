@@ -12,7 +12,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, LogEntry, Observer
 from pbem.services.mailout import observers
 from pbem.services.play import games, orders
-from tests.async_play.helpers import THREE, log, outbox, start_with
+from tests.play.helpers import THREE, log, outbox, start_with
 from tests.support.play import game_row, next_turn, play_some, seat_ids
 
 ATOM = "{http://www.w3.org/2005/Atom}"

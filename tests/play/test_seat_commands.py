@@ -6,7 +6,7 @@ import pytest
 
 from engines import get_engine
 from pbem.services.play import seat_commands
-from tests.async_play.helpers import THREE, outbox, start_with
+from tests.play.helpers import THREE, outbox, start_with
 from tests.support.play import game_row
 
 

@@ -12,7 +12,7 @@ from pbem.cli import main
 from pbem.services import ServiceError
 from pbem.services.play import games, history, orders, press
 from pbem.services.play.export import export_game, verify_export
-from tests.async_play.helpers import THREE, log, start_with
+from tests.play.helpers import THREE, log, start_with
 from tests.support.play import game_row, play_some, play_to_end, seat_ids
 
 

@@ -9,7 +9,7 @@ from engines.rng import Rng
 from pbem.models import Observer
 from pbem.services.mailout import digest, observers, outbox, subscriptions
 from pbem.services.play import press
-from tests.async_play.helpers import THREE, start_with
+from tests.play.helpers import THREE, start_with
 from tests.support.play import game_row, next_turn, seat_ids
 from tests.support.smtp_sink import SmtpSink
 

@@ -17,7 +17,7 @@ from pbem.services import ServiceError
 from pbem.services.ops import sweep
 from pbem.services.play import bot_turns, games
 from pbem.services.play.verify import verify
-from tests.async_play.helpers import log, outbox
+from tests.play.helpers import log, outbox
 from tests.support.play import game_row, play_one
 
 TWO = ["Ann <ann@example.org>", "Bob <bob@example.org>"]

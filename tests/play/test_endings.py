@@ -17,7 +17,7 @@ from pbem.services import ServiceError
 from pbem.services.play import addresses, bot_turns, games, orders, removal
 from pbem.services.play.house_rules import parse_rules
 from pbem.services.play.verify import verify
-from tests.async_play.helpers import outbox
+from tests.play.helpers import outbox
 from tests.support.play import PLAYERS, game_row, legal_move, play_some, seat_ids, start
 
 ENGINES = {"kidsprout": 3, "rankchain": 2, "sneak": 4, "sprawl": 3}

@@ -12,8 +12,8 @@ from pbem.models import OutboxMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import digest, outbox, preferences, subscriptions
 from pbem.services.play import games
-from tests.async_play.helpers import outbox as rows
-from tests.async_play.helpers import play_first_legal, start_with, to_act
+from tests.play.helpers import outbox as rows
+from tests.play.helpers import play_first_legal, start_with, to_act
 from tests.support.play import PLAYERS, game_row, next_turn
 from worker import tasks
 

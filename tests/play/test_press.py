@@ -9,7 +9,7 @@ from pbem.models import PressMessage
 from pbem.services.mailout import press_mail
 from pbem.services.play import press
 from pbem.services.play.verify import verify
-from tests.async_play.helpers import log, outbox, start_with
+from tests.play.helpers import log, outbox, start_with
 from tests.support.play import game_row, play_some, seat_ids
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import Vacation
 from pbem.services.play import deadlines, games, vacations
-from tests.async_play.helpers import force_due, leave_only, log, outbox, start_with
+from tests.play.helpers import force_due, leave_only, log, outbox, start_with
 from tests.support.play import game_row, seat_ids
 
 

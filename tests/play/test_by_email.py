@@ -14,8 +14,8 @@ from sqlalchemy import update
 from pbem.models import Game
 from pbem.services.mailout import digest
 from pbem.services.play import deadlines, games
-from tests.async_play.helpers import force_due, log, start_with
 from tests.mail.support import Mailboxes, mail_world, reply_to, send, text_of
+from tests.play.helpers import force_due, log, start_with
 from tests.support.play import game_row
 from tests.web.conftest import csrf_of
 
