@@ -10,7 +10,7 @@ from pbem.app import create_app
 from pbem.models import AdminUser, Observer
 from pbem.services.mailout import observers
 from pbem.services.play import games, lobby, orders
-from tests.people.test_lobby import sign_in_as
+from tests.play.test_lobby import sign_in_as
 from tests.support.play import game_row, play_some, seat_ids, start
 from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
 

@@ -14,7 +14,7 @@ import pytest
 from engines import get_engine
 from pbem.services.play import games, lobby, orders, press
 from pbem.web import longpoll
-from tests.people.test_lobby import sign_in_as
+from tests.play.test_lobby import sign_in_as
 from tests.support.play import game_row, seat_ids
 from tests.web.conftest import web_tokens
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from pbem.models import Account, Seat
 from pbem.services.play import orders
-from tests.people.test_lobby import sign_in_as
+from tests.play.test_lobby import sign_in_as
 from tests.support.play import seat_ids, start
 from tests.web.conftest import csrf_of
 
