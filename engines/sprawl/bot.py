@@ -8,10 +8,6 @@ from engines.base import State
 from engines.rng import Rng
 from engines.sprawl.scoring import final_result
 
-#: Each playout step plays the best of three sampled orders by the actor's own evaluation: the
-#: other seats then play roughly as players do, not at random (see engines.bots.search).
-WIDTH = 3
-
 
 def determinize(state: State, seat: str, rng: Rng) -> State:
     """Everything but counting coup is public: re-deal the deck and the other seats' cards,

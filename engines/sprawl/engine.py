@@ -63,6 +63,9 @@ class SprawlEngine(Engine):
     name = "sprawl"
     bot_iterations = 100
     bot_horizon = 3
+    #: Each playout step plays the best of three sampled orders by the actor's own evaluation: the
+    #: other seats then play roughly as players do, not at random (see engines.bots.search).
+    bot_width = 3
     one_at_a_time = True
     title = "Sprawl"
     min_players = 3
