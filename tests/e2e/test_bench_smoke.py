@@ -36,6 +36,15 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         (),
         [r"messages: 12 \(12 done, 12 orders accepted\)", rf"ratio end-to-end / baseline: 1 : {RATE}"],
     ),
+    "cost": (
+        ["--orders", "20", "--messages", "5"],
+        ("postgres",),
+        [
+            rf"Service path \(orders\.submit\): 20 orders, {RATE} emails queued per order",
+            r"Mail path \(receive, process, deliver\): 5 orders",
+            rf"\| \*\*total\*\* \| \*\*{RATE}\*\* \| 100% \| \*\*{RATE}\*\* \|",
+        ],
+    ),
     "mail-distributed": (
         ["--messages", "12", "--games", "2"],
         ("postgres", "redis"),
