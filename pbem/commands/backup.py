@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
+from pbem.commands import archive as backups
 from pbem.commands import fail, runtime
 from pbem.migrations import head_revision
 from pbem.services import ServiceError
-from pbem.services.ops import backup as backups
 
 
 @click.command("backup")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from pbem.commands.probes import run_checks
 from pbem.config import ConfigError, any_setting_given, load_settings
-from pbem.services.ops.check import run_checks
 
 
 def settings_source(settings) -> str:

@@ -12,6 +12,7 @@ user's state folder (``$XDG_STATE_HOME/pbem/servers``), so the refusal can name 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -38,12 +39,10 @@ def _note_path(instance: Path) -> Path:
 
 def note_server(instance: Path, url: str, pid: int) -> None:
     """Note a running server; nothing fails if the state folder cannot be written."""
-    try:
+    with contextlib.suppress(OSError):
         path = _note_path(instance)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"instance": str(instance), "url": url, "pid": pid}), encoding="utf-8")
-    except OSError:
-        pass
 
 
 def _alive(pid: int) -> bool:

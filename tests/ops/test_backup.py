@@ -14,18 +14,18 @@ from click.testing import CliRunner
 
 from pbem.app import create_app
 from pbem.cli import main
+from pbem.commands import archive as backups
 from pbem.config import load_settings
 from pbem.db import dispose_all, normalise_url
 from pbem.migrations import upgrade
 from pbem.runtime import make_runtime, set_runtime
 from pbem.services import ServiceError
 from pbem.services.mailout.preferences import preferences_url
-from pbem.services.ops import backup as backups
 from pbem.services.play import games
 from pbem.services.play.verify import verify
 from tests.mail.helpers import deliver, inbound, mail, seat_address
 from tests.support.play import game_row, play_some, start
-from tests.support.services import POSTGRES_URL, postgres_schema
+from tests.support.services import POSTGRES_URL, need
 
 
 @contextmanager
@@ -156,8 +156,7 @@ def test_a_whole_postgresql_database_in_its_default_schema_moves(tmp_path, monke
     """The deployment's case: the database's own public schema, no search_path in the URL."""
     monkeypatch.delenv("PBEM_SECRET_KEY", raising=False)
     source_name, target_name = (f"pbem_{what}_{uuid.uuid4().hex[:8]}" for what in ("src", "dst"))
-    with postgres_schema():  # PostgreSQL is required and reachable
-        pass
+    need(POSTGRES_URL, "PostgreSQL")
     admin = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     base = POSTGRES_URL.rsplit("/", 1)[0]
     with admin.connect() as connection:

@@ -16,7 +16,7 @@ from pbem.db import dispose_all
 from pbem.migrations import upgrade
 from pbem.services.ops import urls
 from tests.ops.test_check import run_check
-from tests.support.services import POSTGRES_URL, free_port, postgres_schema, redis_url
+from tests.support.services import POSTGRES_URL, free_port, need, redis_url
 from tests.support.smtp_sink import SinkHandler
 
 PASSWORD = "pa/ss?#1"
@@ -77,8 +77,7 @@ def test_each_bad_relay_url_is_named_and_its_fix_reaches_the_relay(tmp_path, rel
 def test_a_missing_database_is_created_as_the_fix_says(tmp_path):
     name = f"pbem_{uuid.uuid4().hex[:10]}"
     url = POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}"
-    with postgres_schema():  # PostgreSQL is required and reachable
-        pass
+    need(POSTGRES_URL, "PostgreSQL")
     code, lines = run_check(tmp_path, PBEM_DATABASE_URL=url)
     assert code == 1 and f'database "{name}" does not exist' in lines["database"], lines["database"]
     assert f"Fix: create the database: sudo -u postgres createdb --owner postgres {name}" in lines["database"]

@@ -65,7 +65,7 @@ def test_db_upgrade_brings_it_to_the_newest_and_the_commands_work_again(older_in
 
 
 def test_a_restore_of_an_older_backup_upgrades_its_copy_and_says_so(tmp_path, sqlite_url):
-    from pbem.services.ops import backup
+    from pbem.commands import archive as backup
 
     upgrade(sqlite_url, OLDER)
     archive = tmp_path / "old.tgz"

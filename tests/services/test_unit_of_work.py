@@ -69,7 +69,10 @@ def test_a_session_without_a_unit_is_refused_where_after_commit_work_is_queued(r
 
 
 def test_services_open_no_transaction_and_no_module_listens_to_every_session():
-    opens = re.compile(r"\.db\.(write|read|open|statements)\(\)|\.(unit|reading|writing)\(\)|\.in_(unit|reading)\(")
+    opens = re.compile(
+        r"\.db\.(write|read|open|statements)\(\)|\.(unit|reading|writing)\(\)|\.in_(unit|reading)\("
+        r"|\bcreate_engine\(|\bengine\.connect\(\)|\.begin\(\)"
+    )
     # Entry points of their own living among the services: a metrics scrape, and delivery's
     # short transactions around each SMTP conversation (never one open while a relay answers).
     allowed = {"pbem/services/ops/metrics.py", "pbem/services/mailout/outbox.py"}

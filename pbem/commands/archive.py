@@ -1,5 +1,10 @@
 """``pbem backup FILE`` and ``pbem restore FILE``: the whole instance in one file, and back.
 
+This works on whole databases (SQLite's backup API, ``pg_dump`` in an exported
+snapshot, an empty instance checked before a restore), below any game's rows, so
+it opens its own connections: it lives with the commands that are its only
+entry points, not among the services, which take the caller's unit of work.
+
 A backup is a gzipped tar archive, readable by its owner only, holding:
 
 * ``pbem-backup.json``: what it is (format, version, when, which database, the

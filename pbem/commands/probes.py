@@ -3,6 +3,8 @@
 Each check answers one line: ``ok`` with what was verified, or the problem and
 its fix.  Nothing is changed on the way (no tables created, no mail sent), so the
 command is safe to run against a live deployment, before and after every change.
+It connects to each service itself (a database that may not answer has no unit of
+work to lend), so it lives with its command, not among the services.
 """
 
 from __future__ import annotations
