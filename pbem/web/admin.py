@@ -24,11 +24,11 @@ from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
 from pbem.services.ops import strangers
+from pbem.services.ops.console import dashboard as dashboard_data
+from pbem.services.ops.console import game_inbound, game_log, resend_latest
 from pbem.services.people.players import split_players
 from pbem.services.play import addresses, bounces, games, house_rules, lobby, removal
 from pbem.services.play.queries import load_game, public_summary
-from pbem.services.play.webviews import dashboard as dashboard_data
-from pbem.services.play.webviews import game_inbound, game_log, resend_latest
 from pbem.web import common
 from pbem.web.ratelimit import login_limiter
 

@@ -20,7 +20,7 @@ from email.utils import formatdate, make_msgid
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.services import NotFound
-from pbem.services.play.webviews import mailbox, mailbox_recipients, outbox_message
+from pbem.services.mailout.dev_mailbox import mailbox, mailbox_recipients, outbox_message
 from pbem.web import common
 
 bp = Blueprint("devmail", __name__, url_prefix="/dev/mail")

@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, url_for
 
 from pbem.services.mailout import observers
-from pbem.services.play.webviews import observer_by_token
+from pbem.services.mailout.observers import observer_by_token
 from pbem.web import common, prg
 
 bp = Blueprint("observe", __name__, url_prefix="/observe")

@@ -2,7 +2,7 @@
 
 The token is the capability: it names one seat of one game, so a token can only
 ever act in its own game.  Lines sent from the page or as JSON get exactly the
-answer an email reply gets (:func:`pbem.services.play.webviews.answer_seat`): the
+answer an email reply gets (:func:`pbem.services.play.seat_page.answer_seat`): the
 same commands (press, vacation, notify, help, status), the same orders, the
 same verdicts in the same order.  Forms carry a session-bound CSRF token; the
 JSON POST needs ``Content-Type: application/json``, which a browser cannot
@@ -28,7 +28,7 @@ from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
-from pbem.services.play.webviews import SeatAnswer, answer_seat, reread
+from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form

@@ -21,9 +21,9 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import observers
 from pbem.services.play import export, press
 from pbem.services.play.game_pages import Cursor, list_page
+from pbem.services.play.history import history_size
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.queries import acted_seats, load_game, public_history, public_row, public_summary
-from pbem.services.play.webviews import history_size, lean_game
+from pbem.services.play.queries import acted_seats, lean_game, load_game, public_history, public_row, public_summary
 from pbem.web import caching, common, longpoll, prg, replay, yourturn
 from pbem.web.page_board import LruCache, public_board
 from pbem.web.ratelimit import mail_wait, minutes

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from pbem.app import create_app
 from pbem.models import InboundMessage, LogEntry, OutboxMessage
 from pbem.runtime import Runtime
-from pbem.services.play.webviews import outbox_message
+from pbem.services.mailout.dev_mailbox import outbox_message
 from pbem.web.devmail import PAGE, build_reply
 from tests.support.play import game_row, play_some
 from tests.web.conftest import csrf_of

@@ -13,8 +13,8 @@ from engines import get_engine
 from pbem.app import create_app
 from pbem.config import ConfigError, load_settings
 from pbem.models import Game, InboundMessage
+from pbem.services.ops.console import dashboard
 from pbem.services.play import games, orders
-from pbem.services.play.webviews import dashboard
 from pbem.web import admin as admin_views
 from tests.support.play import game_row, play_some, seat_ids, start
 from tests.web.conftest import csrf_of, fresh_csrf, login

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from engines import registry
 from pbem.models import OutboxMessage
-from pbem.services.play import webviews
+from pbem.services.play import seat_page
 from pbem.web.page_board import web_html
 from pbem.web.rules import markdown
 from tests.support.play import seat_ids, start
@@ -61,7 +61,7 @@ def test_pages_and_emails_of_a_game_link_the_rules(client, sqlite_runtime):
 def test_help_answer_links_the_rules(sqlite_runtime):
     game_id = start(sqlite_runtime, "sneak", [f"P{i} <p{i}@example.org>" for i in range(4)])
     seat_id = next(iter(seat_ids(sqlite_runtime, game_id).values()))
-    answer = sqlite_runtime.in_unit(webviews.answer_seat, game_id, seat_id, ["help"])
+    answer = sqlite_runtime.in_unit(seat_page.answer_seat, game_id, seat_id, ["help"])
     text = " ".join(v.message for v in answer.verdicts)
     assert f"{sqlite_runtime.settings.base_url}/rules/sneak" in text
 

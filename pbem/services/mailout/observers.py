@@ -21,6 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
@@ -286,3 +287,12 @@ def atom_feed(uow: UnitOfWork, game_id: int, base_url: str | None = None, limit:
         if shown >= limit:
             break
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode")
+
+
+def observer_by_token(uow: UnitOfWork, token: str) -> dict[str, Any] | None:
+    """What an observer's confirm/stop page shows (game and state, never the address); None if unknown."""
+    observer = _by_token(uow.session, token)
+    if observer is None:
+        return None
+    game = uow.session.get(Game, observer.game_id)
+    return {"game_id": observer.game_id, "game": game.name if game else "", "status": observer.status}

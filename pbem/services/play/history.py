@@ -11,12 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import bindparam, func, select
+
 from engines import get_engine
 from engines.playout import apply_entry
 from pbem.models import Game, LogEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.play.verify import replay_log
+
+_HISTORY_SIZE = select(func.count(LogEntry.id)).where(LogEntry.game_id == bindparam("game_id"))
+
+
+def history_size(session, game_id: int) -> int:
+    """How many log entries a game has (for paging the public history)."""
+    return session.scalar(_HISTORY_SIZE, {"game_id": game_id}) or 0
 
 
 def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str, Any]]:

@@ -201,3 +201,46 @@ def status_text(game: Game, seat: Seat) -> str:
     prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
     shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
     return view if not prompt or shown else f"{view}\n\n{prompt}"
+
+
+_GAME_ROW = _SEAT_ROWS = None
+
+
+def lean_game(session, game_id: int):
+    """A read-only stand-in for a :class:`Game` with its seats and accounts, in two Core queries.
+
+    :func:`pbem.services.play.queries.public_summary` only reads attributes, so the
+    status page can skip building ORM objects (most of a page's cost otherwise).
+    Accounts carry their public name only (the address's local part if the player
+    gave no name): public pages never see an address.
+    """
+    from types import SimpleNamespace
+
+    from pbem.models import Account, player_handle, public_name
+
+    global _GAME_ROW, _SEAT_ROWS
+    if _GAME_ROW is None:  # built once: constructing statements costs more than running them
+        _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
+        _SEAT_ROWS = (
+            select(Seat.seat, Seat.position, Seat.resigned_at, Seat.account_id, Account.name, Account.email)
+            .join(Account, Account.id == Seat.account_id)
+            .where(Seat.game_id == bindparam("game_id"))
+            .order_by(Seat.position)
+        )
+    row = session.execute(_GAME_ROW, {"game_id": game_id}).mappings().one_or_none()
+    if row is None:
+        return None
+    seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
+    game = SimpleNamespace(**row)
+    game.seats = [
+        SimpleNamespace(
+            seat=s.seat,
+            position=s.position,
+            resigned_at=s.resigned_at,
+            account=SimpleNamespace(
+                name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
+            ),
+        )
+        for s in seats
+    ]
+    return game
