@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from flask import Flask
+from jinja2 import BytecodeCache
 
 from pbem.app import create_app
 from pbem.config import load_settings
@@ -19,6 +21,25 @@ from pbem.runtime import make_runtime, set_runtime
 from tests.support import templates
 from tests.support.live import headless_chromium
 from tests.support.services import postgres_schema
+
+
+class CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept for the whole session: every test makes a new app, whose Jinja
+    environment would otherwise compile each page's templates again (Jinja checks each template's
+    source against what it keeps)."""
+
+    def __init__(self):
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": CompiledTemplates()}
 
 
 def build_runtime(tmp_path, database_url: str, **overrides):
