@@ -7,7 +7,11 @@ the migrations themselves."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from flask import Flask
+from jinja2 import BytecodeCache
 
 from pbem.app import create_app
 from pbem.config import load_settings
@@ -17,6 +21,25 @@ from pbem.runtime import make_runtime, set_runtime
 from tests.support import templates
 from tests.support.live import headless_chromium
 from tests.support.services import postgres_schema
+
+
+class CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept for the whole session: every test makes a new app, whose Jinja
+    environment would otherwise compile each page's templates again (Jinja checks each template's
+    source against what it keeps)."""
+
+    def __init__(self):
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": CompiledTemplates()}
 
 
 def build_runtime(tmp_path, database_url: str, **overrides):
@@ -102,6 +125,51 @@ def chromium():
     """One headless Chromium per test module."""
     with headless_chromium() as browser:
         yield browser
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """With pytest-xdist's ``-n``, tests are handed out by group (see below) unless ``--dist`` says otherwise."""
+    if config.getoption("numprocesses", None) and config.getoption("dist", "no") == "no":
+        config.option.dist = "loadgroup"
+
+
+#: Modules about the database itself: their PostgreSQL runs stay in the fast lane.
+ABOUT_THE_DATABASE = {
+    "tests.ops.test_backup",
+    "tests.services.test_concurrency",
+    "tests.services.test_migrations",
+    "tests.services.test_rankchain_known_upgrade",
+    "tests.services.test_schema_gate",
+    "tests.services.test_statements_per_order",
+    "tests.services.test_sweep",
+    "tests.services.test_unit_of_work",
+    "tests.web.test_any_database",
+}
+
+
+def on_postgres_twin(item) -> bool:
+    """True for the PostgreSQL run of a test that runs on both databases."""
+    params = getattr(item, "callspec", None) and item.callspec.params
+    return bool(params) and "postgres" in (params.get("migrated_db_url"), params.get("any_db_url"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """The PostgreSQL run of a test that runs on both databases is ``slow`` (the fast lane keeps its SQLite
+    run), except in the modules about the database itself.
+
+    Under pytest-xdist each module runs on one worker, so its module-scoped fixtures are made once; the
+    tests marked ``redis`` all run on one worker, as they share (and some empty) the test Redis database.
+    Databases, folders and ports are each test's own already."""
+    for item in items:
+        if on_postgres_twin(item) and item.module.__name__ not in ABOUT_THE_DATABASE:
+            item.add_marker(pytest.mark.slow)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for item in items:
+        group = "redis" if item.get_closest_marker("redis") else item.module.__name__
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -119,6 +119,7 @@ def test_every_benchmark_has_a_smoke_run():
 
 @pytest.mark.parametrize("name", list(SMOKE))
 @pytest.mark.slow
+@pytest.mark.redis
 def test_benchmark_runs_and_reports(name):
     arguments, services, expected = SMOKE[name]
     if "postgres" in services:

@@ -1,7 +1,9 @@
 """One conformance suite (:mod:`engines.conformance`), run over every registered engine and variant.
 
 The same checks ``pbem engine check`` runs, here split by case so a failure
-names its engine, variant and table size.
+names its engine, variant and table size.  Each check has a quick pass (a few
+seeds, in the fast lane) and a deep one (the many other seeds, marked ``slow``):
+the whole suite runs both, so it checks as many games as ever.
 """
 
 from __future__ import annotations
@@ -20,8 +22,22 @@ from engines.conformance import (
     walk,
 )
 
+#: Random games per case: the first ``QUICK_PLAYOUTS`` in the fast lane, all of them in the whole suite.
 PLAYOUTS = 200
-DEEP_PLAYOUTS = 4
+QUICK_PLAYOUTS = 10
+#: Seeds of the fully checked games per case: the quick pass's in the fast lane, the deep pass's besides.
+QUICK_SEEDS, DEEP_SEEDS = (0,), (1, 2, 3)
+#: Seeds of the replay check, split the same way.
+QUICK_REPLAY_SEEDS, DEEP_REPLAY_SEEDS = (1,), (2, 3)
+SLOW = pytest.mark.slow
+
+
+def quick_and_deep(quick, deep):
+    """Two passes of one check: ``quick`` in the fast lane, ``deep`` marked slow."""
+    return pytest.mark.parametrize(
+        "depth", [pytest.param(quick, id="quick"), pytest.param(deep, id="deep", marks=SLOW)]
+    )
+
 
 CASES = [
     pytest.param(name, variant, players, id=f"{name}-{variant}-{players}p")
@@ -36,7 +52,7 @@ SIZES = [
         variant,
         players,
         id=f"{name}-{variant}-{players}p",
-        marks=[pytest.mark.slow] if players == engine.max_players > engine.min_players else [],
+        marks=[SLOW] if players == engine.max_players > engine.min_players else [],
     )
     for name, engine in registry().items()
     for variant, players in sizes(engine)
@@ -62,23 +78,27 @@ def test_the_definition_is_complete(name):
     check_definition(registry()[name])
 
 
+@quick_and_deep(QUICK_PLAYOUTS, PLAYOUTS)
 @pytest.mark.parametrize(("name", "variant", "players"), CASES)
-def test_random_playouts_reach_the_end(name, variant, players):
-    problems = list(check_playouts(registry()[name], variant, players, PLAYOUTS))
+def test_random_playouts_reach_the_end(name, variant, players, depth):
+    """``depth`` games from seed 0 (the deep pass replays the quick pass's few first)."""
+    problems = list(check_playouts(registry()[name], variant, players, depth))
     assert not problems, said(problems)
 
 
+@quick_and_deep(QUICK_SEEDS, DEEP_SEEDS)
 @pytest.mark.parametrize(("name", "variant", "players"), SIZES)
-def test_every_step_obeys_the_contract(name, variant, players):
+def test_every_step_obeys_the_contract(name, variant, players, depth):
     """Orders round-trip and are accepted, bad ones refused, JSON stable, shapes typed, nothing leaks."""
     engine = registry()[name]
-    problems = [p for seed in range(DEEP_PLAYOUTS) for p in walk(engine, variant, players, seed)]
+    problems = [p for seed in depth for p in walk(engine, variant, players, seed)]
     assert not problems, said(problems)
 
 
+@quick_and_deep(QUICK_REPLAY_SEEDS, DEEP_REPLAY_SEEDS)
 @pytest.mark.parametrize(("name", "variant", "players"), SIZES)
-def test_replay_reproduces_every_state(name, variant, players):
-    problems = list(check_determinism(registry()[name], variant, players))
+def test_replay_reproduces_every_state(name, variant, players, depth):
+    problems = list(check_determinism(registry()[name], variant, players, depth))
     assert not problems, said(problems)
 
 
@@ -90,10 +110,22 @@ def test_timeouts_alone_finish_the_game(name, variant, players):
 
 @pytest.mark.parametrize(("name", "variant", "players", "options"), OPTIONS)
 def test_option_sets_obey_the_contract_and_keep_their_secrets(name, variant, players, options):
-    """Each option set the engine declares: playouts end, every step checked (leaks included), replay, deadlines."""
+    """Each option set the engine declares: playouts end, one game checked at every step (leaks included),
+    replay, deadlines."""
+    engine = registry()[name]
+    problems = list(check_playouts(engine, variant, players, QUICK_PLAYOUTS, options))
+    problems += [p for seed in QUICK_SEEDS for p in walk(engine, variant, players, seed, options=options)]
+    problems += check_determinism(engine, variant, players, QUICK_REPLAY_SEEDS, options)
+    problems += check_deadlines(engine, variant, players, options)
+    assert not problems, said(problems)
+
+
+@SLOW
+@pytest.mark.parametrize(("name", "variant", "players", "options"), OPTIONS)
+def test_option_sets_hold_over_many_games(name, variant, players, options):
+    """The deep pass of the option sets: more random games, more fully checked ones, more replays."""
     engine = registry()[name]
     problems = list(check_playouts(engine, variant, players, 40, options))
-    problems += [p for seed in range(DEEP_PLAYOUTS) for p in walk(engine, variant, players, seed, options=options)]
-    problems += check_determinism(engine, variant, players, options=options)
-    problems += check_deadlines(engine, variant, players, options)
+    problems += [p for seed in DEEP_SEEDS for p in walk(engine, variant, players, seed, options=options)]
+    problems += check_determinism(engine, variant, players, DEEP_REPLAY_SEEDS, options)
     assert not problems, said(problems)

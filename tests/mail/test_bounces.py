@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import select
-from werkzeug.security import generate_password_hash
 
 from pbem.models import Account, AdminUser, OutboxMessage, Seat
 from pbem.services.mailout import outbox
@@ -18,7 +17,7 @@ from tests.mail.helpers import deliver, inbound, mail, seat_address, seat_of
 from tests.mail.test_pipeline import dsn
 from tests.support.play import game_row, start
 from tests.support.smtp_sink import SmtpSink
-from tests.web.conftest import login
+from tests.web.conftest import login, password_hash
 
 
 def seat_for(runtime, game_id: int, email: str) -> Seat:
@@ -117,7 +116,7 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
     assert to_ann and set(to_ann) == {"unreachable"}
     # the admin console lists the address
     with runtime.writing() as session:
-        session.add(AdminUser(username="root", password_hash=generate_password_hash("pw pw pw")))
+        session.add(AdminUser(username="root", password_hash=password_hash("pw pw pw")))
     client = app.test_client()
     assert login(client, password="pw pw pw").status_code == 303
     html = client.get("/admin/").get_data(as_text=True)

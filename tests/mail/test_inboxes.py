@@ -32,6 +32,9 @@ from tests.conftest import build_runtime
 from tests.support import email_kinds
 from tests.support.services import required
 
+#: The whole corpus, played out and run through outside tools: long.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "inboxes"
 CANIEMAIL_JS = ROOT / "tests" / "support" / "caniemail.js"

@@ -255,6 +255,7 @@ def garbage(rng: random.Random, address: str) -> bytes:
     return b"\r\n".join(bytes(rng.randrange(32, 127) for _ in range(rng.randrange(0, 200))) for _ in range(20))
 
 
+@pytest.mark.slow  # a thousand messages
 def test_a_thousand_garbage_messages_are_refused_cleanly(table):
     runtime, _, _, address = table
     rng = random.Random(5)

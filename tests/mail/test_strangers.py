@@ -135,15 +135,14 @@ def test_a_refusal_to_a_known_player_does_not_echo_a_forged_subject(game):
 
 
 def test_the_admin_console_and_metrics_show_the_spent_budget(sqlite_runtime, client):
-    from werkzeug.security import generate_password_hash
-
     from pbem.models import AdminUser
+    from tests.web.conftest import password_hash
 
     runtime = sqlite_runtime
     start(runtime)
     runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=2))
     with runtime.writing() as session:
-        session.add(AdminUser(username="root", password_hash=generate_password_hash("pw-123456")))
+        session.add(AdminUser(username="root", password_hash=password_hash("pw-123456")))
     page = client.get("/admin/login").get_data(as_text=True)
     token = page.split('name="csrf_token" value="')[1].split('"')[0]
     client.post("/admin/login", data={"username": "root", "password": "pw-123456", "csrf_token": token})

@@ -20,6 +20,7 @@ def finished_game(runtime) -> int:
     return play_to_end(runtime, start_with(runtime, engine="rankchain", players=THREE, name="Final"), seed=21)
 
 
+@pytest.mark.slow  # plays a whole game to the end
 def test_export_of_a_finished_game_replays_without_the_database(runtime, tmp_path, monkeypatch):
     game_id = finished_game(runtime)
     data = runtime.in_reading(export_game, game_id)
@@ -101,6 +102,7 @@ def test_public_views_by_turn_replay_the_log(runtime):
         runtime.in_reading(history.private_views_by_turn, game_id)
 
 
+@pytest.mark.slow  # plays a whole game to the end
 def test_private_views_by_turn_once_finished(runtime):
     game_id = finished_game(runtime)
     game = game_row(runtime, game_id)

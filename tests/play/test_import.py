@@ -33,6 +33,7 @@ def game_count(runtime) -> int:
         return session.scalar(select(func.count(Game.id)))
 
 
+@pytest.mark.slow  # plays a whole game to the end
 def test_a_finished_game_moves_to_another_server_and_comes_back_here(runtime, other_server):
     game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:3]), seed=8)
     data = runtime.in_reading(export_game, game_id, full=True)
@@ -79,6 +80,7 @@ def test_a_game_in_play_moves_with_its_players_and_goes_on(runtime, other_server
     assert other_server.in_reading(verify, moved.game_id).ok
 
 
+@pytest.mark.slow  # plays a whole game to the end
 def test_an_export_that_does_not_replay_is_refused(runtime):
     game_id = play_to_end(runtime, start(runtime, engine="rankchain", players=PLAYERS[:2]), seed=3)
     data = runtime.in_reading(export_game, game_id, full=True)

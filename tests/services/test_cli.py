@@ -167,7 +167,9 @@ def run_cli(tmp_path, *args: str, **env: str) -> subprocess.CompletedProcess:
     [
         ("garbage", "PBEM_DATABASE_URL 'garbage' is not a database URL"),
         ("mysql://user:secret@db.example.org/pbem", "mysql is not supported"),
-        ("postgresql://x:1/y", "cannot use the database (check PBEM_DATABASE_URL)"),
+        pytest.param(  # waits for the name "x" not to resolve
+            "postgresql://x:1/y", "cannot use the database (check PBEM_DATABASE_URL)", marks=pytest.mark.slow
+        ),
         ("postgresql://postgres@127.0.0.1:{port}/y", "cannot use the database (check PBEM_DATABASE_URL)"),
     ],
 )
@@ -179,7 +181,9 @@ def test_a_bad_database_url_is_one_line(tmp_path, url, words):
         assert line.startswith("Error: ") and words in line and "secret" not in line
 
 
-@pytest.mark.parametrize("broker", ["redis://127.0.0.1:{port}/0", "bogus://nowhere"])
+@pytest.mark.parametrize(
+    "broker", [pytest.param("redis://127.0.0.1:{port}/0", marks=pytest.mark.slow), "bogus://nowhere"]
+)
 def test_an_unreachable_broker_is_one_warning_and_the_game_starts(tmp_path, broker):
     assert run_cli(tmp_path, "db", "upgrade").returncode == 0
     done = run_cli(

@@ -123,6 +123,7 @@ def test_a_first_attempt_sends_without_reading_the_journal(runtime, sink, monkey
     assert looked == [] and len(sink.messages) == 1
 
 
+@pytest.mark.redis
 def test_the_journal_is_shared_through_redis_when_the_broker_is_redis(runtime):
     from tests.support.services import redis_url
 

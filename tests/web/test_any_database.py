@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import select
-from werkzeug.security import generate_password_hash
 
 from pbem.app import create_app
 from pbem.models import AdminUser, Observer
@@ -12,13 +11,13 @@ from pbem.services.mailout import observers
 from pbem.services.play import games, lobby, orders
 from tests.play.test_lobby import sign_in_as
 from tests.support.play import game_row, play_some, seat_ids, start
-from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, web_tokens
+from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, password_hash, web_tokens
 
 
 @pytest.fixture
 def db_client(runtime):
     with runtime.writing() as session:
-        session.add(AdminUser(username="root", password_hash=generate_password_hash(ADMIN_PASSWORD)))
+        session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
     app = create_app(runtime=runtime)
     app.config.update(TESTING=True)
     return app.test_client()

@@ -280,6 +280,7 @@ def test_trusted_proxies_setting(tmp_path, monkeypatch):
             load_settings(instance=tmp_path)
 
 
+@pytest.mark.slow  # forty-two refused log-ins, each checked against a real (scrypt) hash
 def test_forwarded_addresses_count_only_behind_trusted_proxies(sqlite_runtime, admin_user, monkeypatch):
     def fail_from(client, address: str, times: int) -> int:
         status = 0

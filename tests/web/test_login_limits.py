@@ -10,6 +10,8 @@ from pbem.web.ratelimit import EXTENSION
 from tests.support.services import redis_url
 from tests.web.conftest import login
 
+pytestmark = pytest.mark.redis
+
 
 def client_from(app, address: str):
     client = app.test_client()

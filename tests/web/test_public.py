@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from engines import get_engine
 from pbem.services.play import games, orders
 from pbem.web.page_board import safe_svg
@@ -90,6 +92,7 @@ def test_history_newest_first_and_paged(client, sqlite_runtime, game_id):
     assert turns == sorted(turns, reverse=True)
 
 
+@pytest.mark.slow  # plays a whole game to the end
 def test_finished_game_shows_result(client, sqlite_runtime):
     game_id = start(sqlite_runtime, engine="rankchain", players=["a@x.org", "b@x.org"])
     play_some(sqlite_runtime, game_id, seed=5, count=5000)

@@ -17,7 +17,7 @@ from tests.support.services import redis_url
 from tests.support.smtp_sink import SmtpSink
 from worker import broker, celery_config
 
-pytestmark = [pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.timeout(300), pytest.mark.redis]
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from tests.support.celery_proc import process_env, wait_until
 from tests.support.play import game_row, legal_move, seat_ids, start
 from tests.support.services import free_port, smtp_listening
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), pytest.mark.redis]
 
 
 def outbox_rows(runtime, **where):

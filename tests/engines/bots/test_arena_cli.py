@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
@@ -69,6 +70,7 @@ def test_an_unknown_opponent_is_refused_plainly():
     assert bad.exit_code != 0 and "greedy" in bad.output and "Traceback" not in bad.output
 
 
+@pytest.mark.slow  # the bot on every seat: the longest arena run
 def test_against_the_bot_itself():
     figures = arena("--engine", "kidsprout", "--opponent", "bot", "--seed", "4", "--games", "3", "--iterations", "3")
     assert figures["opponent"] == "bot" and figures["games"] == 3

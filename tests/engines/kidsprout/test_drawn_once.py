@@ -3,12 +3,16 @@ which stays exactly what drawing it afresh gives, with no seat's secrets in anot
 
 from __future__ import annotations
 
+from functools import cache
+
 from engines.kidsprout import ENGINE, render_html
 from engines.playout import random_playout, replay
 
 
+@cache
 def drawings_of_a_game() -> list[list[tuple[dict, str]]]:
-    """Per state, every seat's view and the public view, each drawn cold (nothing kept)."""
+    """Per state, every seat's view and the public view, each drawn cold (nothing kept); drawn once for all
+    the tests here, which only read it."""
     playout = random_playout(ENGINE, 4, 21, optional_rate=0.2)
     out = []
     for state in list(replay(ENGINE, playout.setup, playout.log))[::2]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engines.base import State
 from engines.conformance import check_no_leaks, check_views
 from engines.playout import random_playout, replay
@@ -41,6 +43,7 @@ def _check_playout(players: int, seed: int) -> set[str]:
     return checked
 
 
+@pytest.mark.slow  # games at every table size, 4 to 12 players (the conformance walk checks leaks in the fast lane)
 def test_no_view_leaks_any_kind_of_secret_at_any_table_size():
     seen: set[str] = set()
     for serial in range(4 * len(SIZES)):

@@ -18,6 +18,11 @@ from tests.engines.sprawl import reference
 COMBINATIONS = ["standard"] + [
     "+".join(chosen) for count in range(1, len(OPTIONAL_RULES) + 1) for chosen in combinations(OPTIONAL_RULES, count)
 ]
+#: The fast lane plays the standard game, each rule alone and all of them; the mixes between are slow.
+CASES = [
+    pytest.param(variant, marks=[pytest.mark.slow] if 1 < variant.count("+") + 1 < len(OPTIONAL_RULES) else [])
+    for variant in COMBINATIONS
+]
 
 
 def test_every_combination_is_a_known_variant():
@@ -25,7 +30,7 @@ def test_every_combination_is_a_known_variant():
     assert {ENGINE.normalise_variant(v) for v in COMBINATIONS} == set(COMBINATIONS)
 
 
-@pytest.mark.parametrize("variant", COMBINATIONS)
+@pytest.mark.parametrize("variant", CASES)
 def test_combination_obeys_the_contract(variant):
     """One game step by step under the conformance checks, and seeded games replaying exactly."""
     players = 3 + len(variant) % 6
@@ -49,7 +54,7 @@ def test_combination_obeys_the_contract(variant):
         json.dumps(ENGINE.outcome(last).to_json())
 
 
-@pytest.mark.parametrize("variant", COMBINATIONS)
+@pytest.mark.parametrize("variant", CASES)
 def test_engine_agrees_with_an_independent_reading_of_the_rules(variant):
     """In every position of a few random games: the same legal moves, and no broken invariant."""
     positions = 0
