@@ -69,8 +69,12 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         announce=True,
         missed=missed_names or ["nobody"],
     )
-    folds.send_alone(session)  # a late notice no email of the deadline took
+    folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
+
+
+#: What sends alone each kind of block a deadline may leave over (see :func:`folds.send_alone`).
+SENT_ALONE: dict[str, folds.Sender] = {"late": late.late_notice_alone}
 
 
 def seat_label(game: Game, seat_name: str) -> str:
