@@ -4,9 +4,11 @@ Emails are rendered as they are queued, but for one that waits (a receipt or
 press ``deferred`` to the seat's next email, :mod:`pbem.services.mailout.folds`):
 most of those are only ever shown as a block at the top of another email, so
 rendering them would be thrown away.  Such a row keeps instead, in its
-``fold``, what its templates read (:meth:`Draft.kept`); if it ever goes alone,
-:func:`fill` renders it from that, so it says byte for byte what it would have
-said when it was queued, whatever the game did since.
+``fold``, what its templates read (:meth:`Draft.kept`: a few strings, the block's
+data, and the game's name, turn, phase and status; never the seat's view, which
+a receipt does not show); if it ever goes alone, it is rendered from that
+(:func:`rendered`), so it says byte for byte what it would have said when it
+was queued, whatever the game did since.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         if seat.seat in missing:
             seat.missed_deadlines += 1
     missed_names = [seat_label(game, name) for name in missing]
-    late.tell_late_seats(uow.runtime, session, game, missing, bot_played, default_events)
+    late.tell_late_seats(session, game, missing, bot_played, default_events)
     faults.point("deadline")
     events = [
         "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),

@@ -150,7 +150,6 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
 
 
 def tell_late_seats(
-    runtime: Runtime,
     session: Session,
     game: Game,
     missing: list[str],
