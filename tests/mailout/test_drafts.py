@@ -115,3 +115,14 @@ def _fixed_boundary(data: bytes) -> bytes:
 
 def _plain(row: OutboxMessage) -> _Envelope:
     return _Envelope(**{field.name: getattr(row, field.name) for field in dataclasses.fields(_Envelope)})
+
+
+def test_a_draft_that_no_longer_renders_stays_deferred_and_is_reported(waiting, caplog):
+    runtime, _, row = waiting
+    kept = dict(row.fold[drafts.KEY])
+    kept["context"] = {key: value for key, value in kept["context"].items() if key != "prompt"}
+    with runtime.unit() as uow:  # as if the templates had since come to read what the draft did not keep
+        uow.session.get(OutboxMessage, row.id).fold = {**row.fold, drafts.KEY: kept}
+    assert runtime.in_unit(folds.release_overdue, utcnow() + LATER) == 0
+    assert outbox(runtime, id=row.id)[0].status == folds.DEFERRED
+    assert f"outbox row {row.id}: its draft does not render" in caplog.text

@@ -22,6 +22,7 @@ with all of it, "since your last email" (:mod:`pbem.services.mailout.preferences
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import drafts
 
+log = logging.getLogger(__name__)
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
 FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
 DEFERRED = OutboxStatus.DEFERRED
@@ -155,9 +157,12 @@ def _deferred(rows: list[OutboxMessage], recipient: str) -> list[Fold]:
                 since.extend((row.fold or {}).get("data", {}).get("lines", []))
             continue
         if not mine:
-            drafts.fill(row)
-            move(row, OutboxStatus.PENDING)
-            row.next_try_at = utcnow()
+            bodies = _rendered(row.id, row.fold, row.kind, row.subject)
+            if bodies is not None:
+                for column, value in bodies.items():
+                    setattr(row, column, value)
+                move(row, OutboxStatus.PENDING)
+                row.next_try_at = utcnow()
             continue
         move(row, FOLDED)
         folds.append(Fold.from_json(row.fold or {}))
@@ -188,11 +193,25 @@ def release_overdue(uow: UnitOfWork, now: dt.datetime | None = None) -> int:
     )
     released = 0
     for row in session.execute(overdue.order_by(OutboxMessage.id)).all():
+        bodies = _rendered(row.id, row.fold, row.kind, row.subject)
+        if bodies is None:
+            continue
         result = session.execute(
             update(OutboxMessage)
             .where(OutboxMessage.id == row.id, OutboxMessage.status == DEFERRED)
-            .values(status=OutboxStatus.PENDING, next_try_at=now, **drafts.rendered(row.fold, row.kind, row.subject)),
+            .values(status=OutboxStatus.PENDING, next_try_at=now, **bodies),
             execution_options={"synchronize_session": False},
         )
         released += result.rowcount or 0
     return released
+
+
+def _rendered(row_id: int, fold: dict[str, Any] | None, kind: str, subject: str) -> dict[str, Any] | None:
+    """The columns of a deferred row going alone (:func:`drafts.rendered`), or None, logged, if its
+    draft no longer renders (templates changed since it was kept): the row then stays deferred,
+    still shown by the seat's next email, rather than stop the sweep or a new player's email."""
+    try:
+        return drafts.rendered(fold, kind, subject)
+    except Exception:  # any error of any template: one row must not hold the rest back
+        log.exception("outbox row %s: its draft does not render; it stays deferred", row_id)
+        return None
