@@ -13,6 +13,7 @@ from pbem.clock import utcnow
 from pbem.models import Game, OutboxMessage
 from pbem.services.mailout import drafts, folds
 from pbem.services.mailout.outbox import email_bytes
+from pbem.services.ops import console
 from pbem.services.play import orders
 from pbem.services.play.locking import lock_game
 from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of, suns_table
@@ -126,3 +127,12 @@ def test_a_draft_that_no_longer_renders_stays_deferred_and_is_reported(waiting, 
     assert runtime.in_unit(folds.release_overdue, utcnow() + LATER) == 0
     assert outbox(runtime, id=row.id)[0].status == folds.DEFERRED
     assert f"outbox row {row.id}: its draft does not render" in caplog.text
+
+
+def test_resending_a_waiting_receipt_sends_it_as_it_would_go_alone(waiting):
+    runtime, game_id, row = waiting
+    copy_id = runtime.in_unit(console.resend_latest, game_id, "Suns")
+    [copy] = outbox(runtime, id=copy_id)
+    alone = drafts.rendered(row.fold, row.kind, row.subject)
+    assert (copy.body_text, copy.body_html) == (alone["body_text"], alone["body_html"])
+    assert "Your orders: 1 line(s) accepted, 0 refused." in copy.body_text
