@@ -45,7 +45,7 @@ from pbem.config import MailLimits
 from pbem.db import dispose_all
 from pbem.inbound import pipeline
 from pbem.inbound import runner as inbound
-from pbem.services.mailout import folds, journal, notify, outbox, preferences, relay
+from pbem.services.mailout import drafts, folds, journal, notify, outbox, preferences, relay
 from pbem.services.play import forgiving, orders, seat_commands, seat_message
 from tests.support.services import postgres_schema
 from tests.support.smtp_sink import SmtpSink
@@ -139,10 +139,10 @@ def wrap_order_path(parts: Parts) -> None:
     parts.wrap("parse the order", seat_commands, "run")
     parts.wrap("engine: apply the order", engine_class, "apply_order")
     parts.wrap("engine: who acts, deadlines, summary", orders, "settle")
-    parts.wrap("email: the seat's waiting news (a query, and the autoflush before it)", folds, "take")
+    parts.wrap("email: the seat's waiting news (folds.take: its rows, read once per unit)", folds, "take")
     parts.wrap("log entry (the row; written at flush)", orders, "append_log")
-    parts.wrap(VIEW, notify, "seat_view_context")
-    parts.wrap(TEMPLATES, notify, "render")
+    parts.wrap(VIEW, notify, "seat_view_context", "seat_prompt_context")
+    parts.wrap(TEMPLATES, drafts, "render")
     parts.wrap(TEMPLATES, preferences, "with_footer")
     parts.wrap(QUEUE, notify, "queue")
     parts.wrap("flush and commit", Session, "commit")

@@ -146,8 +146,14 @@ class UnitOfWork:
     later: list[tuple[str, float, tuple[Any, ...]]] = field(default_factory=list)
     #: Seat id -> the :class:`~pbem.services.mailout.folds.Fold` blocks its next email shows first.
     folds: dict[int, list[Any]] = field(default_factory=dict)
-    #: While true, news that can wait for a seat's next email does (see ``folds.hold``).
-    holding: bool = False
+    #: While true, news for a seat is a block of its next email of this unit, or goes alone at the
+    #: end (see ``folds.fold_news_until_sent_alone``).
+    folding_news: bool = False
+    #: Game id -> seat id -> its deferred and waiting outbox rows, oldest first: read once per
+    #: unit, with those the unit makes (see ``folds.take``).
+    waiting: dict[int, dict[int, list[Any]]] = field(default_factory=dict)
+    #: Deferred and waiting rows made in this unit before their game's were read.
+    waiting_made: list[Any] = field(default_factory=list)
     #: Seat id -> the References its next email of this unit carries.
     chains: dict[int, list[str]] = field(default_factory=dict)
     #: Game id -> the game row this unit locked.
@@ -197,7 +203,7 @@ class UnitOfWork:
 
     def _forget(self) -> None:
         self.nudges, self.later, self.folds, self.chains, self.locked = [], [], {}, {}, {}
-        self.holding = False
+        self.waiting, self.waiting_made, self.folding_news = {}, [], False
 
 
 _current: Runtime | None = None

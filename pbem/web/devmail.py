@@ -20,6 +20,7 @@ from email.utils import formatdate, make_msgid
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.services import NotFound
+from pbem.services.mailout import drafts
 from pbem.services.mailout.dev_mailbox import mailbox, mailbox_recipients, outbox_message
 from pbem.web import common
 
@@ -59,6 +60,8 @@ def _page(address: str, before: int | None = None, *, error: str | None = None, 
     messages, older = found[:PAGE], (found[PAGE - 1].id if len(found) > PAGE else None)
     if not messages:
         abort(404)
+    for message in messages:  # one waiting for the seat's next email is a draft: shown as it would go alone
+        drafts.fill(message)
     return render_template(
         "devmail/mailbox.html",
         address=address,

@@ -12,6 +12,7 @@ from sqlalchemy import update
 from pbem.clock import utcnow
 from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage, OutboxMessage
+from pbem.services.mailout import drafts
 from pbem.tokens import reply_address
 from tests.support.play import game_row
 
@@ -68,6 +69,11 @@ def outbox(runtime, **filters) -> list[OutboxMessage]:
         for name, value in filters.items():
             query = query.where(getattr(OutboxMessage, name) == value)
         return list(session.scalars(query))
+
+
+def text_of(row: OutboxMessage) -> str:
+    """The text of ``row`` as its reader gets it: a deferred one, kept as a draft, as it would go alone."""
+    return drafts.rendered(row.fold, row.kind, row.subject).get("body_text", row.body_text)
 
 
 def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> list[int]:

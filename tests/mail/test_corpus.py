@@ -11,7 +11,7 @@ import pytest
 from pbem.mail.message import addresses, parse
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text, html_to_text
-from tests.mail.helpers import deliver, outbox, seat_address
+from tests.mail.helpers import deliver, outbox, seat_address, text_of
 from tests.mail.support import echoed
 from tests.support.play import game_row, start
 
@@ -60,7 +60,7 @@ def test_each_message_through_the_pipeline_answers_exactly_those_lines(sqlite_ru
     assert status == "done"
     [receipt] = outbox(runtime, kind="receipt")
     assert receipt.recipient == sender
-    assert echoed(receipt.body_text) == EXPECTED[name]
+    assert echoed(text_of(receipt)) == EXPECTED[name]
 
 
 @pytest.mark.parametrize(

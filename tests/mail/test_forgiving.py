@@ -9,7 +9,7 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.services.mailout import folds
 from pbem.services.play.forgiving import split_trailing, suggestion
-from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of, suns_table
+from tests.mail.helpers import deliver, mail, outbox, seat_address, seat_of, suns_table, text_of
 from tests.support.play import game_row, next_turn
 
 
@@ -24,7 +24,7 @@ def flat(text: str) -> str:
 
 def answer_to(runtime, seat) -> str:
     """The text of the newest email to the seat's player (a deferred receipt counts: it is what they get)."""
-    return flat(outbox(runtime, seat_id=seat.id)[-1].body_text)
+    return flat(text_of(outbox(runtime, seat_id=seat.id)[-1]))
 
 
 @pytest.mark.parametrize(

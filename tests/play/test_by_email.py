@@ -14,6 +14,7 @@ from sqlalchemy import update
 from pbem.models import Game
 from pbem.services.mailout import digest
 from pbem.services.play import deadlines, games
+from tests.mail.helpers import text_of as kept_text
 from tests.mail.support import Mailboxes, mail_world, reply_to, send, text_of
 from tests.play.helpers import force_due, log, start_with
 from tests.support.play import game_row
@@ -54,7 +55,7 @@ class Table:
         if receipts:
             return " ".join(text_of(receipts[0]).split())
         [kept] = deferred_receipts(self.runtime, message["Message-ID"])
-        return " ".join(kept.body_text.split())
+        return " ".join(kept_text(kept).split())
 
     def deadline_passes(self) -> bool:
         force_due(self.runtime, self.game_id)

@@ -48,14 +48,14 @@ def test_a_rollback_drops_everything_the_unit_queued(runtime):
         seat = game.seats[0]
         uow.nudge("deliver_outbox", 1)
         assert uow.nudge_later("fire_deadline", 5, game_id)
-        folds.hold(uow.session)
+        folds.fold_news_until_sent_alone(uow.session)
         folds.add(uow.session, seat, folds.Fold("receipt", {"headline": "x"}))
         uow.chains[seat.id] = ["<a@b>"]
         game.name = "renamed"
-        assert uow.locked and uow.folds and uow.holding
+        assert uow.locked and uow.folds and uow.folding_news
         raise RuntimeError("changed my mind")
     assert sent == [] and outbox_count(runtime) == before
-    assert (uow.nudges, uow.later, uow.folds, uow.chains, uow.locked, uow.holding) == ([], [], {}, {}, {}, False)
+    assert (uow.nudges, uow.later, uow.folds, uow.chains, uow.locked, uow.folding_news) == ([], [], {}, {}, {}, False)
     with runtime.db.read() as session:
         assert session.get(Game, game_id).name != "renamed"
 

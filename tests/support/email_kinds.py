@@ -23,7 +23,7 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.models import Game, Observer, OutboxMessage, Seat
-from pbem.services.mailout import digest, observers, outbox, signin, subscriptions
+from pbem.services.mailout import digest, drafts, observers, outbox, signin, subscriptions
 from pbem.services.play import bounces, deadlines, games, lobby
 from tests.mail.helpers import deliver, mail, seat_address
 from tests.support.play import game_row, legal_move, seat_ids
@@ -166,6 +166,7 @@ def collect(runtime) -> list[Sample]:
     kept: dict[tuple[str, str], OutboxMessage] = {}
     with runtime.db.read() as session:
         for row in session.scalars(select(OutboxMessage).where(OutboxMessage.status.in_(("pending", "deferred")))):
+            drafts.fill(row)  # a deferred one as it would go alone (this session is never committed)
             engine = next((name for last, name in upto if row.id <= last), "")
             key = ("" if row.kind in OTHER_KINDS else engine, row.kind)
             if key not in kept or len(row.body_html) > len(kept[key].body_html):

@@ -104,6 +104,17 @@ def test_reply_box_plays_through_the_inbound_pipeline(client, sqlite_runtime, ga
     assert "Reply sent as a real email" in page and "ACCEPTED" in page
 
 
+def test_a_receipt_waiting_for_the_next_email_is_shown_as_it_would_go_alone(client, sqlite_runtime, game_id):
+    address = "ann@example.org"
+    message = latest_to(sqlite_runtime, address)
+    html = client.get(f"/dev/mail/to?address={address}").get_data(as_text=True)
+    response = client.post(f"/dev/mail/reply/{message.id}", data={"csrf_token": csrf_of(html), "body": "play 3"})
+    waiting = latest_to(sqlite_runtime, address)
+    assert waiting.kind == "receipt" and waiting.status == "deferred" and waiting.body_text == ""  # a draft
+    page = client.get(response.location).get_data(as_text=True)
+    assert "Your orders: 1 line(s) accepted, 0 refused." in page and "ACCEPTED" in page
+
+
 def test_reply_errors_keep_the_text(client, sqlite_runtime, game_id):
     message = latest_to(sqlite_runtime, "bob@example.org")
     response = client.post(f"/dev/mail/reply/{message.id}", data={"body": "play 4"})

@@ -3,15 +3,17 @@ at the top of the one the seat gets anyway.
 
 A service that knows a seat is about to hear of a change (its own orders
 ended the phase, its deadline passed, press came with them) registers a
-:class:`Fold` for the seat in the transaction, saying how it would go alone;
-the next email queued for that seat in the same transaction (its turn, news or
-game-over email) shows the block first, and whatever no email took is sent on
-its own at the end (:func:`send_alone`).
+:class:`Fold` for the seat in the transaction, saying what it is and what it
+takes to send it alone; the next email queued for that seat in the same
+transaction (its turn, news or game-over email) shows the block first, and
+whatever no email took is sent on its own at the end (:func:`send_alone`, by
+the entry's table of senders, one function per kind of block).
 
 A receipt that only says "accepted" while the seat has nothing left to do in
 the phase waits, as an outbox row in status ``deferred`` (its block in the row's
 ``fold``), for the seat's next email; the sweep sends it alone if none comes
-within ``PBEM_RECEIPT_WAIT`` (a day by default).
+within ``PBEM_RECEIPT_WAIT`` (a day by default).  Such a row is rendered only
+when it goes alone (:mod:`pbem.services.mailout.drafts`): most never do.
 So does press for a ``my_turn`` seat that need not act.  The table's news such a
 seat is not sent waits (status ``waiting``) with no limit: its next email opens
 with all of it, "since your last email" (:mod:`pbem.services.mailout.preferences`).
@@ -20,7 +22,8 @@ with all of it, "since your last email" (:mod:`pbem.services.mailout.preferences
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +34,9 @@ from pbem.clock import utcnow
 from pbem.models import OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.services.mailout import drafts
 
+log = logging.getLogger(__name__)
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
 FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
 DEFERRED = OutboxStatus.DEFERRED
@@ -50,9 +55,9 @@ class Fold:
     data: dict[str, Any] = field(default_factory=dict)
     #: The player's Message-ID this block answers: the email then replies to it.
     answers: str | None = None
-    #: Queues the block as an email of its own when no email of the transaction took it
-    #: (None only for a deferred receipt read back from its row: it is never left over).
-    alone: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
+    #: What its sender (by :attr:`block`, see :func:`send_alone`) needs beyond the block to queue
+    #: it as an email of its own when no email of the transaction takes it.
+    alone: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"block": self.block, "data": self.data, "answers": self.answers}
@@ -62,50 +67,89 @@ class Fold:
         return cls(value.get("block", "receipt"), dict(value.get("data") or {}), value.get("answers"))
 
 
+#: Queues a block no email of the transaction took as an email of its own: ``(uow, seat, fold)``.
+Sender = Callable[[UnitOfWork, Seat, Fold], object]
+
+
 def add(session: Session, seat: Seat, fold: Fold) -> None:
     """Show ``fold`` at the top of ``seat``'s next email in this unit of work."""
     UnitOfWork.of(session).folds.setdefault(seat.id, []).append(fold)
 
 
 def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
-    """Every block waiting for ``seat``'s email to ``recipient``: this transaction's, then deferred receipts."""
-    folds = UnitOfWork.of(session).folds.pop(seat.id, [])
-    return [*_deferred(session, seat, recipient), *folds]
+    """Every block waiting for ``seat``'s email to ``recipient``: deferred ones, then this transaction's."""
+    unit = UnitOfWork.of(session)
+    folds = unit.folds.pop(seat.id, [])
+    return [*_deferred(_waiting_rows(session, seat.game_id).pop(seat.id, []), recipient), *folds]
 
 
-def hold(session: Session) -> None:
-    """Until :func:`send_alone`, news that can wait for a seat's next email does.
+def keep(session: Session, row: OutboxMessage) -> None:
+    """A deferred or waiting row just made: the seat's next email of this transaction takes it too."""
+    unit = UnitOfWork.of(session)
+    if row.game_id in unit.waiting:
+        unit.waiting[row.game_id].setdefault(row.seat_id, []).append(row)
+    else:
+        unit.waiting_made.append(row)
+
+
+def _waiting_rows(session: Session, game_id: int) -> dict[int, list[OutboxMessage]]:
+    """Seat id -> the game's deferred and waiting rows, oldest first: one query per transaction and game.
+
+    The rows this transaction made are in hand (:func:`keep`), so the query need not
+    flush them first; every row a seat's email takes leaves the list with it.
+    """
+    unit = UnitOfWork.of(session)
+    by_seat = unit.waiting.get(game_id)
+    if by_seat is not None:
+        return by_seat
+    query = select(OutboxMessage).where(OutboxMessage.game_id == game_id, OutboxMessage.status.in_((DEFERRED, WAITING)))
+    with session.no_autoflush:
+        stored = [row for row in session.scalars(query.order_by(OutboxMessage.id)) if row.status in (DEFERRED, WAITING)]
+    made = [row for row in unit.waiting_made if row.game_id == game_id and all(row is not s for s in stored)]
+    unit.waiting_made = [row for row in unit.waiting_made if row.game_id != game_id]
+    by_seat = unit.waiting[game_id] = {}
+    for row in [*stored, *made]:
+        by_seat.setdefault(row.seat_id, []).append(row)
+    return by_seat
+
+
+def fold_news_until_sent_alone(session: Session) -> None:
+    """Until :func:`send_alone`, news for a seat (press) is a block of the seat's next email of
+    this transaction instead of an email of its own; what no email takes then goes alone.
 
     One player's message may send press and then end the phase: the press then
     shows at the top of each reader's new turn instead of coming alone just before it.
     """
-    UnitOfWork.of(session).holding = True
+    UnitOfWork.of(session).folding_news = True
 
 
-def holding(session: Session) -> bool:
-    return UnitOfWork.of(session).holding
+def folding_news(session: Session) -> bool:
+    """Whether news now waits for the seat's next email of this transaction (see :func:`fold_news_until_sent_alone`)."""
+    return UnitOfWork.of(session).folding_news
 
 
-def send_alone(session: Session) -> int:
-    """Queue on its own every block no email of the transaction took, and stop holding; how many."""
-    unit = UnitOfWork.of(session)
-    pending = [fold for blocks in unit.folds.values() for fold in blocks]
-    unit.folds, unit.holding = {}, False
-    for fold in pending:
-        if fold.alone is not None:
-            fold.alone()
-    return len(pending)
+def send_alone(uow: UnitOfWork, senders: Mapping[str, Sender]) -> int:
+    """Queue on its own, by ``senders[fold.block]``, every block no email of the transaction took,
+    in the order they came, and stop folding news; how many."""
+    left = [(seat_id, fold) for seat_id, blocks in uow.folds.items() for fold in blocks]
+    uow.folds, uow.folding_news = {}, False
+    unknown = sorted({fold.block for _, fold in left} - senders.keys())
+    if unknown:
+        raise LookupError(f"no sender for a {', '.join(unknown)} block left over in this transaction")
+    for seat_id, fold in left:
+        senders[fold.block](uow, uow.session.get(Seat, seat_id), fold)
+    return len(left)
 
 
-def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
-    """Waiting news (as one block) and deferred receipts and press of the seat, marked folded.
+def _deferred(rows: list[OutboxMessage], recipient: str) -> list[Fold]:
+    """Waiting news (as one block) and deferred receipts and press of a seat, marked folded.
 
-    A deferred row for a former player of the seat is released instead; news waiting
-    for one is dropped (the new player's welcome shows the game as it stands).
+    A deferred row for a former player of the seat is released instead (rendered now,
+    see :mod:`pbem.services.mailout.drafts`); news waiting for one is dropped (the new
+    player's welcome shows the game as it stands).
     """
-    query = select(OutboxMessage).where(OutboxMessage.seat_id == seat.id, OutboxMessage.status.in_((DEFERRED, WAITING)))
     folds, since = [], []
-    for row in session.scalars(query.order_by(OutboxMessage.id)):
+    for row in rows:
         mine = row.recipient == recipient
         if row.status == WAITING:
             move(row, FOLDED if mine else OutboxStatus.SUPPRESSED)
@@ -113,8 +157,12 @@ def _deferred(session: Session, seat: Seat, recipient: str) -> list[Fold]:
                 since.extend((row.fold or {}).get("data", {}).get("lines", []))
             continue
         if not mine:
-            move(row, OutboxStatus.PENDING)
-            row.next_try_at = utcnow()
+            bodies = _rendered(row.id, row.fold, row.kind, row.subject)
+            if bodies is not None:
+                for column, value in bodies.items():
+                    setattr(row, column, value)
+                move(row, OutboxStatus.PENDING)
+                row.next_try_at = utcnow()
             continue
         move(row, FOLDED)
         folds.append(Fold.from_json(row.fold or {}))
@@ -133,12 +181,37 @@ def receipt_wait(runtime: Runtime) -> dt.timedelta:
 
 
 def release_overdue(uow: UnitOfWork, now: dt.datetime | None = None) -> int:
-    """Send alone every deferred receipt or press older than :func:`receipt_wait` (the sweep's part)."""
+    """Send alone every deferred receipt or press older than :func:`receipt_wait` (the sweep's part),
+    rendered now if it was kept as a draft; how many.
+
+    Each row moves only if it is still deferred: one its seat's next email took meanwhile stays folded.
+    """
     now = now or utcnow()
     session = uow.session
-    result = session.execute(
-        update(OutboxMessage)
-        .where(OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(uow.runtime))
-        .values(status=OutboxStatus.PENDING, next_try_at=now)
+    overdue = select(OutboxMessage.id, OutboxMessage.kind, OutboxMessage.subject, OutboxMessage.fold).where(
+        OutboxMessage.status == DEFERRED, OutboxMessage.created_at <= now - receipt_wait(uow.runtime)
     )
-    return result.rowcount or 0
+    released = 0
+    for row in session.execute(overdue.order_by(OutboxMessage.id)).all():
+        bodies = _rendered(row.id, row.fold, row.kind, row.subject)
+        if bodies is None:
+            continue
+        result = session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == row.id, OutboxMessage.status == DEFERRED)
+            .values(status=OutboxStatus.PENDING, next_try_at=now, **bodies),
+            execution_options={"synchronize_session": False},
+        )
+        released += result.rowcount or 0
+    return released
+
+
+def _rendered(row_id: int, fold: dict[str, Any] | None, kind: str, subject: str) -> dict[str, Any] | None:
+    """The columns of a deferred row going alone (:func:`drafts.rendered`), or None, logged, if its
+    draft no longer renders (templates changed since it was kept): the row then stays deferred,
+    still shown by the seat's next email, rather than stop the sweep or a new player's email."""
+    try:
+        return drafts.rendered(fold, kind, subject)
+    except Exception:  # any error of any template: one row must not hold the rest back
+        log.exception("outbox row %s: its draft does not render; it stays deferred", row_id)
+        return None

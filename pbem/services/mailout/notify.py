@@ -12,11 +12,11 @@ from sqlalchemy.orm import Session
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.engine_output import example_order, html_board, rules_url
-from pbem.mail.compose import render
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import folds, preferences, threads, unsubscribe
+from pbem.services.mailout import drafts, folds, preferences, threads, unsubscribe
+from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
@@ -101,9 +101,15 @@ def queue(
     message_id: str | None = None,
     status: str | None = None,
     blocks: Sequence[Fold] = (),
+    deferred: Fold | None = None,
     **context: Any,
 ) -> OutboxMessage:
     """Render ``template`` and add one outbox row (sent after commit).
+
+    With ``deferred``, the email waits (status ``deferred``) for the seat's next
+    email, which shows that block instead (:mod:`pbem.services.mailout.folds`);
+    it is not rendered now but kept as a draft, rendered only if it goes alone
+    (:mod:`pbem.services.mailout.drafts`).
 
     An email to a seat honours the player's notification preference for the game
     (it may start ``held`` for the digest, ``waiting`` for the seat's next email or
@@ -118,7 +124,7 @@ def queue(
     settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
-    status = status or preferences.delivery_status(game, seat, kind)
+    status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
     account = seat.account if seat is not None else None
     threaded = seat is not None and game is not None
     blocks = list(blocks)
@@ -148,9 +154,11 @@ def queue(
             context["away"] = away(session, game, seat)
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
-    text, html = render(template, subject=subject, game=game, seat=seat, kind=kind, **context)
-    if account is not None and not (game is not None and game.status in ENDED):
-        text, html = preferences.with_footer(text, html, context["notify_pref"], context["preferences_url"])
+    ended = game is not None and game.status in ENDED
+    footer = (context["notify_pref"], context["preferences_url"]) if account is not None and not ended else None
+    draft = Draft(template, kind, subject, context, footer)
+    waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
+    text, html = ("", "") if waits else draft.render(game, seat)
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
     if threaded:
@@ -178,7 +186,11 @@ def queue(
     if status == preferences.WAITING:  # told at the top of the seat's next email instead
         waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []))
         row.fold = waiting.to_json()
+    if deferred is not None:
+        row.fold = {**deferred.to_json(), **({drafts.KEY: draft.kept(game, seat)} if waits else {})}
     session.add(row)
+    if status in (folds.DEFERRED, folds.WAITING):
+        folds.keep(session, row)
     if status == "pending":
         UnitOfWork.of(session).nudge("deliver_outbox", lambda: row.id)
     return row
@@ -188,14 +200,22 @@ def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
     """The private view of ``seat``, rendered, for a template."""
     engine = get_engine(game.engine)
     view = engine.private_view(game.state, seat.seat)
-    prompt = engine.prompt(game.state, seat.seat) if game.status == "active" else ""
     return {
         "view_text": engine.render_text(view),
         "board_html": html_board(game.engine, view),
         "example": example_order(game.engine, game.state, seat.seat) if game.status == "active" else "",
-        "prompt": prompt,
-        "deadline": format_deadline(game) if game.status == "active" else None,
-        "deadline_local": local_deadline(game, seat) if game.status == "active" else "",
+        **seat_prompt_context(game, seat),
+    }
+
+
+def seat_prompt_context(game: Game, seat: Seat) -> dict[str, Any]:
+    """What ``seat`` is asked to do and by when, for a template that shows no view (a receipt's)."""
+    engine = get_engine(game.engine)
+    active = game.status == "active"
+    return {
+        "prompt": engine.prompt(game.state, seat.seat) if active else "",
+        "deadline": format_deadline(game) if active else None,
+        "deadline_local": local_deadline(game, seat) if active else "",
         "phase": engine.phase(game.state),
     }
 
@@ -208,9 +228,12 @@ def queue_for_seat(
     *,
     template: str,
     kind: str,
+    view: bool = True,
     **context: Any,
 ) -> OutboxMessage:
-    """An email to ``seat``'s player that carries the seat's private view as it stands now."""
+    """An email to ``seat``'s player that carries the seat's private view as it stands now
+    (without ``view``, only its prompt and deadline: for templates that show no view)."""
+    seat_context = seat_view_context(game, seat) if view else seat_prompt_context(game, seat)
     return queue(
         runtime,
         session,
@@ -219,7 +242,7 @@ def queue_for_seat(
         recipient=seat.account.email,
         template=template,
         kind=kind,
-        **{**seat_view_context(game, seat), **context},
+        **{**seat_context, **context},
     )
 
 

@@ -33,9 +33,12 @@ import textwrap
 
 from engines import get_engine
 from pbem.models import Account, Game, Seat
+from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime
 from pbem.services import ServiceError
-from pbem.services.mailout.folds import WAITING
+
+#: News a ``my_turn`` seat was not sent, told at the top of its next email (see :mod:`pbem.services.mailout.folds`).
+WAITING = OutboxStatus.WAITING
 
 #: An account's choices, for all its games.
 PREFERENCES = ("default", "every", "my_turn", "digest")

@@ -13,6 +13,7 @@ from sqlalchemy.orm import selectinload
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import drafts
 from pbem.services.mailout.notify import new_message_id
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
 from pbem.services.play.history import history_size
@@ -200,11 +201,12 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
+    drafted = drafts.rendered(latest.fold, latest.kind, latest.subject)  # a deferred one is kept as a draft
     copy = OutboxMessage(
         recipient=latest.recipient,
         subject=latest.subject,
-        body_text=latest.body_text,
-        body_html=latest.body_html,
+        body_text=drafted.get("body_text", latest.body_text),
+        body_html=drafted.get("body_html", latest.body_html),
         headers=headers,
         message_id=new_message_id(uow.runtime, f"game-{game.id}"),
         kind="resend",

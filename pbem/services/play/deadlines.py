@@ -51,7 +51,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         if seat.seat in missing:
             seat.missed_deadlines += 1
     missed_names = [seat_label(game, name) for name in missing]
-    late.tell_late_seats(uow.runtime, session, game, missing, bot_played, default_events)
+    late.tell_late_seats(session, game, missing, bot_played, default_events)
     faults.point("deadline")
     events = [
         "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
@@ -69,8 +69,12 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         announce=True,
         missed=missed_names or ["nobody"],
     )
-    folds.send_alone(session)  # a late notice no email of the deadline took
+    folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
+
+
+#: What sends alone each kind of block a deadline may leave over (see :func:`folds.send_alone`).
+SENT_ALONE: dict[str, folds.Sender] = {"late": late.late_notice_alone}
 
 
 def seat_label(game: Game, seat_name: str) -> str:

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from engines.base import Engine
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import bot_turns, games, vacations
@@ -150,7 +150,6 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
 
 
 def tell_late_seats(
-    runtime: Runtime,
     session: Session,
     game: Game,
     missing: list[str],
@@ -178,13 +177,12 @@ def tell_late_seats(
                     + (f"{left} more deadline(s)" if left else "the next deadline")
                     + " in a row, a bot plays for you until you send orders again."
                 )
-        fold = Fold("late", {"headline": headline, "played": played, "notes": notes})
-        # no email of the deadline takes it when the seat chose fewer emails: then it goes on its own
-        fold.alone = _late_notice(runtime, session, game, seat, fold)
-        folds.add(session, seat, fold)
+        # no email of the deadline takes it when the seat chose fewer emails: then it goes alone
+        folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
 
 
-def _late_notice(runtime: Runtime, session: Session, game: Game, seat: Seat, fold: Fold):
-    return lambda: notify.queue_for_seat(
-        runtime, session, game, seat, template="async_late", kind="late", blocks=[fold]
+def late_notice_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
+    """A late notice no email of the deadline took, as an email of its own."""
+    notify.queue_for_seat(
+        uow.runtime, uow.session, seat.game, seat, template="async_late", kind="late", view=False, blocks=[fold]
     )

@@ -13,7 +13,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import forgiving
+from pbem.services.play import forgiving, press
 from pbem.services.play.locking import lock_game
 from pbem.services.play.queries import status_text
 from pbem.services.play.resign import RESIGNED
@@ -115,12 +115,12 @@ def submit(
         verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
     if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
         fold = receipt_fold(reply, verdicts, "your view follows in this email")
-        fold.alone = lambda: queue_receipt(uow.runtime, session, game, seat, reply, verdicts)
+        fold.alone = {"reply": reply, "verdicts": verdicts}
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
         seat.missed_deadlines = 0
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
-    folds.send_alone(session)  # the receipt, and press held for this message, that no email took
+    folds.send_alone(uow, SENT_ALONE)  # the receipt, and press folded for this message, that no email took
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
 
 
@@ -160,20 +160,30 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
 def queue_receipt(
     runtime: Runtime, session: Session, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]
 ) -> None:
-    """The answer to one message on its own: at once, or deferred to the seat's next email."""
-    fold = receipt_fold(reply, verdicts, status_text(game, seat))
+    """The answer to one message on its own: at once, or deferred to the seat's next email
+    (and then rendered only if it goes alone)."""
+    fold = receipt_fold(reply, verdicts, status_text(game, seat) if reply.status else "")
     wait = may_wait(runtime, game, seat, reply, verdicts)
-    row = notify.queue_for_seat(
+    notify.queue_for_seat(
         runtime,
         session,
         game,
         seat,
         template="receipt",
         kind="receipt",
+        view=False,
         auto_reply=True,
         blocks=[fold],
-        status=folds.DEFERRED if wait else None,
+        deferred=fold if wait else None,
         **({"prompt": ""} if reply.status else {}),  # the status answer, last, already ends with it
     )
-    if wait:
-        row.fold = fold.to_json()
+
+
+def receipt_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
+    """The receipt no email of the transaction took, as an email of its own."""
+    queue_receipt(uow.runtime, uow.session, seat.game, seat, fold.alone["reply"], fold.alone["verdicts"])
+
+
+#: What sends alone each kind of block a submission may leave over (see :func:`folds.send_alone`):
+#: its receipt, and the press its message's commands sent (:func:`pbem.services.play.seat_message.handle`).
+SENT_ALONE: dict[str, folds.Sender] = {"receipt": receipt_alone, "press": press.press_alone}

@@ -156,43 +156,50 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
     """The press in ``seat``'s mail: its own email, or a block at the top of the seat's next
-    email when the sender's message holds news for everyone (:func:`folds.hold`) or the
-    seat's player gets news only with their turn (``my_turn``).
+    email when the sender's message folds its news into this transaction's emails
+    (:func:`folds.fold_news_until_sent_alone`) or the seat's player gets news only with their
+    turn (``my_turn``).
 
     Anonymous private press always comes alone: its only answer is a reply to its own email.
     """
     label = sender_label(game, press, seat.seat)
     private = press.to_seat is not None
     headline = ("Private press" if private else "Press to all seats") + f" from {label}:"
-
-    def alone(deferred: folds.Fold | None = None) -> None:
-        row = notify.queue(
-            runtime,
-            session,
-            game=game,
-            seat=seat,
-            recipient=seat.account.email,
-            template="async_press",
-            kind="press",
-            message_id=threads.message_id(runtime, game, "press", press.id),
-            status=folds.DEFERRED if deferred else None,
-            headline=headline,
-            press_text=press.text,
-            private=private,
-        )
-        if deferred is not None:
-            row.fold = deferred.to_json()
-
     foldable = press.signed or not private
     answer = f"press {press.from_seat}: " if private else "press all: "
-    fold = folds.Fold("press", {"headline": headline, "text": press.text, "private": private, "answer": answer})
-    if foldable and folds.holding(session):
-        fold.alone = alone
+    data = {"headline": headline, "text": press.text, "private": private, "answer": answer}
+    fold = folds.Fold("press", data, alone={"press_id": press.id})
+    if foldable and folds.folding_news(session):
         folds.add(session, seat, fold)
-    elif foldable and preferences.news_waits(game, seat):
-        alone(deferred=fold)  # at the top of the seat's next email, or alone within a day
+    elif foldable and preferences.news_waits(game, seat):  # at the top of the seat's next email, or alone within a day
+        _press_email(runtime, session, game, seat, fold, deferred=True)
     else:
-        alone()
+        _press_email(runtime, session, game, seat, fold)
+
+
+def press_alone(uow: UnitOfWork, seat: Seat, fold: folds.Fold) -> None:
+    """Press no email of the transaction took, as an email of its own."""
+    _press_email(uow.runtime, uow.session, seat.game, seat, fold)
+
+
+def _press_email(
+    runtime: Runtime, session, game: Game, seat: Seat, fold: folds.Fold, *, deferred: bool = False
+) -> None:
+    """The press of ``fold`` as an email to ``seat`` (``deferred``: waiting for the seat's next email)."""
+    notify.queue(
+        runtime,
+        session,
+        game=game,
+        seat=seat,
+        recipient=seat.account.email,
+        template="async_press",
+        kind="press",
+        message_id=threads.message_id(runtime, game, "press", fold.alone["press_id"]),
+        deferred=fold if deferred else None,
+        headline=fold.data["headline"],
+        press_text=fold.data["text"],
+        private=fold.data["private"],
+    )
 
 
 def reply_to_press(uow: UnitOfWork, game_id: int, from_seat_id: int, press_id: int, text: str) -> PressResult:
