@@ -134,7 +134,7 @@ def wrap_order_path(parts: Parts) -> None:
     """The parts both paths share: lock, parse, engine, log, each email's render, outbox, commit."""
     engine_class = type(get_engine("kidsprout"))
     parts.wrap("lock the game (and the seat)", orders, "lock_game")
-    parts.wrap("lock the game (and the seat)", pipeline, "lock_game_of_seat")
+    parts.wrap("lock the game (and the seat)", pipeline, "lock_seat_reading")
     parts.wrap("lock the game (and the seat)", seat_message, "lock_game")
     parts.wrap("parse the order", forgiving, "parse")
     parts.wrap("parse the order", seat_commands, "run")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, case, func, or_, select
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, case, func, or_, select
 from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import BOT_DOMAIN, Account, Game, Seat
@@ -48,20 +51,32 @@ def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
     the game's bot and resigned seats too, which every order asks for.  Call it
     before the transaction changes the game: the locked row replaces the copy in hand.
     """
+    found = lock_seat_reading(session, reply_token)
+    return found[0] if found is not None else None
+
+
+def lock_seat_reading(
+    session: Session,
+    reply_token: str,
+    also: Sequence[ColumnElement[Any]] = (),
+    params: Mapping[str, Any] | None = None,
+) -> tuple[Seat, tuple[Any, ...]] | None:
+    """:func:`lock_game_of_seat`, reading ``also`` (columns of the caller's, which may refer to the
+    ``seats`` row, with ``params``) in the same statement: the seat and those values."""
     query = (
-        select(Seat, STAND_IN_LIST)
+        select(Seat, STAND_IN_LIST, *also)
         .join(Seat.game)
         .where(Seat.reply_token == reply_token)
         .options(contains_eager(Seat.game), joinedload(Seat.account))
         .execution_options(populate_existing=True)
     )
-    found = session.execute(_for_update(session, query)).one_or_none()
+    found = session.execute(_for_update(session, query), dict(params or {})).one_or_none()
     if found is None:
         return None
-    seat, stand_ins = found
+    seat, stand_ins, *values = found
     _locked(session)[seat.game_id] = seat.game
     _read_stand_ins(session, seat.game_id, stand_ins)  # the game's bot and resigned seats, read with the lock
-    return seat
+    return seat, tuple(values)
 
 
 def _locked(session: Session) -> dict[int, Game]:
