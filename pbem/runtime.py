@@ -135,8 +135,11 @@ class UnitOfWork:
     nudges for the worker, blocks folded into a seat's next email
     (:mod:`pbem.services.mailout.folds`), each seat's thread as this
     transaction's emails extend it (:mod:`pbem.services.mailout.threads`) and
-    the games it has locked (:mod:`pbem.services.play.locking`).  :meth:`commit`
-    commits, then sends the nudges; :meth:`rollback` drops everything queued.
+    the games it has locked (:mod:`pbem.services.play.locking`).  Rows of the hot
+    path (log entries, outbox rows, each seat's newest email) are queued here too
+    and written with one statement per table (:meth:`insert_later`,
+    :meth:`update_later`) rather than one ORM flush each.  :meth:`commit` writes
+    them, commits, then sends the nudges; :meth:`rollback` drops everything queued.
     """
 
     runtime: Runtime
