@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, TextClause, event
+from sqlalchemy import Table, TextClause, bindparam, event, insert, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import ORMExecuteState, Session
 from sqlalchemy.sql.util import find_tables
 
-from pbem import row_batch
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
 from pbem.tasks import task_named
@@ -164,9 +163,11 @@ class UnitOfWork:
     listening: bool = False
     #: Rows to insert, by table: each a callable giving its values (read when written, so a row
     #: may still change after it is queued) and one taking its new id (see :meth:`insert_later`).
-    inserts: row_batch.Inserts = field(default_factory=dict)
+    inserts: dict[Table, list[tuple[Callable[[], dict[str, Any]], Callable[[int], None] | None]]] = field(
+        default_factory=dict
+    )
     #: ``(table, columns)`` -> row id -> values: updates written with the inserts (see :meth:`update_later`).
-    updates: row_batch.Updates = field(default_factory=dict)
+    updates: dict[tuple[Table, tuple[str, ...]], dict[int, dict[str, Any]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.session.info[_UNIT] = self
@@ -230,10 +231,26 @@ class UnitOfWork:
         return bool(self.inserts or self.updates)
 
     def write_rows(self) -> None:
-        """Write the queued rows (see :mod:`pbem.row_batch`)."""
+        """Write the queued inserts (one statement per table) and updates (one per table and columns)."""
         inserts, updates = self.inserts, self.updates
         self.inserts, self.updates = {}, {}
-        row_batch.write(self.session.connection(), inserts, updates)
+        connection = self.session.connection()
+        for table, rows in inserts.items():
+            params = [values() for values, _ in rows]
+            if all(returned is None for _, returned in rows):
+                connection.execute(insert(table), params)
+                continue
+            statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+            for (_, returned), row_id in zip(rows, connection.execute(statement, params).scalars(), strict=True):
+                if returned is not None:
+                    returned(row_id)
+        for (table, columns), rows in updates.items():
+            statement = (
+                update(table)
+                .where(table.c.id == bindparam("row_id"))
+                .values({column: bindparam(column) for column in columns})
+            )
+            connection.execute(statement, [{"row_id": row_id, **values} for row_id, values in rows.items()])
 
     def tables_pending(self) -> set[Table]:
         return {*self.inserts, *(table for table, _ in self.updates)}
