@@ -45,6 +45,7 @@ from pbem.config import MailLimits
 from pbem.db import dispose_all
 from pbem.inbound import pipeline
 from pbem.inbound import runner as inbound
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import drafts, folds, journal, notify, outbox, preferences, relay
 from pbem.services.play import forgiving, orders, seat_commands, seat_message
 from tests.support.services import postgres_schema
@@ -133,7 +134,7 @@ def wrap_order_path(parts: Parts) -> None:
     """The parts both paths share: lock, parse, engine, log, each email's render, outbox, commit."""
     engine_class = type(get_engine("kidsprout"))
     parts.wrap("lock the game (and the seat)", orders, "lock_game")
-    parts.wrap("lock the game (and the seat)", pipeline, "lock_game_of_seat")
+    parts.wrap("lock the game (and the seat)", pipeline, "lock_seat_reading")
     parts.wrap("lock the game (and the seat)", seat_message, "lock_game")
     parts.wrap("parse the order", forgiving, "parse")
     parts.wrap("parse the order", seat_commands, "run")
@@ -146,6 +147,7 @@ def wrap_order_path(parts: Parts) -> None:
     parts.wrap(TEMPLATES, preferences, "with_footer")
     parts.wrap(QUEUE, notify, "queue")
     parts.wrap("flush and commit", Session, "commit")
+    parts.wrap("flush and commit", UnitOfWork, "write_rows")  # the unit's rows, one statement per table
 
 
 def wrap_mail_path(parts: Parts) -> None:

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
+from sqlalchemy import Table, TextClause, bindparam, event, insert, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.sql.util import find_tables
 
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
@@ -133,8 +135,11 @@ class UnitOfWork:
     nudges for the worker, blocks folded into a seat's next email
     (:mod:`pbem.services.mailout.folds`), each seat's thread as this
     transaction's emails extend it (:mod:`pbem.services.mailout.threads`) and
-    the games it has locked (:mod:`pbem.services.play.locking`).  :meth:`commit`
-    commits, then sends the nudges; :meth:`rollback` drops everything queued.
+    the games it has locked (:mod:`pbem.services.play.locking`).  Rows of the hot
+    path (log entries, outbox rows, each seat's newest email) are queued here too
+    and written with one statement per table (:meth:`insert_later`,
+    :meth:`update_later`) rather than one ORM flush each.  :meth:`commit` writes
+    them, commits, then sends the nudges; :meth:`rollback` drops everything queued.
     """
 
     runtime: Runtime
@@ -158,6 +163,17 @@ class UnitOfWork:
     chains: dict[int, list[str]] = field(default_factory=dict)
     #: Game id -> the game row this unit locked.
     locked: dict[int, Any] = field(default_factory=dict)
+    #: Game id -> its bot seats and resigned seats as its lock read them (see ``bot_seats.stand_ins``).
+    stand_ins: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    #: Whether the session's statements are watched for the queued rows (see :meth:`_queued`).
+    listening: bool = False
+    #: Rows to insert, by table: each a callable giving its values (read when written, so a row
+    #: may still change after it is queued) and one taking its new id (see :meth:`insert_later`).
+    inserts: dict[Table, list[tuple[Callable[[], dict[str, Any]], Callable[[int], None] | None]]] = field(
+        default_factory=dict
+    )
+    #: ``(table, columns)`` -> row id -> values: updates written with the inserts (see :meth:`update_later`).
+    updates: dict[tuple[Table, tuple[str, ...]], dict[int, dict[str, Any]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.session.info[_UNIT] = self
@@ -186,8 +202,69 @@ class UnitOfWork:
         self.later.append((task, seconds, args))
         return True
 
+    def _queued(self) -> None:
+        """The first row queued: from now on, statements that touch the queued rows' tables write them first."""
+        if not self.listening:
+            self.listening = True
+            event.listen(self.session, "do_orm_execute", self._write_before_reading)
+
+    def _write_before_reading(self, state: ORMExecuteState) -> None:
+        """Queued rows reach the database before a statement of the session that reads or writes their
+        tables (or runs raw SQL), as the ORM's autoflush does for its objects; other statements leave
+        them queued, so that a transaction's rows of one table go in one statement."""
+        if not self.has_rows or state.is_relationship_load or state.is_column_load:
+            return
+        statement = state.statement
+        if isinstance(statement, TextClause) or self.tables_pending() & set(find_tables(statement, include_crud=True)):
+            self.write_rows()
+
+    def insert_later(
+        self, table: Table, values: Callable[[], dict[str, Any]], returned: Callable[[int], None] | None = None
+    ) -> None:
+        """Insert a row with the others of its table in one statement, before anything reads the table
+        (see :func:`_write_before_reading`) and at the latest at the commit; ``returned`` gets its id."""
+        self.inserts.setdefault(table, []).append((values, returned))
+        self._queued()
+
+    def update_later(self, table: Table, row_id: int, **values: Any) -> None:
+        """Set ``values`` on row ``row_id`` of ``table`` with the other updates of the same columns, in one
+        statement, when the inserts are written; a later call for the same row and columns wins."""
+        self.updates.setdefault((table, tuple(sorted(values))), {})[row_id] = values
+        self._queued()
+
+    @property
+    def has_rows(self) -> bool:
+        return bool(self.inserts or self.updates)
+
+    def write_rows(self) -> None:
+        """Write the queued inserts (one statement per table) and updates (one per table and columns)."""
+        inserts, updates = self.inserts, self.updates
+        self.inserts, self.updates = {}, {}
+        connection = self.session.connection()
+        for table, rows in inserts.items():
+            params = [values() for values, _ in rows]
+            if all(returned is None for _, returned in rows):
+                connection.execute(insert(table), params)
+                continue
+            statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+            for (_, returned), row_id in zip(rows, connection.execute(statement, params).scalars(), strict=True):
+                if returned is not None:
+                    returned(row_id)
+        for (table, columns), rows in updates.items():
+            statement = (
+                update(table)
+                .where(table.c.id == bindparam("row_id"))
+                .values({column: bindparam(column) for column in columns})
+            )
+            connection.execute(statement, [{"row_id": row_id, **values} for row_id, values in rows.items()])
+
+    def tables_pending(self) -> set[Table]:
+        return {*self.inserts, *(table for table, _ in self.updates)}
+
     def commit(self) -> None:
         """Commit the transaction, then send what it queued for the worker."""
+        if self.has_rows:
+            self.write_rows()
         self.session.commit()
         nudges, later = self.nudges, self.later
         self._forget()
@@ -204,6 +281,7 @@ class UnitOfWork:
     def _forget(self) -> None:
         self.nudges, self.later, self.folds, self.chains, self.locked = [], [], {}, {}, {}
         self.waiting, self.waiting_made, self.folding_news = {}, [], False
+        self.inserts, self.updates, self.stand_ins = {}, {}, {}
 
 
 _current: Runtime | None = None

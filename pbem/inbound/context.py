@@ -52,6 +52,8 @@ class Context:
     text: str = ""
     lines: list[str] = field(default_factory=list)
     verdict: str = ""
+    #: The rate counts read with the game's lock (see ``pipeline.route``), when they could be.
+    rate_counts: list[tuple[int, int]] | None = None
 
     @property
     def runtime(self) -> Runtime:

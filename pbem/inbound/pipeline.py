@@ -28,13 +28,13 @@ from pbem.mail import addressing, authresults, automated
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
-from pbem.models import InboundMessage, OutboxMessage
+from pbem.models import InboundMessage, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import unsubscribe
 from pbem.services.ops import strangers
 from pbem.services.play import bounces, lobby, seat_commands, seat_message
 from pbem.services.play import orders as order_service
-from pbem.services.play.locking import lock_game_of_seat
+from pbem.services.play.locking import lock_seat_reading
 
 RATE_NOTICE = "rate limit"
 
@@ -120,13 +120,17 @@ def route(ctx: Context) -> None:
             "Reply to the latest email of your game, or write to "
             f"{settings.server_address} with the word help."
         )
+    also, params = _rate_with_lock(ctx)
     with ctx.session.no_autoflush:  # the row's sender is written with its verdict, not in a statement of its own
-        seat = lock_game_of_seat(ctx.session, token)  # locked now: the message will most likely be applied
-    if seat is None:
+        found = lock_seat_reading(ctx.session, token, also, params)  # locked now: it will most likely be applied
+    if found is None:
         raise Reject(
             "This reply address is no longer valid (it was replaced); nothing was applied. "
             "Reply to the latest email you received for your game."
         )
+    seat, counts = found
+    if counts:
+        ctx.rate_counts = [(counts[i], counts[i + 1]) for i in range(0, len(counts), 2)]
     ctx.seat = seat
     ctx.row.seat_id = seat.id
     ctx.row.game_id = seat.game_id
@@ -138,7 +142,10 @@ def limit_rate(ctx: Context) -> None:
     checks = _rate_checks(ctx)
     if not checks:
         return
-    counts = _recent_counts(ctx, checks, utcnow() - dt.timedelta(seconds=limits.window_seconds))
+    if ctx.rate_counts is not None and [kind for _, kind, _ in checks] == list(_WITH_LOCK):
+        counts = ctx.rate_counts  # read with the game's lock
+    else:
+        counts = _recent_counts(ctx, checks, utcnow() - dt.timedelta(seconds=limits.window_seconds))
     for (what, _, limit), (recent, noticed) in zip(checks, counts, strict=True):
         if recent < limit:
             continue
@@ -197,6 +204,38 @@ def _recent_query(kinds: tuple[str, ...]) -> Select:
         _INBOUND.c.id != bindparam("row_id"),
         _INBOUND.c.processed_at >= bindparam("since"),
     )
+
+
+#: The checks of nearly every message to a seat, its player writing: counted with the game's lock.
+_WITH_LOCK = ("sender", "owner")
+_SEATS = Seat.__table__
+
+
+@functools.cache
+def _counts_with_lock() -> tuple[ColumnElement[int], ...]:
+    """:func:`_recent_query`'s counts for :data:`_WITH_LOCK`, as columns of the lock's statement: the
+    seat is the ``seats`` row it reads, and its player the sender (``owner`` is then ``sender``)."""
+    recent = and_(_INBOUND.c.id != bindparam("row_id"), _INBOUND.c.processed_at >= bindparam("since"))
+    kinds = {
+        "sender": _COUNTED["sender"],
+        "owner": and_(_INBOUND.c.seat_id == _SEATS.c.id, _INBOUND.c.sender == bindparam("sender")),
+    }
+    answered = _INBOUND.c.status.in_(("done", "rejected"))
+    notice = _INBOUND.c.verdict.startswith(RATE_NOTICE)
+    return tuple(
+        select(func.count(_INBOUND.c.id)).where(kinds[kind], recent, which).scalar_subquery()
+        for kind in _WITH_LOCK
+        for which in (answered, notice)
+    )
+
+
+def _rate_with_lock(ctx: Context) -> tuple[tuple[ColumnElement[int], ...], dict[str, object]]:
+    """The rate counts the lock reads with the seat (none without a sender); :func:`limit_rate`
+    uses them if the sender is the seat's player, else counts in a statement of its own."""
+    if not ctx.sender:
+        return (), {}
+    since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
+    return _counts_with_lock(), {"sender": ctx.sender, "row_id": ctx.row.id, "since": since}
 
 
 def _recent_counts(ctx: Context, checks: list[tuple[str, str, int]], since: dt.datetime) -> list[tuple[int, int]]:

@@ -3,6 +3,7 @@ built by hand inside a real transaction (the whole pipeline is tested elsewhere)
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -204,6 +205,22 @@ def test_limit_rate_counts_a_seat_only_over_its_players_own_messages(table):
         with pytest.raises(Reject, match="more than 3 messages in an hour from this seat"):
             pipeline.limit_rate(ctx)
         assert ctx.trusted
+
+
+@covers(pipeline.limit_rate)
+def test_the_counts_read_with_the_lock_are_the_counts_of_the_rate_query(table):
+    runtime, _, seat, address = table
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_seat=3))
+    earlier_messages(runtime, seat.id, [seat.account.email] * 2 + ["x@evil.example"])
+    earlier_messages(runtime, seat.id, [seat.account.email], verdict="rate limit: more than 3 messages")
+    with context(runtime, sender=seat.account.email) as ctx:
+        ctx.sender, ctx.recipient = seat.account.email, address
+        pipeline.route(ctx)
+        checks = pipeline._rate_checks(ctx)
+        since = utcnow() - dt.timedelta(seconds=runtime.settings.mail_limits.window_seconds)
+        assert ctx.rate_counts == pipeline._recent_counts(ctx, checks, since) == [(3, 1), (3, 1)]
+        with pytest.raises(Discard, match=r"messages from this seat \(notice already sent\)"):
+            pipeline.limit_rate(ctx)
 
 
 @covers(pipeline.limit_rate)

@@ -28,8 +28,8 @@ from tests.support.smtp_sink import SmtpSink
 #: message, processing it (the order and its answer queued) and sending the answer.
 #: SQLite's driver opens each write transaction with a statement of its own.
 CEILINGS = {
-    "postgresql": {"service": 4, "receive": 1, "process": 9, "deliver": 2},
-    "sqlite": {"service": 5, "receive": 2, "process": 10, "deliver": 4},
+    "postgresql": {"service": 3, "receive": 1, "process": 7, "deliver": 2},
+    "sqlite": {"service": 4, "receive": 2, "process": 8, "deliver": 4},
 }
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from pbem.models import Game, OutboxMessage
+from pbem.models import Game, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import folds
+from pbem.services.mailout import folds, notify
 from pbem.services.play.locking import lock_game
+from pbem.services.play.settling import append_log
 from tests.support.play import start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,3 +89,53 @@ def test_services_open_no_transaction_and_no_module_listens_to_every_session():
         if re.search(r"listens_for\(\s*Session\b", path.read_text())
     )
     assert listeners == [], "a unit's after-commit work runs in UnitOfWork.commit, not in a global listener"
+
+
+def test_queued_rows_are_written_before_a_statement_reads_their_table_and_get_their_ids(runtime):
+    game_id = start(runtime)
+    seats = Seat.__table__
+    with runtime.unit() as uow:
+        game = lock_game(uow.session, game_id)
+        seat = game.seats[0]
+        rows = []
+        for n in range(3):
+            row = OutboxMessage(recipient=f"p{n}@example.org", subject="s", body_text="t", message_id=f"<q{n}@test>")
+            rows.append(row)
+            uow.insert_later(
+                OutboxMessage.__table__, lambda r=row: notify.written(r), lambda i, r=row: setattr(r, "id", i)
+            )
+        append_log(uow.session, game, kind="admin", source="admin", text="queued")
+        uow.update_later(seats, seat.id, last_message_id="<q2@test>")
+        uow.update_later(seats, seat.id, last_message_id="<q3@test>")  # the later value wins
+        assert uow.has_rows and all(row.id is None for row in rows)
+        found = uow.session.scalars(select(OutboxMessage.message_id).order_by(OutboxMessage.id)).all()
+        assert found[-3:] == ["<q0@test>", "<q1@test>", "<q2@test>"] and not uow.has_rows
+        ids = {row.message_id: row.id for row in rows}
+    with runtime.db.read() as session:
+        stored = dict(
+            session.execute(
+                select(OutboxMessage.message_id, OutboxMessage.id).where(OutboxMessage.id.in_(ids.values()))
+            ).all()
+        )
+        assert stored == ids
+        assert session.scalar(select(seats.c.last_message_id).where(seats.c.id == seat.id)) == "<q3@test>"
+        assert (
+            session.scalar(
+                select(LogEntry.text).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(1)
+            )
+            == "queued"
+        )
+
+
+def test_queued_rows_are_dropped_with_a_rollback(runtime):
+    game_id = start(runtime)
+    before = outbox_count(runtime)
+    with pytest.raises(RuntimeError), runtime.unit() as uow:
+        game = lock_game(uow.session, game_id)
+        append_log(uow.session, game, kind="admin", source="admin", text="never")
+        row = OutboxMessage(recipient="p@example.org", subject="s", body_text="t", message_id="<never@test>")
+        uow.insert_later(OutboxMessage.__table__, lambda: notify.written(row))
+        raise RuntimeError("the entry point fails")
+    assert outbox_count(runtime) == before
+    with runtime.db.read() as session:
+        assert session.scalar(select(func.count(LogEntry.id)).where(LogEntry.text == "never")) == 0

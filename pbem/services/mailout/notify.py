@@ -188,12 +188,37 @@ def queue(
         row.fold = waiting.to_json()
     if deferred is not None:
         row.fold = {**deferred.to_json(), **({drafts.KEY: draft.kept(game, seat)} if waits else {})}
-    session.add(row)
+    unit = UnitOfWork.of(session)
     if status in (folds.DEFERRED, folds.WAITING):
+        # The unit's folds may still move it (folded, released): kept by the ORM, which writes every change.
+        session.add(row)
         folds.keep(session, row)
+    else:
+        unit.insert_later(_OUTBOX, lambda: written(row), returned=lambda row_id: setattr(row, "id", row_id))
     if status == "pending":
-        UnitOfWork.of(session).nudge("deliver_outbox", lambda: row.id)
+        unit.nudge("deliver_outbox", lambda: row.id)
     return row
+
+
+_OUTBOX = OutboxMessage.__table__
+#: Columns the database fills in itself (the id).
+_OWN = frozenset({"id"})
+
+
+def written(row: OutboxMessage) -> dict[str, Any]:
+    """The values of a queued row as it is written (with the transaction's other rows, in one
+    statement): its columns' defaults filled in on the row too, as a flush of the ORM would."""
+    values = {}
+    for column in _OUTBOX.columns:
+        if column.key in _OWN:
+            continue
+        value = getattr(row, column.key)
+        if value is None and column.default is not None:
+            default = column.default
+            value = default.arg(None) if default.is_callable else default.arg
+            setattr(row, column.key, value)
+        values[column.key] = value
+    return values
 
 
 def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:

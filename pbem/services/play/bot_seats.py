@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Select, bindparam, or_, select, text
+from sqlalchemy import Select, bindparam, inspect, or_, select, text
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
 from pbem.clock import utcnow
-from pbem.models import BOT_ACCOUNTS, Account, Game, Seat
+from pbem.models import BOT_ACCOUNTS, Account, Game, Seat, is_bot_address
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.play.house_rules import rules_of
+from pbem.services.play.locking import stand_ins_read
 
 #: A game changed this recently is left to the task nudged when it changed.
 GRACE = dt.timedelta(seconds=5)
@@ -60,7 +61,7 @@ def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine)
     waiting = engine.to_act(game.state)
     if not waiting:
         return
-    robots, resigned = stand_in_seats(session, game.id)
+    robots, resigned = stand_ins(session, game)
     if resigned and rules_of(game).late_kind == "bot":
         robots |= resigned
     if not waiting.isdisjoint(robots):
@@ -85,6 +86,47 @@ _STAND_INS_OF_GAME = (
     .where(_SEATS.c.game_id == bindparam("game_id"))
     .where(or_(text(f"accounts.{BOT_ACCOUNTS}"), _SEATS.c.resigned_at.is_not(None)))
 )
+
+
+def stand_ins(session: Session, game: Game) -> tuple[set[str], set[str]]:
+    """The game's seats the bot plays and its resigned seats: from its seats when the unit holds
+    them all (the lock of an order loads them), else as the lock read them (the mail path's, see
+    :func:`pbem.services.play.locking.lock_game_of_seat`), else in a statement of their own."""
+    if "seats" not in inspect(game).unloaded and all("account" not in inspect(s).unloaded for s in game.seats):
+        return _of_seats(game.seats)
+    known = stand_ins_read(session, game.id)
+    if known is not None and not _stand_ins_changed(session):
+        return set(known[0]), set(known[1])
+    return stand_in_seats(session, game.id)
+
+
+#: What makes a seat a stand-in's: who holds it (and their address), and whether they resigned.
+_STAND_IN_FIELDS = {Seat: ("account_id", "resigned_at"), Account: ("email",)}
+
+
+def _stand_ins_changed(session: Session) -> bool:
+    """Whether this unit made or changed a seat or account in a way that may change the stand-ins."""
+    if any(isinstance(row, (Seat, Account)) for row in session.new):
+        return True
+    for row in session.dirty:
+        fields = _STAND_IN_FIELDS.get(type(row), ())
+        if any(inspect(row).attrs[name].history.has_changes() for name in fields):
+            return True
+    return False
+
+
+def _of_seats(seats: list[Seat]) -> tuple[set[str], set[str]]:
+    """What :data:`_STAND_INS_OF_GAME` reads, from seats in hand (seats without an account are neither)."""
+    robots: set[str] = set()
+    resigned: set[str] = set()
+    for seat in seats:
+        if seat.account is None:
+            continue
+        if seat.resigned_at is not None:
+            resigned.add(seat.seat)
+        elif is_bot_address(seat.account.email):
+            robots.add(seat.seat)
+    return robots, resigned
 
 
 def stand_in_seats(session: Session, game_id: int) -> tuple[set[str], set[str]]:

@@ -11,7 +11,7 @@ from engines import get_engine
 from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.models import Game, LogEntry
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, observers
 from pbem.services.people import ratings
 from pbem.services.play import bot_seats
@@ -35,18 +35,24 @@ def append_log(
     text: str = "",
     events: list[str] | None = None,
 ) -> LogEntry:
-    entry = LogEntry(
-        game_id=game.id,
-        seq=next_seq(game),
-        kind=kind,
-        seat=seat,
-        text=text,
-        source=source,
-        turn=game.turn,
-        events=events or [],
-    )
-    session.add(entry)
-    return entry
+    """Queue the game's next log entry: written with the transaction's other rows, in one statement
+    (before anything reads the log, at the latest at the commit)."""
+    values = {
+        "game_id": game.id,
+        "seq": next_seq(game),
+        "kind": kind,
+        "seat": seat,
+        "text": text,
+        "source": source,
+        "turn": game.turn,
+        "events": events or [],
+        "created_at": utcnow(),
+    }
+    UnitOfWork.of(session).insert_later(_LOG, lambda: values)
+    return LogEntry(**values)
+
+
+_LOG = LogEntry.__table__
 
 
 def turn_seconds(engine: Engine, game: Game) -> int | None:
