@@ -3,6 +3,9 @@ which a bot played does not; player pages and rating tables show them with no ad
 
 from __future__ import annotations
 
+import threading
+import time
+
 from sqlalchemy import select
 
 from pbem.models import Account, Game, LogEntry, Rating, RatingChange
@@ -53,6 +56,42 @@ def test_a_game_in_which_a_bot_played_is_not_rated(runtime):
             rated.append(ratings_service.rate_game(session, game))  # once only
     assert rated == [False, False, True, False]
     assert set(ratings(runtime)) == {"bob@example.org", "cy@example.org", "di@example.org"}
+
+
+def test_two_games_of_the_same_newcomers_finishing_at_once_rate_them_in_turn(runtime):
+    """Each game's ratings start from the other's: the second waits for the first's rows (on
+    PostgreSQL, its newcomer rows were once inserted twice: a unique violation lost the finish)."""
+    first, second = start(runtime, players=PLAYERS[:3]), start(runtime, players=PLAYERS[:3])
+    first_rated, errors = threading.Event(), []
+
+    def finish(game_id: int, hold: bool) -> None:
+        try:
+            with runtime.writing() as session:
+                game = session.get(Game, game_id)
+                seats = [s.seat for s in game.seats]
+                game.status, game.result = "finished", {"ranking": [[seats[0]], seats[1:]], "winners": [seats[0]]}
+                assert ratings_service.rate_game(session, game)
+                if hold:  # the other game finishes while this transaction is still open
+                    first_rated.set()
+                    time.sleep(0.5)
+        except Exception as error:  # reported below, not lost in the thread
+            errors.append(error)
+
+    holder = threading.Thread(target=finish, args=(first, True))
+    holder.start()
+    assert first_rated.wait(30)
+    other = threading.Thread(target=finish, args=(second, False))
+    other.start()
+    holder.join(60)
+    other.join(60)
+    assert errors == []
+    assert {games for _, games in ratings(runtime).values()} == {2}
+    with runtime.db.read() as session:
+        changes = session.scalars(select(RatingChange).order_by(RatingChange.id)).all()
+    by_game = {g: {c.account_id: c for c in changes if c.game_id == g} for g in (first, second)}
+    assert set(by_game[first]) == set(by_game[second]) and len(by_game[first]) == 3
+    for account_id, change in by_game[second].items():
+        assert change.before == by_game[first][account_id].after  # rated from the first game's result
 
 
 def check_pages(runtime, client, game_id: int, running: int) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, selectinload
 
 from pbem.clock import utcnow
@@ -65,23 +66,17 @@ def rate_game(session: Session, game: Game) -> bool:
         return False
     seats = list(game.seats)
     ids = [seat.account_id for seat in seats]
-    stored = {
-        r.account_id: r
-        for r in session.scalars(select(Rating).where(Rating.engine == game.engine, Rating.account_id.in_(ids)))
-    }
+    stored = _locked_ratings(session, game.engine, ids)
     openskill = model()
     before = [
-        openskill.rating(mu=stored[i].mu, sigma=stored[i].sigma) if i in stored else openskill.rating() for i in ids
+        openskill.rating(mu=stored[i].mu, sigma=stored[i].sigma) if stored[i].games else openskill.rating() for i in ids
     ]
     resigned = [seat.seat for seat in seats if seat.resigned_at is not None]
     place = places(game.result, [seat.seat for seat in seats], resigned)
     after = openskill.rate([[r] for r in before], ranks=[place[seat.seat] for seat in seats])
     now = utcnow()
     for account_id, old, (new,) in zip(ids, before, after, strict=True):
-        row = stored.get(account_id)
-        if row is None:
-            row = Rating(account_id=account_id, engine=game.engine, games=0)
-            session.add(row)
+        row = stored[account_id]
         row.mu, row.sigma, row.ordinal = new.mu, new.sigma, new.ordinal()
         row.games = (row.games or 0) + 1
         row.updated_at = now
@@ -91,6 +86,35 @@ def rate_game(session: Session, game: Game) -> bool:
             )
         )
     return True
+
+
+def _locked_ratings(session: Session, engine: str, ids: list[int]) -> dict[int, Rating]:
+    """The players' rating rows at ``engine``, locked for this transaction; a newcomer's made first.
+
+    Two games of the same players may finish at the same moment: each waits for the
+    other's ratings (locked in account order, so neither waits forever) and rates from
+    them, and a newcomer's first row is made once, not twice.
+    """
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    fresh = model().rating()
+    session.execute(
+        insert(Rating)
+        .values(
+            [
+                {"account_id": i, "engine": engine, "mu": fresh.mu, "sigma": fresh.sigma, "ordinal": 0.0, "games": 0}
+                for i in sorted(set(ids))
+            ]
+        )
+        .on_conflict_do_nothing(index_elements=["account_id", "engine"])
+    )
+    query = (
+        select(Rating)
+        .where(Rating.engine == engine, Rating.account_id.in_(ids))
+        .order_by(Rating.account_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return {row.account_id: row for row in session.scalars(query)}
 
 
 def leaderboard(uow: UnitOfWork, engine: str, limit: int = 100) -> list[dict[str, Any]]:
