@@ -9,6 +9,7 @@ annotations under ``if TYPE_CHECKING:`` are left out: they never load)."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,7 +74,9 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return found
 
 
+@functools.cache
 def graph(package: str) -> dict[str, set[str]]:
+    """Each module's imports of the package's own modules (read once per run: the tests only read it)."""
     known = modules(package)
     return {name: {m for m in imports_of(name, path, known) if m in known} for name, path in known.items()}
 
