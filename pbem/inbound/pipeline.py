@@ -190,20 +190,18 @@ _COUNTED: dict[str, ColumnElement[bool]] = {
 }
 
 
+#: What each kind counts: messages answered, then rate notices among them; in the window, this one aside.
+_ANSWERED_AND_NOTICES = (_INBOUND.c.status.in_(("done", "rejected")), _INBOUND.c.verdict.startswith(RATE_NOTICE))
+_RECENT = and_(_INBOUND.c.id != bindparam("row_id"), _INBOUND.c.processed_at >= bindparam("since"))
+
+
 @functools.cache
 def _recent_query(kinds: tuple[str, ...]) -> Select:
     """For each kind: messages answered, and rate notices among them (built once per combination)."""
-    answered = _INBOUND.c.status.in_(("done", "rejected"))
-    notice = _INBOUND.c.verdict.startswith(RATE_NOTICE)
-    columns = []
-    for kind in kinds:
-        columns.append(func.count(_INBOUND.c.id).filter(_COUNTED[kind], answered))
-        columns.append(func.count(_INBOUND.c.id).filter(_COUNTED[kind], notice))
-    return select(*columns).where(
-        or_(*(_COUNTED[kind] for kind in kinds)),
-        _INBOUND.c.id != bindparam("row_id"),
-        _INBOUND.c.processed_at >= bindparam("since"),
-    )
+    columns = [
+        func.count(_INBOUND.c.id).filter(_COUNTED[kind], which) for kind in kinds for which in _ANSWERED_AND_NOTICES
+    ]
+    return select(*columns).where(or_(*(_COUNTED[kind] for kind in kinds)), _RECENT)
 
 
 #: The checks of nearly every message to a seat, its player writing: counted with the game's lock.
@@ -215,17 +213,14 @@ _SEATS = Seat.__table__
 def _counts_with_lock() -> tuple[ColumnElement[int], ...]:
     """:func:`_recent_query`'s counts for :data:`_WITH_LOCK`, as columns of the lock's statement: the
     seat is the ``seats`` row it reads, and its player the sender (``owner`` is then ``sender``)."""
-    recent = and_(_INBOUND.c.id != bindparam("row_id"), _INBOUND.c.processed_at >= bindparam("since"))
     kinds = {
         "sender": _COUNTED["sender"],
         "owner": and_(_INBOUND.c.seat_id == _SEATS.c.id, _INBOUND.c.sender == bindparam("sender")),
     }
-    answered = _INBOUND.c.status.in_(("done", "rejected"))
-    notice = _INBOUND.c.verdict.startswith(RATE_NOTICE)
     return tuple(
-        select(func.count(_INBOUND.c.id)).where(kinds[kind], recent, which).scalar_subquery()
+        select(func.count(_INBOUND.c.id)).where(kinds[kind], _RECENT, which).scalar_subquery()
         for kind in _WITH_LOCK
-        for which in (answered, notice)
+        for which in _ANSWERED_AND_NOTICES
     )
 
 
