@@ -28,6 +28,11 @@ def html_board(engine_name: str, view: dict[str, Any]) -> Markup | None:
     return safe_html(get_engine(engine_name).render_html(view))
 
 
+def drawn(engine_name: str, view: dict[str, Any]) -> dict[str, Any]:
+    """A seat's private view as an email shows it: ``view_text`` and ``board_html``."""
+    return {"view_text": get_engine(engine_name).render_text(view), "board_html": html_board(engine_name, view)}
+
+
 def rules_url(base_url: str, engine_name: str) -> str:
     """Where the game's rules are shown (``/rules/<engine>``)."""
     return f"{base_url.rstrip('/')}/rules/{engine_name}"

@@ -60,7 +60,7 @@ def _page(address: str, before: int | None = None, *, error: str | None = None, 
     messages, older = found[:PAGE], (found[PAGE - 1].id if len(found) > PAGE else None)
     if not messages:
         abort(404)
-    for message in messages:  # one waiting for the seat's next email is a draft: shown as it would go alone
+    for message in messages:  # one kept as a draft (not sent yet, or waiting): shown as it goes out
         drafts.fill(message)
     return render_template(
         "devmail/mailbox.html",

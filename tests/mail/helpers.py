@@ -14,7 +14,7 @@ from pbem.inbound.runner import process, receive
 from pbem.models import InboundMessage, OutboxMessage
 from pbem.services.mailout import drafts
 from pbem.tokens import reply_address
-from tests.support.play import game_row
+from tests.support.play import game_row, outbox  # noqa: F401  (the mail tests import it from here)
 
 _serial = itertools.count(1)
 
@@ -59,16 +59,6 @@ def deliver(runtime, raw: bytes, **envelope) -> tuple[str, int]:
 def inbound(runtime, inbound_id) -> InboundMessage:
     with runtime.db.read() as session:
         return session.get(InboundMessage, inbound_id)
-
-
-def outbox(runtime, **filters) -> list[OutboxMessage]:
-    from sqlalchemy import select
-
-    with runtime.db.read() as session:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
-        for name, value in filters.items():
-            query = query.where(getattr(OutboxMessage, name) == value)
-        return list(session.scalars(query))
 
 
 def text_of(row: OutboxMessage) -> str:

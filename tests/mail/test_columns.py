@@ -18,11 +18,11 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.mail.compose import environment
-from pbem.models import Game, Observer, OutboxMessage
+from pbem.models import Game, Observer
 from pbem.services.mailout import observers
 from pbem.services.play import deadlines
 from tests.mail.helpers import deliver, mail, seat_address
-from tests.support.play import game_row, legal_move, start
+from tests.support.play import game_row, legal_move, outbox, start
 
 WIDTH = 72
 BASE_URL = "https://play-by-email.example.org/community/pbem"
@@ -146,8 +146,7 @@ def test_every_kind_of_email_fits_72_columns(sqlite_runtime):
     assert table.pass_deadline()
     table.play_to_the_end()
 
-    with runtime.db.read() as session:
-        rows = list(session.scalars(select(OutboxMessage).order_by(OutboxMessage.id)))
+    rows = outbox(runtime)
     kinds = {row.kind for row in rows}
     expected = {"welcome", "turn", "receipt", "error", "foreign_sender", "reminder", "game_over", "commands", "press",
                 "observer_confirm", "observer_update"}  # fmt: skip

@@ -107,6 +107,8 @@ class _Envelope:
     headers: dict
     body_text: str
     body_html: str
+    fold: dict | None
+    kind: str
 
 
 def _fixed_boundary(data: bytes) -> bytes:

@@ -9,9 +9,9 @@ from sqlalchemy import select, update
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.models import Game, LogEntry, OutboxMessage
+from pbem.models import Game, LogEntry
 from pbem.services.play import games, house_rules, orders
-from tests.support.play import PLAYERS, game_row, seat_ids
+from tests.support.play import PLAYERS, game_row, outbox, seat_ids  # noqa: F401  (the play tests import it from here)
 
 THREE = PLAYERS[:3]
 
@@ -20,14 +20,6 @@ def start_with(runtime, rules: dict | None = None, engine: str = "kidsprout", pl
     """A game with house rules (``rules`` as keyword arguments of ``parse_rules``)."""
     request = games.NewGame(engine=engine, players=list(players), seed=kwargs.pop("seed", 7), **kwargs)
     return runtime.in_unit(games.create_game, request, house_rules.parse_rules(**(rules or {})))
-
-
-def outbox(runtime, **filters) -> list[OutboxMessage]:
-    with runtime.db.read() as session:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
-        for name, value in filters.items():
-            query = query.where(getattr(OutboxMessage, name) == value)
-        return list(session.scalars(query))
 
 
 def log(runtime, game_id) -> list[LogEntry]:

@@ -18,7 +18,7 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.play import deadlines, games, house_rules, orders, vacations
 from pbem.services.play.verify import verify
 from pbem.tokens import reply_address, token_from_local_part
-from tests.support.play import PLAYERS, game_row, legal_move, outbox_count, play_one, play_some, seat_ids, start
+from tests.support.play import PLAYERS, game_row, legal_move, outbox, outbox_count, play_one, play_some, seat_ids, start
 
 
 def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
@@ -98,9 +98,7 @@ def test_a_turn_change_sends_every_seat_its_own_view(runtime):
         play_one(runtime, game_id, rng)
     assert outbox_count(runtime, kind="turn") == before + 4
     game = game_row(runtime, game_id)
-    with runtime.db.read() as session:
-        rows = list(session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "turn")))
-    for row in rows:
+    for row in outbox(runtime, kind="turn"):
         seat = next(s for s in game.seats if s.id == row.seat_id)
         assert engine.render_text(engine.private_view(game.state, seat.seat)).splitlines()[0] in row.body_text
 
@@ -142,9 +140,9 @@ def test_deadline_applies_defaults_and_names_the_missing(runtime):
     with runtime.db.read() as session:
         entry = session.scalars(select(LogEntry).where(LogEntry.kind == "timeout")).one()
         missed = {s.seat: s.missed_deadlines for s in session.scalars(select(Seat))}
-        mails = list(session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "turn")))
     assert entry.source == "deadline" and all(seat in entry.text for seat in waiting)
     assert all(missed[seat] == 1 for seat in waiting)
+    mails = outbox(runtime, kind="turn")
     assert len(mails) == 4 and all("The deadline passed" in m.body_text for m in mails)
     assert runtime.in_reading(verify, game_id).ok
 

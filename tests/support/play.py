@@ -8,6 +8,8 @@ from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
 from pbem.models import Game, OutboxMessage, Seat
+from pbem.outbox_status import OutboxStatus
+from pbem.services.mailout import drafts
 from pbem.services.play import games, orders
 
 PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
@@ -79,3 +81,21 @@ def outbox_count(runtime, **filters) -> int:
         for name, value in filters.items():
             query = query.where(getattr(OutboxMessage, name) == value)
         return session.scalar(query)
+
+
+#: Rows the fold machinery still keeps as drafts: shown as stored (see ``tests.mail.helpers.text_of``).
+_HELD_AS_DRAFTS = (OutboxStatus.DEFERRED, OutboxStatus.FOLDED)
+
+
+def outbox(runtime, **filters) -> list[OutboxMessage]:
+    """The outbox rows matching ``filters`` (column = value), oldest first, each as its reader gets
+    it: a row rendered when sent (``drafts.AT_SEND``) rendered from its draft, as delivery would."""
+    with runtime.db.read() as session:
+        query = select(OutboxMessage).order_by(OutboxMessage.id)
+        for name, value in filters.items():
+            query = query.where(getattr(OutboxMessage, name) == value)
+        rows = list(session.scalars(query))
+    for row in rows:  # detached: filling them writes nothing
+        if row.status not in _HELD_AS_DRAFTS:
+            drafts.fill(row)
+    return rows

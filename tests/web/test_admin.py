@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.models import Game, InboundMessage, OutboxMessage, Seat
-from tests.support.play import game_row, start
+from tests.support.play import game_row, outbox, start
 from tests.web.conftest import ADMIN_PASSWORD, csrf_of, fresh_csrf, login, web_tokens
 
 ACTIONS = {
@@ -276,12 +276,7 @@ def test_game_actions(admin_client, sqlite_runtime):
     with sqlite_runtime.db.read() as session:
         count = session.scalar(select(func.count(OutboxMessage.id)).where(OutboxMessage.recipient == "neo@x.org"))
     assert act(admin_client, game_id, "resend", seat="Suns").status_code == 303
-    with sqlite_runtime.db.read() as session:
-        rows = list(
-            session.scalars(
-                select(OutboxMessage).where(OutboxMessage.recipient == "neo@x.org").order_by(OutboxMessage.id)
-            )
-        )
+    rows = outbox(sqlite_runtime, recipient="neo@x.org")  # as sent: a turn email rendered from its draft
     assert len(rows) == count + 1
     assert rows[-1].body_text == rows[-2].body_text and rows[-1].message_id != rows[-2].message_id
     token = web_tokens(sqlite_runtime, game_id)["Moons"]

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
-
 from engines import registry
-from pbem.models import OutboxMessage
 from pbem.services.play import seat_page
 from pbem.web.page_board import web_html
 from pbem.web.rules import markdown
-from tests.support.play import seat_ids, start
+from tests.support.play import outbox, seat_ids, start
 from tests.web.conftest import web_tokens
 
 
@@ -51,8 +48,7 @@ def test_pages_and_emails_of_a_game_link_the_rules(client, sqlite_runtime):
     assert f'href="{rules}"' in client.get(f"/games/{game_id}").get_data(as_text=True)
     token = next(iter(web_tokens(sqlite_runtime, game_id).values()))
     assert f'href="{rules}"' in client.get(f"/play/{token}").get_data(as_text=True)
-    with sqlite_runtime.db.read() as session:
-        mails = session.scalars(select(OutboxMessage).where(OutboxMessage.game_id == game_id)).all()
+    mails = [mail for mail in outbox(sqlite_runtime, game_id=game_id) if mail.status != "folded"]  # as sent
     assert mails
     for mail in mails:
         assert rules in mail.body_text and f'{rules}"' in mail.body_html

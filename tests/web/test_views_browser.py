@@ -25,6 +25,7 @@ from sqlalchemy import select
 
 from engines import get_engine, registry
 from pbem.models import OutboxMessage, Seat
+from pbem.services.mailout import drafts
 from pbem.web.choices import plain_grammar
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, start
@@ -100,6 +101,7 @@ def watched_seat(runtime, game_id: int) -> SimpleNamespace:
             .where(OutboxMessage.seat_id == seat.id, OutboxMessage.kind.in_(("turn", "welcome")))
             .order_by(OutboxMessage.id.desc())
         ).first()
+        drafts.fill(mail)  # rendered as it is sent (this session is never committed)
         return SimpleNamespace(
             id=game_id,
             seat=seat_name,

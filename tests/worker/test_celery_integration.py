@@ -17,24 +17,20 @@ from sqlalchemy import func, select
 from engines import get_engine
 from engines.playout import apply_entry
 from engines.rng import Rng
-from pbem.models import Game, InboundMessage, LogEntry, Observer, OutboxMessage
+from pbem.models import Game, InboundMessage, LogEntry, Observer
 from pbem.services.mailout import observers, subscriptions
 from pbem.services.play import orders
 from pbem.services.play.verify import verify
 from tests.mail.helpers import mail, seat_address, seat_of, store_lost
 from tests.support.celery_proc import process_env, wait_until
-from tests.support.play import game_row, legal_move, seat_ids, start
+from tests.support.play import game_row, legal_move, outbox, seat_ids, start
 from tests.support.services import free_port, smtp_listening
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), pytest.mark.redis]
 
 
 def outbox_rows(runtime, **where):
-    with runtime.db.read() as session:
-        query = select(OutboxMessage)
-        for name, value in where.items():
-            query = query.where(getattr(OutboxMessage, name) == value)
-        return list(session.scalars(query))
+    return outbox(runtime, **where)  # each as its reader gets it
 
 
 #: Rows never sent as they are: news a player gets later, or not at all, by their own choice.

@@ -22,7 +22,7 @@ from pbem.clock import utcnow
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import notify, preferences, press_mail, unsubscribe
+from pbem.services.mailout import drafts, notify, preferences, press_mail, unsubscribe
 
 
 def held_recipients(uow: UnitOfWork, account_id: int | None = None) -> list[str]:
@@ -95,7 +95,9 @@ def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxM
         "subjects": _counted([row.subject for row in news]),
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
-        "latest": last.body_text.rstrip() if news else "",
+        "latest": drafts.rendered(last.fold, last.kind, last.subject).get("body_text", last.body_text).rstrip()
+        if news
+        else "",
         "reply_to": reply,
         **_now(runtime, game, seat),
     }

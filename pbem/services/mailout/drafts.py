@@ -1,14 +1,22 @@
-"""What an email says, kept as data when it may never be sent.
+"""What an email says, kept as data until it is sent.
 
-Emails are rendered as they are queued, but for one that waits (a receipt or
-press ``deferred`` to the seat's next email, :mod:`pbem.services.mailout.folds`):
-most of those are only ever shown as a block at the top of another email, so
-rendering them would be thrown away.  Such a row keeps instead, in its
-``fold``, what its templates read (:meth:`Draft.kept`: a few strings, the block's
-data, and the game's name, turn, phase and status; never the seat's view, which
-a receipt does not show); if it ever goes alone, it is rendered from that
-(:func:`rendered`), so it says byte for byte what it would have said when it
-was queued, whatever the game did since.
+Two kinds of email are not rendered as they are queued:
+
+- one that waits (a receipt or press ``deferred`` to the seat's next email,
+  :mod:`pbem.services.mailout.folds`): most of those are only ever shown as a
+  block at the top of another email, so rendering them would be thrown away;
+- one in :data:`AT_SEND` (the turn email every seat gets when
+  a phase ends): drawing each seat's board and rendering its templates is most
+  of an order's cost, and it need not be paid inside the game's transaction, nor
+  at all for an email that is held for a digest, waits for the seat's next one
+  or is suppressed.
+
+Such a row keeps instead, in its ``fold``, what its templates read
+(:meth:`Draft.kept`: a few strings, the block's data, the seat's private view as
+JSON, and the game's name, engine, turn, phase and status); it is rendered from
+that when it is sent or shown (:func:`rendered`), so it says byte for byte what
+it would have said when it was queued, whatever the game did since.  The sent
+row keeps what was sent (:func:`pbem.services.mailout.outbox.finish`).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from pbem.engine_output import drawn
 from pbem.mail.compose import render
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.services.mailout import preferences
@@ -24,7 +33,13 @@ from pbem.services.mailout import preferences
 #: The key of a row's ``fold`` that holds its kept draft.
 KEY = "email"
 #: What the templates of an email that may wait read of its game and seat; the rest is in its context.
-GAME_FIELDS = ("name", "turn", "phase", "status")
+GAME_FIELDS = ("name", "engine", "turn", "phase", "status")
+#: ``(template, kind)`` of the emails rendered when sent (see the module's text): the news of a
+#: phase, of an admin's or a vacation's change, whose templates read no more of the game than
+#: GAME_FIELDS (a kind with a ``kinds/<kind>`` template of its own, a welcome's or a game over's, is not one).
+AT_SEND = frozenset({("turn", "turn"), ("turn", "announce"), ("turn", "admin"), ("turn", "vacation")})
+#: The context's key of a seat's private view as JSON, drawn (text and board) when rendered.
+VIEW = "view"
 SEAT_FIELDS = ("seat",)
 
 
@@ -40,8 +55,12 @@ class Draft:
     footer: tuple[str, str] | None = None
 
     def render(self, game: Any, seat: Any) -> tuple[str, str]:
-        """``(text, html)``: the templates, then the footer."""
-        text, html = render(self.template, subject=self.subject, game=game, seat=seat, kind=self.kind, **self.context)
+        """``(text, html)``: the templates, then the footer; a kept view is drawn first."""
+        context = self.context
+        if VIEW in context:
+            context = {key: value for key, value in context.items() if key != VIEW}
+            context.update(drawn(game.engine, self.context[VIEW]))
+        text, html = render(self.template, subject=self.subject, game=game, seat=seat, kind=self.kind, **context)
         if self.footer is not None:
             text, html = preferences.with_footer(text, html, *self.footer)
         return text, html

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.engine_output import example_order, html_board, rules_url
+from pbem.engine_output import drawn, example_order, rules_url
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
@@ -158,7 +158,8 @@ def queue(
     footer = (context["notify_pref"], context["preferences_url"]) if account is not None and not ended else None
     draft = Draft(template, kind, subject, context, footer)
     waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
-    text, html = ("", "") if waits else draft.render(game, seat)
+    later = waits or (template, kind) in drafts.AT_SEND  # rendered when sent (drafts explains why)
+    text, html = ("", "") if later else draft.render(game, seat)
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
     if threaded:
@@ -187,7 +188,9 @@ def queue(
         waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []))
         row.fold = waiting.to_json()
     if deferred is not None:
-        row.fold = {**deferred.to_json(), **({drafts.KEY: draft.kept(game, seat)} if waits else {})}
+        row.fold = deferred.to_json()
+    if later:
+        row.fold = {**(row.fold or {}), drafts.KEY: draft.kept(game, seat)}
     unit = UnitOfWork.of(session)
     if status in (folds.DEFERRED, folds.WAITING):
         # The unit's folds may still move it (folded, released): kept by the ORM, which writes every change.
@@ -223,11 +226,16 @@ def written(row: OutboxMessage) -> dict[str, Any]:
 
 def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
     """The private view of ``seat``, rendered, for a template."""
-    engine = get_engine(game.engine)
-    view = engine.private_view(game.state, seat.seat)
+    context = seat_draft_context(game, seat)
+    return {**drawn(game.engine, context.pop(drafts.VIEW)), **context}
+
+
+def seat_draft_context(game: Game, seat: Seat) -> dict[str, Any]:
+    """The private view of ``seat`` as JSON (drawn when the email is rendered, see
+    :class:`~pbem.services.mailout.drafts.Draft`), its example order, prompt and deadline."""
+    view = get_engine(game.engine).private_view(game.state, seat.seat)
     return {
-        "view_text": engine.render_text(view),
-        "board_html": html_board(game.engine, view),
+        drafts.VIEW: view,
         "example": example_order(game.engine, game.state, seat.seat) if game.status == "active" else "",
         **seat_prompt_context(game, seat),
     }
@@ -258,7 +266,7 @@ def queue_for_seat(
 ) -> OutboxMessage:
     """An email to ``seat``'s player that carries the seat's private view as it stands now
     (without ``view``, only its prompt and deadline: for templates that show no view)."""
-    seat_context = seat_view_context(game, seat) if view else seat_prompt_context(game, seat)
+    seat_context = seat_draft_context(game, seat) if view else seat_prompt_context(game, seat)
     return queue(
         runtime,
         session,

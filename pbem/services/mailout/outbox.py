@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import format_datetime
+from typing import Any
 
 from sqlalchemy import Row, bindparam, func, select, update
 
@@ -37,7 +38,7 @@ from pbem.mail.mime import UnsendableMessage
 from pbem.models import OutboxMessage
 from pbem.outbox_status import OutboxStatus, sources
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import dkim_sign, journal, relay
+from pbem.services.mailout import dkim_sign, drafts, journal, relay
 from pbem.services.mailout.dkim_sign import DkimError
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
 from pbem.tokens import bounce_address
@@ -54,8 +55,20 @@ def backoff(attempts: int) -> int:
     return min(30 * 2 ** max(attempts - 1, 0), 3600)
 
 
-def email_bytes(row: OutboxMessage | Row) -> bytes:
-    """The email of ``row`` as sent; :class:`UnsendableMessage` if it cannot be one."""
+def bodies(row: OutboxMessage | Row) -> dict[str, Any]:
+    """The columns of ``row`` that its draft renders (text, HTML, ``fold`` without the draft;
+    nothing for a row rendered when queued); :class:`UnsendableMessage` if it cannot be rendered."""
+    try:
+        return drafts.rendered(row.fold, row.kind, row.subject)
+    except Exception as error:  # a template that no longer reads the kept draft: kept failed, for the admin
+        raise UnsendableMessage(f"cannot render its draft: {type(error).__name__}: {error}") from None
+
+
+def email_bytes(row: OutboxMessage | Row, rendered: dict[str, Any] | None = None) -> bytes:
+    """The email of ``row`` as sent, its draft ``rendered`` (:func:`bodies`, rendered here if not
+    given); :class:`UnsendableMessage` if it cannot be one."""
+    rendered = bodies(row) if rendered is None else rendered
+    text, html = rendered.get("body_text", row.body_text), rendered.get("body_html", row.body_html)
     headers = {
         "To": row.recipient,
         "Subject": row.subject,
@@ -64,7 +77,7 @@ def email_bytes(row: OutboxMessage | Row) -> bytes:
         **(row.headers or {}),
     }
     try:
-        return mime.compose(headers.items(), row.body_text, row.body_html or None)
+        return mime.compose(headers.items(), text, html or None)
     except UnsendableMessage:
         raise
     except (ValueError, TypeError, LookupError) as error:  # a lone surrogate, a value of the wrong type
@@ -207,22 +220,25 @@ def deliver(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) ->
     row = claim(runtime, outbox_id, now)
     if row is None:
         return "skipped"
+    rendered: dict[str, Any] = {}  # the columns its draft renders, kept with the outcome
     # Accepted by the relay before, but the mark was lost: only a row claimed before can be in
     # the journal, so a first attempt (nearly every email) costs no look-up.
     if row.attempts > 1 and journal.holds(runtime.settings, row.message_id):
         status, error, retry_at = "sent", None, None
     else:
         with renewing(runtime, row):
-            status, error, retry_at = _send(runtime, url, row)
+            status, error, retry_at = _send(runtime, url, row, rendered)
         if status == "sent":
             journal.remember(runtime.settings, row.message_id)
-    return status if finish(runtime, row, status, error, retry_at) else "skipped"
+    return status if finish(runtime, row, status, error, retry_at, rendered) else "skipped"
 
 
-def _send(runtime: Runtime, url: str, row: Row) -> tuple[str, str | None, dt.datetime | None]:
-    """Hand the row to the relay: ``(status, error, next try)``."""
+def _send(runtime: Runtime, url: str, row: Row, rendered: dict[str, Any]) -> tuple[str, str | None, dt.datetime | None]:
+    """Hand the row to the relay: ``(status, error, next try)``; its draft's columns, if it kept
+    one, are put in ``rendered``."""
     try:
-        relay.send(url, envelope_sender(runtime, row.id), row.recipient, signed(runtime, email_bytes(row)))
+        rendered.update(bodies(row))
+        relay.send(url, envelope_sender(runtime, row.id), row.recipient, signed(runtime, email_bytes(row, rendered)))
     except UnsendableMessage as failure:
         return "failed", f"cannot build the email: {failure}", None
     except (TemporaryFailure, DkimError) as failure:  # a bad DKIM key: the admin fixes it (``pbem check``)
@@ -247,8 +263,22 @@ _FINISH = (
 )
 
 
-def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at: dt.datetime | None) -> bool:
-    """Record the outcome if the claim is still ours (False: the lease lapsed and another took it)."""
+#: The same, for a row rendered from its draft as it was sent: the row keeps what was sent.
+_FINISH_RENDERED = _FINISH.values(
+    body_text=bindparam("body_text"), body_html=bindparam("body_html"), fold=bindparam("fold")
+)
+
+
+def finish(
+    runtime: Runtime,
+    row: Row,
+    status: str,
+    error: str | None,
+    retry_at: dt.datetime | None,
+    rendered: dict[str, Any] | None = None,
+) -> bool:
+    """Record the outcome if the claim is still ours (False: the lease lapsed and another took it),
+    with the columns its draft ``rendered`` when it was sent."""
     params = {
         "row_id": row.id,
         "claimed": row.attempts,
@@ -257,8 +287,11 @@ def finish(runtime: Runtime, row: Row, status: str, error: str | None, retry_at:
         "sent_at": utcnow() if status == "sent" else None,
         "retry_at": retry_at,
     }
+    sent_rendered = bool(rendered) and status == "sent"
+    if sent_rendered:
+        params.update(rendered)
     with runtime.db.statements() as connection:
-        return connection.execute(_FINISH, params).rowcount == 1
+        return connection.execute(_FINISH_RENDERED if sent_rendered else _FINISH, params).rowcount == 1
 
 
 def due_ids(uow: UnitOfWork, limit: int = 500, grace: float = 0.0, now: dt.datetime | None = None) -> list[int]:

@@ -201,7 +201,7 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-    drafted = drafts.rendered(latest.fold, latest.kind, latest.subject)  # a deferred one is kept as a draft
+    drafted = drafts.rendered(latest.fold, latest.kind, latest.subject)  # one not sent yet may be a draft
     copy = OutboxMessage(
         recipient=latest.recipient,
         subject=latest.subject,
