@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import BOT_DOMAIN, Account, Game, Seat
@@ -26,20 +26,24 @@ def lock_game(session: Session, game_id: int) -> Game:
     locked = _locked(session)
     if game_id in locked:  # already ours in this transaction: the copy in hand is the current one
         return locked[game_id]
-    # populate_existing: a caller may have loaded the game earlier in this transaction; the
-    # locked row must replace that copy, or an order would be applied to a state another
-    # writer has since changed.  One round trip: the game, its seats and their accounts.
-    query = (
-        select(Game)
-        .where(Game.id == game_id)
-        .options(joinedload(Game.seats).joinedload(Seat.account))
-        .execution_options(populate_existing=True)
-    )
-    game = session.scalars(_for_update(session, query)).unique().one_or_none()
+    query = _LOCK if session.get_bind().dialect.name == "sqlite" else _LOCK_FOR_UPDATE
+    game = session.scalars(query, {"game_id": game_id}).unique().one_or_none()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     locked[game_id] = game
     return game
+
+
+#: The game, its seats and their accounts, in one round trip; built once (every order takes it).
+#: populate_existing: a caller may have loaded the game earlier in this transaction; the locked row
+#: must replace that copy, or an order would be applied to a state another writer has since changed.
+_LOCK = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"))
+    .options(joinedload(Game.seats).joinedload(Seat.account))
+    .execution_options(populate_existing=True)
+)
+_LOCK_FOR_UPDATE = _LOCK.with_for_update(of=Game, key_share=True)  # see _for_update
 
 
 def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
