@@ -139,3 +139,56 @@ def test_queued_rows_are_dropped_with_a_rollback(runtime):
     assert outbox_count(runtime) == before
     with runtime.db.read() as session:
         assert session.scalar(select(func.count(LogEntry.id)).where(LogEntry.text == "never")) == 0
+
+
+def test_a_locked_games_changes_are_one_core_update_and_the_orm_flush_passes_it_over(runtime):
+    """The locked game's changed columns (and ``updated_at``) go in one UPDATE of those columns as
+    the flush begins; the ORM writes nothing more for it; a rollback undoes it like any statement."""
+    from sqlalchemy import event
+
+    game_id = start(runtime)
+    with runtime.db.read() as session:
+        before, turn = session.get(Game, game_id).updated_at, session.get(Game, game_id).turn
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *_):
+        statements.append(statement)
+
+    event.listen(runtime.db.engine, "before_cursor_execute", seen)
+    try:
+        with runtime.unit() as uow:
+            game = lock_game(uow.session, game_id)
+            statements.clear()
+            game.name, game.turn = "Renamed", game.turn + 5
+            uow.session.flush()
+            updates = [s for s in statements if s.lstrip().upper().startswith("UPDATE GAMES")]
+            assert len(updates) == 1 and "name" in updates[0] and "state" not in updates[0]
+            assert not uow.session.dirty and game.updated_at > before
+            statements.clear()
+            uow.session.flush()  # nothing left for the ORM
+            assert statements == []
+        with pytest.raises(RuntimeError), runtime.unit() as uow:
+            lock_game(uow.session, game_id).name = "Never"
+            uow.session.flush()
+            raise RuntimeError("rolled back")
+    finally:
+        event.remove(runtime.db.engine, "before_cursor_execute", seen)
+    with runtime.db.read() as session:
+        game = session.get(Game, game_id)
+        assert (game.name, game.turn) == ("Renamed", turn + 5) and game.updated_at > before
+
+
+def test_a_locked_game_that_gains_a_seat_is_flushed_whole(runtime):
+    """A relationship change stays the ORM's: the new seat is written, and the game's columns once."""
+    game_id = start(runtime)
+    with runtime.unit() as uow:
+        game = lock_game(uow.session, game_id)
+        first = game.seats[0]
+        game.seats.append(
+            Seat(seat="Extra", position=len(game.seats), account_id=first.account_id, reply_token="extra-token",
+                 web_token="extra-web-token")
+        )  # fmt: skip
+        game.phase = "with an extra seat"
+    with runtime.db.read() as session:
+        game = session.get(Game, game_id)
+        assert game.phase == "with an extra seat" and [s.seat for s in game.seats][-1] == "Extra"

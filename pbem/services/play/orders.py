@@ -118,7 +118,8 @@ def submit(
         fold.alone = {"reply": reply, "verdicts": verdicts}
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
-        seat.missed_deadlines = 0
+        if seat.missed_deadlines:  # set only when it changes: an untouched seat costs the flush nothing
+            seat.missed_deadlines = 0
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
     folds.send_alone(uow, SENT_ALONE)  # the receipt, and press folded for this message, that no email took
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
