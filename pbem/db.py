@@ -101,6 +101,8 @@ class Database:
         self.engine = sql_engine(self.url)
         self.is_sqlite = self.url.startswith("sqlite")
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
+        #: The same pool, each statement its own transaction (see :meth:`statements`).
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -129,9 +131,17 @@ class Database:
 
     @contextmanager
     def statements(self) -> Iterator[Connection]:
-        """One transaction on a bare connection, for hot paths that need no ORM objects."""
+        """A bare connection for hot paths that need no ORM objects, whose statements are each
+        whole on their own (claim a row, mark it, store a message).
+
+        On PostgreSQL each statement commits by itself (autocommit): a transaction of one
+        statement would add a ``BEGIN`` and a ``COMMIT``, two more round trips.  SQLite
+        runs them in one write transaction, its write lock taken at once."""
+        if not self.is_sqlite:
+            with self._autocommit.connect() as connection:
+                yield connection
+            return
         with self.engine.connect() as connection:
-            if self.is_sqlite:
-                connection.execution_options(sqlite_immediate=True)
+            connection.execution_options(sqlite_immediate=True)
             with connection.begin():
                 yield connection

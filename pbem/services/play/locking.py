@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,7 +44,8 @@ _LOCK = (
     .options(joinedload(Game.seats).joinedload(Seat.account))
     .execution_options(populate_existing=True)
 )
-_LOCK_FOR_UPDATE = _LOCK.with_for_update(of=Game, key_share=True)  # see _for_update
+#: FOR NO KEY UPDATE (see :func:`lock_game`); SQLite is locked already.
+_LOCK_FOR_UPDATE = _LOCK.with_for_update(of=Game, key_share=True)
 
 
 def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
@@ -67,20 +69,27 @@ def lock_seat_reading(
 ) -> tuple[Seat, tuple[Any, ...]] | None:
     """:func:`lock_game_of_seat`, reading ``also`` (columns of the caller's, which may refer to the
     ``seats`` row, with ``params``) in the same statement: the seat and those values."""
-    query = (
-        select(Seat, STAND_IN_LIST, *also)
-        .join(Seat.game)
-        .where(Seat.reply_token == reply_token)
-        .options(contains_eager(Seat.game), joinedload(Seat.account))
-        .execution_options(populate_existing=True)
-    )
-    found = session.execute(_for_update(session, query), dict(params or {})).one_or_none()
+    query = _seat_lock(tuple(also), session.get_bind().dialect.name == "sqlite")
+    found = session.execute(query, {**(params or {}), "reply_token": reply_token}).one_or_none()
     if found is None:
         return None
     seat, stand_ins, *values = found
     _locked(session)[seat.game_id] = seat.game
     _read_stand_ins(session, seat.game_id, stand_ins)  # the game's bot and resigned seats, read with the lock
     return seat, tuple(values)
+
+
+@functools.cache
+def _seat_lock(also: tuple[ColumnElement[Any], ...], sqlite: bool) -> Select:
+    """The statement of :func:`lock_seat_reading`, built once for each set of extra columns."""
+    query = (
+        select(Seat, STAND_IN_LIST, *also)
+        .join(Seat.game)
+        .where(Seat.reply_token == bindparam("reply_token"))
+        .options(contains_eager(Seat.game), joinedload(Seat.account))
+        .execution_options(populate_existing=True)
+    )
+    return query if sqlite else query.with_for_update(of=Game, key_share=True)  # as _LOCK_FOR_UPDATE
 
 
 def _locked(session: Session) -> dict[int, Game]:
@@ -115,10 +124,3 @@ def _read_stand_ins(session: Session, game_id: int, listed: str | None) -> None:
 def stand_ins_read(session: Session, game_id: int) -> tuple[frozenset[str], frozenset[str]] | None:
     """The game's bot and resigned seats as :func:`lock_game_of_seat` read them in this unit (None: it did not)."""
     return UnitOfWork.of(session).stand_ins.get(game_id)
-
-
-def _for_update(session: Session, query: Select) -> Select:
-    """Lock only the game's row, ``FOR NO KEY UPDATE`` (see :func:`lock_game`); SQLite is locked already."""
-    if session.get_bind().dialect.name == "sqlite":
-        return query
-    return query.with_for_update(of=Game, key_share=True)
