@@ -11,7 +11,9 @@ Both paths run in this one process on a fresh PostgreSQL schema (or
 * mail: Gmail-shaped replies of one accepted order each (a sealed coin
   replaced), as ``python -m bench mail`` sends them, each stored
   (``receive``), processed (the pipeline, the order, its answer queued) and its
-  answer sent to an SMTP sink on loopback (``outbox.deliver``).
+  answer sent to an SMTP sink on loopback (``outbox.deliver``);
+* and between the two, the emails the service path queued, sent to the sink
+  (a turn email is drawn and rendered then, from its draft), per email.
 
 Each part is a set of functions, wrapped for the run; a part's CPU is this
 thread's CPU time (``time.thread_time``: the sink's thread is not counted)
@@ -215,12 +217,28 @@ def mail_workload(runtime, count: int, games: int) -> Callable[[Parts], int]:
     return play
 
 
-def report(title: str, parts: Parts, done: int) -> None:
+def delivery_workload(runtime) -> Callable[[Parts], int]:
+    """Every email the service path queued, sent to the SMTP sink (its turn emails drawn and rendered
+    now, from their drafts); returns how many were sent."""
+
+    def send(parts: Parts) -> int:
+        with runtime.reading() as uow:
+            due = outbox.due_ids(uow, limit=10**6)
+        with parts.measuring():
+            sent = [outbox.deliver(runtime, outbox_id) for outbox_id in due]
+        if set(sent) != {"sent"}:
+            raise SystemExit(f"an email of the service path was not sent: {sorted(set(sent))}")
+        return len(sent)
+
+    return send
+
+
+def report(title: str, parts: Parts, done: int, unit: str = "order") -> None:
     total = sum(parts.cpu.values())
     statements = sum(parts.statements.values())
     emails = parts.calls[QUEUE]
-    print(f"\n{title}: {done} orders, {emails / done:.2f} emails queued per order")
-    print("| part | CPU ms per order | share | statements per order |\n|---|---:|---:|---:|")
+    print(f"\n{title}: {done} {unit}s, {emails / done:.2f} emails queued per {unit}")
+    print(f"| part | CPU ms per {unit} | share | statements per {unit} |\n|---|---:|---:|---:|")
     for part in sorted(parts.cpu, key=lambda p: (p == OTHER, -parts.cpu[p])):
         cpu, count = parts.cpu[part], parts.statements.get(part, 0)
         print(f"| {part} | {1000 * cpu / done:.3f} | {cpu / total:.0%} | {count / done:.2f} |")
@@ -229,7 +247,7 @@ def report(title: str, parts: Parts, done: int) -> None:
     if emails:
         each = ", ".join(f"{part.removeprefix('email: ')} {1000 * parts.cpu[part] / emails:.3f} ms" for part in render)
         print(f"per email queued: {each}")
-    print(f"wall time of the measured calls: {1000 * parts.wall / done:.3f} ms per order")
+    print(f"wall time of the measured calls: {1000 * parts.wall / done:.3f} ms per {unit}")
 
 
 def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
@@ -250,6 +268,8 @@ def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
             done = measure(parts, service_workload(runtime, orders_count))
             report("Service path (orders.submit)", parts, done)
             wrap_mail_path(parts)
+            sent = measure(parts, delivery_workload(runtime))
+            report("Sending the service path's emails (outbox.deliver)", parts, sent, unit="email")
             mail = mail_workload(runtime, messages + WARM_MESSAGES, games=25)
             done = measure(parts, mail)
             report("Mail path (receive, process, deliver)", parts, done)

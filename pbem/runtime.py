@@ -165,6 +165,8 @@ class UnitOfWork:
     chains: dict[int, list[str]] = field(default_factory=dict)
     #: Game id -> the game row this unit locked.
     locked: dict[int, Any] = field(default_factory=dict)
+    #: Other rows this unit locked (a message it processes), written as the locked games are.
+    claimed: list[Any] = field(default_factory=list)
     #: Game id -> its bot seats and resigned seats as its lock read them (see ``bot_seats.stand_ins``).
     stand_ins: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     #: Whether the session's statements are watched for the queued rows (see :meth:`_queued`).
@@ -184,10 +186,11 @@ class UnitOfWork:
     def _write_locked(self, session: Session, *_: Any) -> None:
         """Each locked row's changed columns, written with one Core UPDATE as the ORM's flush begins.
 
-        The locked game changes on every order; the ORM would write the same columns,
-        at the same moment, for several times the CPU (its flush compares and
-        orders every object it holds).  The row's attributes are then marked written."""
-        for row in self.locked.values():
+        The locked game changes on every order, the processed message once; the ORM
+        would write the same columns, at the same moment, for several times the CPU
+        (its flush compares and orders every object it holds).  The row's attributes
+        are then marked written."""
+        for row in (*self.locked.values(), *self.claimed):
             found = changed_columns(row, session)
             if found is not None:
                 table, row_id, values = found
@@ -290,7 +293,7 @@ class UnitOfWork:
         self._forget()
 
     def _forget(self) -> None:
-        self.nudges, self.later, self.folds, self.chains, self.locked = [], [], {}, {}, {}
+        self.nudges, self.later, self.folds, self.chains, self.locked, self.claimed = [], [], {}, {}, {}, []
         self.waiting, self.waiting_made, self.folding_news = {}, [], False
         self.inserts, self.updates, self.stand_ins = {}, {}, {}
 

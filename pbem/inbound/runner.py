@@ -144,6 +144,7 @@ def process(
             row = _claim(uow.session, inbound_id, skip_locked)
             if row is None:
                 return "busy" if skip_locked else "missing"
+            uow.claimed.append(row)  # its verdict is written as the game is (UnitOfWork._write_locked)
             if row.status != "pending":
                 return row.status
             outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE)
