@@ -44,6 +44,11 @@ def _no_nudge(task: str, args: tuple[Any, ...]) -> None:
     """Without a broker the sweep (or the dev mailbox) picks the work up."""
 
 
+def _sends_later() -> bool:
+    """Elsewhere than in a worker's task, a queued email goes to the worker (or the sweep)."""
+    return False
+
+
 #: ``(task, args, seconds)``: run ``task(*args)`` in ``seconds`` (a broker ETA); set in worker processes.
 Scheduler = Callable[[str, tuple[Any, ...], float], None]
 
@@ -54,6 +59,9 @@ class Runtime:
     db: Database
     nudger: Nudger = field(default=_no_nudge)
     scheduler: Scheduler | None = None
+    #: Whether this process sends an email queued now itself, at once after the commit (taking one
+    #: of its sends if so); a worker's task does (see ``worker.reserve_inline_delivery``).
+    sends_at_once: Callable[[], bool] = field(default=_sends_later)
 
     @contextmanager
     def unit(self) -> Iterator[UnitOfWork]:

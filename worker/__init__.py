@@ -127,14 +127,18 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
 
     Delivering in the task that queued the email saves a broker round trip and a
     task per email, and it runs in the same pool a ``deliver_outbox`` task would
-    occupy.  The row is claimed exactly as by the task, so a failure here backs
-    off and the sweep retries it.
+    occupy.  An email queued while the task had sends left was claimed as it was
+    written (:func:`reserve_inline_delivery`), which saves its claim statement;
+    any other is claimed as by the task.  Either way a failure here backs off and
+    the sweep retries it, a killed process's claim once its lease lapses.
     """
+    from pbem.services.mailout import outbox
+
     left = getattr(_inline, "left", 0)
     runtime = get_runtime()
-    if task == Task.DELIVER_OUTBOX and left > 0 and runtime.settings.smtp_url:
-        _inline.left = left - 1
-        from pbem.services.mailout import outbox
+    claimed = task == Task.DELIVER_OUTBOX and outbox.claimed_here(*args)  # its send was taken when queued
+    if claimed or (task == Task.DELIVER_OUTBOX and left > 0 and runtime.settings.smtp_url):
+        _inline.left = left - (not claimed)
         from pbem.services.ops import outage
 
         try:
@@ -145,6 +149,16 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
             outage.database.failed(error, Task.DELIVER_OUTBOX)
         return
     send(task, args)
+
+
+def reserve_inline_delivery() -> bool:
+    """Whether this task sends an email it queues now itself (taking one of its sends if so): the
+    email is then claimed as it is written (see ``outbox.claimed_when_queued``)."""
+    left = getattr(_inline, "left", 0)
+    if left <= 0 or not get_runtime().settings.smtp_url:
+        return False
+    _inline.left = left - 1
+    return True
 
 
 @task_prerun.connect
@@ -162,7 +176,7 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
     runtime = get_runtime()
-    runtime.nudger, runtime.scheduler = worker_nudge, send_later
+    runtime.nudger, runtime.scheduler, runtime.sends_at_once = worker_nudge, send_later, reserve_inline_delivery
 
 
 @worker_process_init.connect
@@ -170,5 +184,5 @@ def _fresh_connections(**_: Any) -> None:
     """Each forked worker process opens its own database connections."""
     db.dispose_all()
     runtime = make_runtime(get_runtime().settings, nudger=worker_nudge)
-    runtime.scheduler = send_later
+    runtime.scheduler, runtime.sends_at_once = send_later, reserve_inline_delivery
     set_runtime(runtime)

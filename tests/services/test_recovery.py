@@ -46,6 +46,59 @@ def test_a_killed_workers_claim_is_sent_again_within_a_minute(runtime, sink, mon
     assert [m.message["Message-ID"] for m in sink.messages] == [first.message_id]
 
 
+def queued_to_send_at_once(runtime, address: str) -> tuple[int, list]:
+    """An email queued by a unit whose process sends it at once (a worker's task): its id and the
+    unit's nudges, taken but not acted on."""
+    from pbem.services.mailout import notify
+
+    nudges: list = []
+    runtime.nudger, runtime.sends_at_once = (lambda task, args: nudges.append((task, args))), (lambda: True)
+    with runtime.unit() as uow:
+        row = notify.queue(runtime, uow.session, game=None, seat=None, recipient=address, template="notice",
+                           kind="notice", headline="Claimed as it is queued", details=[])  # fmt: skip
+    return row.id, nudges
+
+
+def test_an_email_its_task_sends_at_once_is_claimed_as_it_is_queued_and_sent_without_a_claim(runtime, sink):
+    row_id, nudges = queued_to_send_at_once(runtime, "claimed@example.org")
+    [stored] = [row for row in rows(runtime) if row.id == row_id]
+    assert (stored.status, stored.attempts) == ("sending", 1), "claimed in the transaction that queued it"
+    assert nudges == [("deliver_outbox", (row_id,))]
+    assert row_id not in runtime.in_reading(outbox.due_ids, grace=5.0), "no one else takes it while it lasts"
+    claims: list = []
+    claim = outbox.claim
+    outbox.claim = lambda *args, **kwargs: claims.append(args) or claim(*args, **kwargs)
+    try:
+        assert outbox.deliver(runtime, row_id) == "sent"
+    finally:
+        outbox.claim = claim
+    assert claims == [] and [m.message["Message-ID"] for m in sink.messages][-1] == stored.message_id
+    assert [row.status for row in rows(runtime) if row.id == row_id] == ["sent"]
+    assert outbox.deliver(runtime, row_id) == "skipped", "sent once: the next call must claim, and finds it sent"
+
+
+def test_an_email_claimed_as_queued_whose_process_died_is_sent_by_the_sweep_after_its_lease(runtime, sink):
+    row_id, _ = queued_to_send_at_once(runtime, "orphan@example.org")
+    outbox._claimed_here.clear()  # the process was killed after its commit, before it sent the email
+    assert outbox.deliver(runtime, row_id) == "skipped", "its claim still runs"
+    soon = later(55)
+    assert row_id in runtime.in_reading(outbox.due_ids, grace=5.0, now=soon)
+    assert outbox.deliver(runtime, row_id, now=soon) == "sent"
+    assert [m.message["To"] for m in sink.messages].count("orphan@example.org") == 1
+
+
+def test_a_rolled_back_unit_leaves_no_claim_to_send(runtime, sink):
+    from pbem.services.mailout import notify
+
+    runtime.sends_at_once = lambda: True
+    before = len(rows(runtime))
+    with pytest.raises(RuntimeError), runtime.unit() as uow:
+        notify.queue(runtime, uow.session, game=None, seat=None, recipient="never@example.org", template="notice",
+                     kind="notice", headline="Never", details=[])  # fmt: skip
+        raise RuntimeError("rolled back")
+    assert len(rows(runtime)) == before and outbox._claimed_here == {}
+
+
 def test_a_slow_send_renews_its_claim_so_no_one_else_takes_it(runtime, sink, monkeypatch):
     monkeypatch.setattr(outbox, "LEASE_SECONDS", 1)
     monkeypatch.setattr(outbox, "RENEW_SECONDS", 0.2)

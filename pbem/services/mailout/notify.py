@@ -15,7 +15,7 @@ from pbem.engine_output import drawn, example_order, rules_url
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import drafts, folds, preferences, threads, unsubscribe
+from pbem.services.mailout import drafts, folds, outbox, preferences, threads, unsubscribe
 from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
@@ -192,6 +192,9 @@ def queue(
     if later:
         row.fold = {**(row.fold or {}), drafts.KEY: draft.kept(game, seat)}
     unit = UnitOfWork.of(session)
+    sent_here = status == "pending" and unit.runtime.sends_at_once()
+    if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own
+        outbox.claimed_when_queued(row)
     if status in (folds.DEFERRED, folds.WAITING):
         # The unit's folds may still move it (folded, released): kept by the ORM, which writes every change.
         session.add(row)
@@ -199,7 +202,7 @@ def queue(
     else:
         unit.insert_later(_OUTBOX, lambda: written(row), returned=lambda row_id: setattr(row, "id", row_id))
     if status == "pending":
-        unit.nudge("deliver_outbox", lambda: row.id)
+        unit.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
     return row
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import format_datetime
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Row, bindparam, func, select, update
@@ -64,7 +65,7 @@ def bodies(row: OutboxMessage | Row) -> dict[str, Any]:
         raise UnsendableMessage(f"cannot render its draft: {type(error).__name__}: {error}") from None
 
 
-def email_bytes(row: OutboxMessage | Row, rendered: dict[str, Any] | None = None) -> bytes:
+def email_bytes(row: OutboxMessage | Row | SimpleNamespace, rendered: dict[str, Any] | None = None) -> bytes:
     """The email of ``row`` as sent, its draft ``rendered`` (:func:`bodies`, rendered here if not
     given); :class:`UnsendableMessage` if it cannot be one."""
     rendered = bodies(row) if rendered is None else rendered
@@ -104,6 +105,30 @@ _CLAIM = (
     .values(status=OutboxStatus.SENDING, attempts=_OUTBOX.c.attempts + 1, next_try_at=bindparam("lease_until"))
     .returning(*_OUTBOX.c)
 )
+
+
+def claimed_when_queued(row: OutboxMessage, now: dt.datetime | None = None) -> None:
+    """Make ``row``, not yet written, this process's claim (as :func:`claim` would), for a row that
+    the process sends at once after its transaction commits: no claim of its own to write then.
+    If the process dies before sending it, the claim lapses and the sweep sends it, as any claim."""
+    row.status = OutboxStatus.SENDING
+    row.attempts = 1
+    row.next_try_at = (now or utcnow()) + dt.timedelta(seconds=LEASE_SECONDS)
+
+
+#: Rows this process queued claimed (see :func:`claimed_when_queued`), by id, once their transaction
+#: committed: :func:`deliver` sends them without a claim statement.
+_claimed_here: dict[int, SimpleNamespace] = {}
+
+
+def keep_claimed(row: OutboxMessage) -> int:
+    """After the commit: note that ``row`` (claimed when queued) is this process's to send; its id."""
+    _claimed_here[row.id] = SimpleNamespace(**{column.key: getattr(row, column.key) for column in _OUTBOX.columns})
+    return row.id
+
+
+def claimed_here(outbox_id: int) -> bool:
+    return outbox_id in _claimed_here
 
 
 def claim(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> Row | None:
@@ -217,7 +242,7 @@ def deliver(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) ->
     url = runtime.settings.smtp_url
     if not url:
         return "skipped"
-    row = claim(runtime, outbox_id, now)
+    row = _claimed_here.pop(outbox_id, None) or claim(runtime, outbox_id, now)
     if row is None:
         return "skipped"
     rendered: dict[str, Any] = {}  # the columns its draft renders, kept with the outcome
