@@ -41,7 +41,7 @@ from pbem.migrations import upgrade
 from pbem.models import Account, InboundMessage, Seat, SigninLink
 from pbem.runtime import Runtime, make_runtime
 from tests.support.celery_proc import CeleryProcess, process_env, wait_until
-from tests.support.services import free_port, postgres_schema, redis_url, smtp_listening
+from tests.support.services import free_ports, postgres_schema, redis_url, smtp_listening
 from tests.support.smtp_sink import SmtpSink
 
 DOMAIN = "abuse.test"
@@ -204,8 +204,8 @@ def _runtime(env: dict[str, str]) -> Runtime:
 @contextlib.contextmanager
 def embedded(tmp: Path) -> Iterator[Stack]:
     """``pbem serve`` with a relay: the embedded default as a small deployment runs it."""
-    web_port, smtp_port = free_port(), free_port()
     with SmtpSink() as relay:
+        web_port, smtp_port = free_ports(2)  # picked while the relay holds its own port
         env = _base_env(tmp, relay, web_port)
         log_path = tmp / "serve.log"
         with open(log_path, "ab") as log:
@@ -237,11 +237,11 @@ def embedded(tmp: Path) -> Iterator[Stack]:
 @contextlib.contextmanager
 def distributed(tmp: Path) -> Iterator[Stack]:
     """PostgreSQL, Redis, a Celery worker, ``pbem smtpd`` and ``pbem web``, each its own process."""
-    web_port, smtp_port = free_port(), free_port()
     broker = redis_url()
     with postgres_schema() as url, SmtpSink() as relay:
         import redis
 
+        web_port, smtp_port = free_ports(2)  # picked while the relay holds its own port
         redis.Redis.from_url(broker).flushdb()  # our own database number only
         env = _base_env(tmp, relay, web_port)
         env.update(PBEM_DATABASE_URL=url, PBEM_BROKER_URL=broker, PBEM_METRICS_TOKEN=METRICS_TOKEN)

@@ -17,7 +17,7 @@ from tests.mail.support import reply_to
 from tests.support import dovecot
 from tests.support.celery_proc import wait_until
 from tests.support.dovecot import Dovecot
-from tests.support.services import free_port
+from tests.support.services import free_ports
 from tests.support.smtp_sink import SmtpSink
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -65,8 +65,8 @@ def stop_with_ctrl_c(proc: subprocess.Popen) -> int:
 
 
 def test_serve_runs_everything_and_restarts_cleanly(tmp_path):
-    port, smtp_port = free_port(), free_port()
     with SmtpSink() as sink, open(tmp_path / "serve.log", "ab") as log:
+        port, smtp_port = free_ports(2)  # picked while the sink holds its own port: none is the sink's
         env = env_for(tmp_path, sink, port)
         serve = start_serve(env, port, smtp_port, log)
         try:
@@ -112,10 +112,10 @@ def started_pids(log_path, role: str) -> list[int]:
 
 @pytest.mark.mta
 def test_serve_restarts_a_dead_worker_polls_imap_and_keeps_secret_links_out_of_the_log(tmp_path):
-    port, smtp_port = free_port(), free_port()
     log_path = tmp_path / "serve.log"
     dovecot.need()
     with SmtpSink() as sink, Dovecot() as mailbox, open(log_path, "ab") as log:
+        port, smtp_port = free_ports(2)  # picked while the sink and Dovecot hold theirs
         env = env_for(tmp_path, sink, port)
         env["PBEM_IMAP_URL"] = mailbox.url  # one mailbox: replies come in through IMAP
         env["PBEM_REPLY_ADDRESS"] = "games+{key}@example.org"
