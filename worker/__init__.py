@@ -134,15 +134,12 @@ def worker_nudge(task: str, args: tuple[Any, ...]) -> None:
     """
     from pbem.services.mailout import outbox
 
-    left = getattr(_inline, "left", 0)
-    runtime = get_runtime()
-    claimed = task == Task.DELIVER_OUTBOX and outbox.claimed_here(*args)  # its send was taken when queued
-    if claimed or (task == Task.DELIVER_OUTBOX and left > 0 and runtime.settings.smtp_url):
-        _inline.left = left - (not claimed)
+    # An email claimed when queued had its send taken then; any other takes one now, if any is left.
+    if task == Task.DELIVER_OUTBOX and (outbox.claimed_here(*args) or reserve_inline_delivery()):
         from pbem.services.ops import outage
 
         try:
-            outbox.deliver(runtime, *args)
+            outbox.deliver(get_runtime(), *args)
         except Exception as error:  # the database went away after the task committed: the sweep resends
             if not outage.unreachable(error):
                 raise

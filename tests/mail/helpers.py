@@ -63,7 +63,7 @@ def inbound(runtime, inbound_id) -> InboundMessage:
 
 def text_of(row: OutboxMessage) -> str:
     """The text of ``row`` as its reader gets it: a deferred one, kept as a draft, as it would go alone."""
-    return drafts.rendered(row.fold, row.kind, row.subject).get("body_text", row.body_text)
+    return drafts.text_and_html(row)[0]
 
 
 def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> list[int]:

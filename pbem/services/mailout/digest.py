@@ -95,9 +95,7 @@ def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxM
         "subjects": _counted([row.subject for row in news]),
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
-        "latest": drafts.rendered(last.fold, last.kind, last.subject).get("body_text", last.body_text).rstrip()
-        if news
-        else "",
+        "latest": drafts.text_and_html(last)[0].rstrip() if news else "",
         "reply_to": reply,
         **_now(runtime, game, seat),
     }

@@ -88,6 +88,13 @@ def rendered(fold: dict[str, Any] | None, kind: str, subject: str) -> dict[str, 
     return {"body_text": text, "body_html": html, "fold": {key: value for key, value in fold.items() if key != KEY}}
 
 
+def text_and_html(row: Any, bodies: dict[str, Any] | None = None) -> tuple[str, str]:
+    """``row``'s text and HTML as sent: from its draft's ``bodies`` (:func:`rendered`, rendered here if
+    not given) if it kept one, else its own."""
+    bodies = rendered(row.fold, row.kind, row.subject) if bodies is None else bodies
+    return bodies.get("body_text", row.body_text), bodies.get("body_html", row.body_html)
+
+
 def fill(row: OutboxMessage) -> None:
     """Render ``row`` if it kept its draft (see :func:`rendered`)."""
     for column, value in rendered(row.fold, row.kind, row.subject).items():

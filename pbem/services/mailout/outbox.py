@@ -68,8 +68,7 @@ def bodies(row: OutboxMessage | Row) -> dict[str, Any]:
 def email_bytes(row: OutboxMessage | Row | SimpleNamespace, rendered: dict[str, Any] | None = None) -> bytes:
     """The email of ``row`` as sent, its draft ``rendered`` (:func:`bodies`, rendered here if not
     given); :class:`UnsendableMessage` if it cannot be one."""
-    rendered = bodies(row) if rendered is None else rendered
-    text, html = rendered.get("body_text", row.body_text), rendered.get("body_html", row.body_html)
+    text, html = drafts.text_and_html(row, bodies(row) if rendered is None else rendered)
     headers = {
         "To": row.recipient,
         "Subject": row.subject,

@@ -201,12 +201,12 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-    drafted = drafts.rendered(latest.fold, latest.kind, latest.subject)  # one not sent yet may be a draft
+    text, html = drafts.text_and_html(latest)  # one not sent yet may be a draft
     copy = OutboxMessage(
         recipient=latest.recipient,
         subject=latest.subject,
-        body_text=drafted.get("body_text", latest.body_text),
-        body_html=drafted.get("body_html", latest.body_html),
+        body_text=text,
+        body_html=html,
         headers=headers,
         message_id=new_message_id(uow.runtime, f"game-{game.id}"),
         kind="resend",

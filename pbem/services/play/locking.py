@@ -27,12 +27,21 @@ def lock_game(session: Session, game_id: int) -> Game:
     locked = _locked(session)
     if game_id in locked:  # already ours in this transaction: the copy in hand is the current one
         return locked[game_id]
-    query = _LOCK if session.get_bind().dialect.name == "sqlite" else _LOCK_FOR_UPDATE
+    query = _LOCK if _is_sqlite(session) else _LOCK_FOR_UPDATE
     game = session.scalars(query, {"game_id": game_id}).unique().one_or_none()
     if game is None:
         raise NotFound(f"there is no game {game_id}")
     locked[game_id] = game
     return game
+
+
+def _for_update(query: Select) -> Select:
+    """Lock only the game's row, ``FOR NO KEY UPDATE`` (see :func:`lock_game`); SQLite needs no lock clause."""
+    return query.with_for_update(of=Game, key_share=True)
+
+
+def _is_sqlite(session: Session) -> bool:
+    return session.get_bind().dialect.name == "sqlite"
 
 
 #: The game, its seats and their accounts, in one round trip; built once (every order takes it).
@@ -44,8 +53,7 @@ _LOCK = (
     .options(joinedload(Game.seats).joinedload(Seat.account))
     .execution_options(populate_existing=True)
 )
-#: FOR NO KEY UPDATE (see :func:`lock_game`); SQLite is locked already.
-_LOCK_FOR_UPDATE = _LOCK.with_for_update(of=Game, key_share=True)
+_LOCK_FOR_UPDATE = _for_update(_LOCK)
 
 
 def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
@@ -69,7 +77,7 @@ def lock_seat_reading(
 ) -> tuple[Seat, tuple[Any, ...]] | None:
     """:func:`lock_game_of_seat`, reading ``also`` (columns of the caller's, which may refer to the
     ``seats`` row, with ``params``) in the same statement: the seat and those values."""
-    query = _seat_lock(tuple(also), session.get_bind().dialect.name == "sqlite")
+    query = _seat_lock(tuple(also), _is_sqlite(session))
     found = session.execute(query, {**(params or {}), "reply_token": reply_token}).one_or_none()
     if found is None:
         return None
@@ -89,7 +97,7 @@ def _seat_lock(also: tuple[ColumnElement[Any], ...], sqlite: bool) -> Select:
         .options(contains_eager(Seat.game), joinedload(Seat.account))
         .execution_options(populate_existing=True)
     )
-    return query if sqlite else query.with_for_update(of=Game, key_share=True)  # as _LOCK_FOR_UPDATE
+    return query if sqlite else _for_update(query)
 
 
 def _locked(session: Session) -> dict[int, Game]:
