@@ -23,6 +23,7 @@ from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
 from pbem.tasks import Task, task_named
 from worker import broker
+from worker.preload import preload
 
 SWEEP_SECONDS = 2.0
 #: When the daily digest goes out (UTC).
@@ -35,7 +36,11 @@ INLINE_DELIVERIES = 8
 def broker_options(settings: Settings) -> dict[str, Any]:
     """The embedded broker keeps its queue as files in the instance folder."""
     if not settings.embedded_broker:
-        return {"visibility_timeout": 600}
+        # The broker is only a nudge, so Redis keeps no index of delivered, unacknowledged tasks
+        # (kombu's "ack emulation"): it cost two Redis transactions per task.  The worker still
+        # tracks them itself, requeuing a task whose pool process died and, at a warm shutdown,
+        # every task it held; what a killed worker held, the sweep re-drives.
+        return {"ack_emulation": False}
     folder = Path(settings.instance) / "broker"
     (folder / "queue").mkdir(parents=True, exist_ok=True)
     (folder / "processed").mkdir(parents=True, exist_ok=True)
@@ -174,6 +179,7 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 def _on_worker_start(**_: Any) -> None:
     runtime = get_runtime()
     runtime.nudger, runtime.scheduler, runtime.sends_at_once = worker_nudge, send_later, reserve_inline_delivery
+    preload()  # before the pool forks: every pool process starts with it loaded
 
 
 @worker_process_init.connect

@@ -149,6 +149,17 @@ def environment(kind: str) -> jinja2.Environment:
     return env
 
 
+def compile_all() -> int:
+    """Compile every mail template into its environment's cache now; how many there are."""
+    count = 0
+    for kind, suffix in (("text", ".txt"), ("html", ".html")):
+        env = environment(kind)
+        for name in env.list_templates(filter_func=lambda name, suffix=suffix: name.endswith(suffix)):
+            env.get_template(name)
+            count += 1
+    return count
+
+
 @cache
 def _template(kind: str, names: tuple[str, ...]) -> jinja2.Template:
     """The first of ``names`` that exists, looked up once (a miss is not cached by Jinja)."""

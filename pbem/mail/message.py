@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import email
 import email.policy
+import functools
 import hashlib
 import re
 from email.header import decode_header, make_header
@@ -93,15 +94,27 @@ def addresses(message: Message, *names: str) -> list[str]:
     """Every well-formed address in the named headers, in order."""
     found: list[str] = []
     for name in names:
-        try:
-            pairs = getaddresses(headers(message, name))
-        except Exception:
-            continue
-        for _, address in pairs:
-            cleaned = clean_address(address)
-            if cleaned and cleaned not in found:
-                found.append(cleaned)
+        values = tuple(headers(message, name))
+        parsed = _remembered_addresses(values) if sum(map(len, values)) <= _REMEMBERED_LENGTH else _addresses(values)
+        for address in parsed:
+            if address not in found:
+                found.append(address)
     return found
+
+
+def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    """The well-formed addresses of one header's values; none if the header cannot be read."""
+    try:
+        pairs = getaddresses(values)
+    except Exception:
+        return ()
+    return tuple(cleaned for _, address in pairs if (cleaned := clean_address(address)))
+
+
+#: A message's pipeline reads its From and To again and again (the email package parses an
+#: address character by character); headers up to this long are parsed once.
+_REMEMBERED_LENGTH = 1000
+_remembered_addresses = functools.lru_cache(maxsize=256)(_addresses)
 
 
 def display_name(message: Message) -> str:

@@ -1,4 +1,5 @@
-"""The embedded broker (file system): unreadable message files never stop a consumer."""
+"""The brokers: the embedded one's unreadable message files never stop a consumer; Redis publishes
+through one client and keeps no copy of the tasks a worker holds."""
 
 from __future__ import annotations
 
@@ -163,3 +164,57 @@ def test_publishing_to_redis_keeps_one_client_per_channel(tmp_path, sqlite_url, 
         app.close()
         set_runtime(None)
         redis.Redis.from_url(url).flushdb()
+
+
+@pytest.fixture
+def on_redis(tmp_path, sqlite_url):
+    url = redis_url()
+    store = redis.Redis.from_url(url)
+    store.flushdb()
+    runtime = build_runtime(tmp_path, sqlite_url, broker_url=url)
+    app = Celery("redis-ack-test", set_as_current=False)
+    app.conf.update(celery_config(runtime.settings))
+    yield app, store
+    app.close()
+    set_runtime(None)
+    store.flushdb()
+
+
+def take_one(app: Celery):
+    """A connection that has received one task message and not acknowledged it, and that message."""
+    connection = app.connection_for_read()
+    taken = []
+    consumer = connection.Consumer(
+        app.amqp.queues["celery"], callbacks=[lambda _body, message: taken.append(message)], accept=["json"]
+    )
+    consumer.qos(prefetch_count=1)
+    consumer.consume()
+    while not taken:
+        connection.drain_events(timeout=5)
+    return connection, taken[0]
+
+
+def test_a_task_in_hand_is_kept_by_the_worker_and_put_back_if_not_done(on_redis):
+    """Redis keeps no copy of a task a worker holds (the broker is only a nudge: two Redis
+    transactions per task saved), yet the worker puts it back when the pool process running it
+    died (a reject) and when it stops before acknowledging it (a warm shutdown)."""
+    app, store = on_redis
+    for number in range(3):
+        app.send_task("worker.tasks.deliver_outbox", args=[number])
+    connection, message = take_one(app)
+    try:
+        assert store.llen("celery") == 2
+        assert not [key for key in store.scan_iter("unacked*")], "Redis keeps no copy of it"
+        message.reject(requeue=True)
+        assert store.llen("celery") == 3, "a rejected task is back in the queue"
+    finally:
+        connection.release()
+    connection, message = take_one(app)
+    assert message.payload[0] != [], "a task as sent"
+    assert store.llen("celery") == 2
+    connection.release()  # closing without acknowledging it, as a warm shutdown does
+    assert store.llen("celery") == 3, "a task held at shutdown is back in the queue"
+    connection, message = take_one(app)
+    message.ack()
+    connection.release()
+    assert store.llen("celery") == 2, "an acknowledged task is gone"
