@@ -179,15 +179,19 @@ class _Renewer:
         self._held: dict[int, _Claim] = {}
         self._keys = itertools.count()
         self._thread: threading.Thread | None = None
+        #: When the thread next looks at the claims (monotonic time).
+        self._looks_at = 0.0
 
     def hold(self, runtime: Runtime, row: Row) -> int:
         with self._wake:
             key = next(self._keys)
-            self._held[key] = _Claim(runtime, row, time.monotonic())
+            now = time.monotonic()
+            self._held[key] = _Claim(runtime, row, now)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="lease-renewer", daemon=True)
                 self._thread.start()
-            self._wake.notify()  # RENEW_SECONDS may have changed since the thread began to wait
+            elif now + RENEW_SECONDS < self._looks_at:  # only if RENEW_SECONDS shrank since it began to wait
+                self._wake.notify()
         return key
 
     def release(self, key: int) -> None:
@@ -204,8 +208,12 @@ class _Renewer:
                     for claim in due.values():
                         claim.renewed = now
                     return due
-                waits = [claim.renewed + RENEW_SECONDS - now for claim in self._held.values()]
-                self._wake.wait(min(waits) if waits else None)
+                # Never longer than RENEW_SECONDS, so a claim held meanwhile needs no wake-up call:
+                # waking the thread for every send cost a thread switch per email.
+                renewals = [claim.renewed + RENEW_SECONDS - now for claim in self._held.values()]
+                wait = min(renewals, default=RENEW_SECONDS)
+                self._looks_at = now + wait
+                self._wake.wait(wait)
 
     def _run(self) -> None:
         while True:
