@@ -116,12 +116,17 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 def send(task: str, args: tuple[Any, ...]) -> None:
     """The nudger: services name a task, this sends it through the broker."""
-    app.send_task(task_named(task).celery_name, args=list(args))
+    app.send_task(task_named(task).celery_name, args=list(args), declare=UNDECLARED)
 
 
 def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
     """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
-    app.send_task(task_named(task).celery_name, args=list(args), countdown=max(0.0, seconds))
+    app.send_task(task_named(task).celery_name, args=list(args), countdown=max(0.0, seconds), declare=UNDECLARED)
+
+
+#: A task goes to its queue by name (the default exchange); the workers declare the queue they read,
+#: so a sender need not declare it again with every task (kombu copied the queue to check, each time).
+UNDECLARED: list[Any] = []
 
 
 _inline = threading.local()

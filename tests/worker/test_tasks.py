@@ -30,7 +30,7 @@ def test_the_beat_schedule_names_registered_tasks(sqlite_runtime):
 def test_the_dispatch_sends_each_task_under_its_registered_name(sqlite_runtime, monkeypatch):
     sent: list[tuple[str, list, float | None]] = []
 
-    def send_task(name: str, args: list, countdown: float | None = None) -> None:
+    def send_task(name: str, args: list, countdown: float | None = None, **_options) -> None:
         sent.append((name, args, countdown))
 
     monkeypatch.setattr(worker.app, "send_task", send_task)
