@@ -3,8 +3,9 @@
 Celery's prefork pool forks its processes from the worker's parent.  What the
 parent has imported and compiled (the inbound pipeline, every installed game,
 the mail templates) each child shares from its first task, instead of paying
-for it in the middle of a player's message: about a fifth of a second of CPU
-per child, and again for every child that replaces one that died.
+for it in the middle of a player's message: about a third of a second of CPU
+per child where no bytecode files are kept, and again for every child that
+replaces one that died.
 """
 
 from __future__ import annotations
