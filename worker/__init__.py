@@ -116,17 +116,19 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 def send(task: str, args: tuple[Any, ...]) -> None:
     """The nudger: services name a task, this sends it through the broker."""
-    app.send_task(task_named(task).celery_name, args=list(args), declare=UNDECLARED)
+    _publish(task, args)
 
 
 def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
     """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
-    app.send_task(task_named(task).celery_name, args=list(args), countdown=max(0.0, seconds), declare=UNDECLARED)
+    _publish(task, args, countdown=max(0.0, seconds))
 
 
-#: A task goes to its queue by name (the default exchange); the workers declare the queue they read,
-#: so a sender need not declare it again with every task (kombu copied the queue to check, each time).
-UNDECLARED: list[Any] = []
+def _publish(task: str, args: tuple[Any, ...], **options: Any) -> None:
+    """A task goes to its queue by name (the default exchange), and the workers declare the queue
+    they read, so the sender declares nothing (kombu copied the queue to check it, with every task).
+    A new empty list each time: kombu may add to the one it is given."""
+    app.send_task(task_named(task).celery_name, args=list(args), declare=[], **options)
 
 
 _inline = threading.local()

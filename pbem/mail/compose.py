@@ -158,9 +158,9 @@ def environment(kind: str) -> jinja2.Environment:
 def compile_all() -> int:
     """Compile every mail template into its environment's cache now; how many there are."""
     count = 0
-    for kind, suffix in (("text", ".txt"), ("html", ".html")):
+    for kind, extension in (("text", "txt"), ("html", "html")):
         env = environment(kind)
-        for name in env.list_templates(filter_func=lambda name, suffix=suffix: name.endswith(suffix)):
+        for name in env.list_templates(extensions=[extension]):
             env.get_template(name)
             count += 1
     return count

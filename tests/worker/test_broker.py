@@ -199,8 +199,8 @@ def test_a_task_in_hand_is_kept_by_the_worker_and_put_back_if_not_done(on_redis)
     transactions per task saved), yet the worker puts it back when the pool process running it
     died (a reject) and when it stops before acknowledging it (a warm shutdown)."""
     app, store = on_redis
-    for number in range(3):
-        app.send_task("worker.tasks.deliver_outbox", args=[number])
+    for number in range(3):  # published as worker.send publishes: the queue not declared again
+        app.send_task("worker.tasks.deliver_outbox", args=[number], declare=[])
     connection, message = take_one(app)
     try:
         assert store.llen("celery") == 2
@@ -210,7 +210,6 @@ def test_a_task_in_hand_is_kept_by_the_worker_and_put_back_if_not_done(on_redis)
     finally:
         connection.release()
     connection, message = take_one(app)
-    assert message.payload[0] != [], "a task as sent"
     assert store.llen("celery") == 2
     connection.release()  # closing without acknowledging it, as a warm shutdown does
     assert store.llen("celery") == 3, "a task held at shutdown is back in the queue"

@@ -4,9 +4,9 @@ Celery forks its pool from the worker's parent after ``worker_init``, where
 :func:`worker.preload.preload` runs; whatever a message's first task would still
 import or compile, every pool process pays for in the middle of a player's
 message.  This test process imported everything long ago, so the check runs in
-a fresh interpreter: it loads what the worker's parent loads, preloads, then
-processes an order by email and sends its answer, and reports every module it
-imported and every mail template it compiled while doing so.
+a fresh interpreter: it loads what the worker's parent loads, runs its
+``worker_init``, then processes an order by email and sends its answer, and
+reports every module it imported and every mail template it compiled meanwhile.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from tests.support.smtp_sink import SmtpSink
 FIRST_MESSAGE = """
 import gc, json, sys
 import worker, worker.tasks
+from celery.signals import worker_init
 from pbem.mail import compose
-from worker.preload import preload
 from pbem.runtime import make_runtime, set_runtime
 
 runtime = make_runtime()
 set_runtime(runtime)
 if sys.argv[2] == "preload":
-    preload()
+    worker_init.send(sender=None)  # what the worker's parent runs before its pool forks
 modules = set(sys.modules)
 templates = {kind: set(compose.environment(kind).cache.keys()) for kind in ("text", "html")}
 nudges = []
