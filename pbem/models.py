@@ -160,18 +160,13 @@ def is_bot_address(email: str) -> bool:
     return email.lower().endswith("@" + BOT_DOMAIN)
 
 
-#: The account of a seat whose player was removed and that the game's defaults play (no email,
-#: no bot): in the bot's reserved domain, so no mail is ever sent to it.
-VACANT_ADDRESS = f"vacant@{BOT_DOMAIN}"
-
-
-def is_vacant_address(email: str) -> bool:
-    return email.lower() == VACANT_ADDRESS
-
-
 def new_thread_key() -> str:
     """64 random bits for a seat's thread root."""
     return secrets.token_hex(8)
+
+
+#: SQL for "the seat's player left" (see ``Seat.left_at``).
+SEATS_LEFT = "left_at IS NOT NULL"
 
 
 class Seat(Base):
@@ -185,6 +180,8 @@ class Seat(Base):
             postgresql_where=text("missed_deadlines > 0"),
             sqlite_where=text("missed_deadlines > 0"),
         ),
+        # The seats whose player left: the sweep finds their games without reading every seat.
+        Index("ix_seats_left", "game_id", postgresql_where=text(SEATS_LEFT), sqlite_where=text(SEATS_LEFT)),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
@@ -203,21 +200,19 @@ class Seat(Base):
     #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
     notify: Mapped[str | None] = mapped_column(String(20))
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
-    #: When the seat's player resigned: the game's late-seat policy plays the seat from then on.
-    resigned_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: When the seat's player left the game (see :mod:`pbem.seating`): the game's late-seat policy
+    #: plays the seat from then on.  The account stays: it is who played the seat until then.
+    left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: Why they left: a :class:`pbem.seating.Left` (resigned, removed, dropped); set with ``left_at``.
+    left_reason: Mapped[str | None] = mapped_column(String(20))
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
 
     @property
-    def is_bot(self) -> bool:
-        """Played by the server's bot (``--bot N``): its account's address is in the reserved bot domain."""
-        return is_bot_address(self.account.email) and not self.is_vacant
-
-    @property
-    def is_vacant(self) -> bool:
-        """Nobody plays it: its player was removed and the game's defaults are played for it."""
-        return is_vacant_address(self.account.email)
+    def held_by_bot(self) -> bool:
+        """Its account is the bot's (a ``--bot N`` seat): who plays it is :func:`pbem.seating.who_plays`'s answer."""
+        return is_bot_address(self.account.email)
 
     @property
     def public_player(self) -> str:

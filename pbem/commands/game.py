@@ -8,6 +8,7 @@ import click
 
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
+from pbem.seating import who_plays
 from pbem.services import ServiceError
 from pbem.services.people.players import PlayerError, split_players
 from pbem.services.play import games, house_rules, lobby
@@ -59,7 +60,7 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
                 "email": seat.account.email,
                 "play_url": f"{settings.base_url}/play/{seat.web_token}",
                 "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.reply_template),
-                "bot": seat.is_bot,
+                "bot": who_plays(game.house_rules, seat).bot_seat,
             }
             for seat in game.seats
         ]

@@ -20,7 +20,9 @@ from sqlalchemy.orm import aliased
 
 from engines import get_engine
 from pbem.engine_output import example_from
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Game, LobbyEntry, PressMessage, Seat, public_name
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
 from pbem.services.play import press, rematch
@@ -40,7 +42,6 @@ bp.add_app_template_global(plain_grammar, "plain_grammar")
 
 #: Press shown on the page, newest first.
 PRESS_SHOWN = 100
-OPEN = ("active", "paused")
 #: Read-only commands whose long answers the page reads again after the redirect.
 REREADABLE = HELP_WORDS + STATUS_WORDS
 #: The flash category of a press verdict, shown beside the press form.
@@ -71,6 +72,8 @@ class SeatPage:
     press_log: list[dict[str, Any]] = field(default_factory=list)
     #: The seat's player left the game: the page shows the public view only, and takes nothing.
     resigned: bool = False
+    #: Why they left (a :class:`pbem.seating.Left`), or None.
+    left: str | None = None
     #: After the game: the rematch on offer, if any (see pbem.services.play.rematch.status_for).
     rematch: dict[str, Any] | None = None
     #: The legal orders as concrete choices (free text named, final ones marked).
@@ -79,7 +82,7 @@ class SeatPage:
     @property
     def press_open(self) -> bool:
         """Press may be sent now (the game runs and its rules allow press)."""
-        return self.press_mode != "none" and self.game["status"] in OPEN
+        return self.press_mode != "none" and self.game["status"] in RUNNING
 
     @property
     def press_targets(self) -> list[str]:
@@ -114,8 +117,9 @@ def load_seat(token: str) -> SeatPage | None:
             return None
         game = seat.game
         engine = get_engine(game.engine)
-        resigned = seat.resigned_at is not None
-        active = game.status == "active" and not resigned
+        left = who_plays(game.house_rules, seat).left
+        resigned = left is not None
+        active = game.status == GameStatus.ACTIVE and not resigned
         to_act = active and seat.seat in engine.to_act(game.state)
         may_act = active and (to_act or engine.may_act(game.state, seat.seat))
         rules = rules_of(game)
@@ -144,6 +148,7 @@ def load_seat(token: str) -> SeatPage | None:
             rules=rules.describe(),
             notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
             resigned=resigned,
+            left=left,
         )
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)
@@ -210,7 +215,7 @@ _REMATCH_SEEN = (
 _SEAT_PROBE = (
     select(
         Seat.id,
-        Seat.resigned_at,
+        Seat.left_at,
         Game.version,
         Game.status,
         Game.updated_at,

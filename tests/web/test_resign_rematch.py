@@ -23,7 +23,7 @@ def test_resign_on_the_player_page_asks_then_leaves(client, sqlite_runtime):
     leaver = sorted(tokens)[1]
     asked = press_button(client, tokens[leaver], "resign").get_data(as_text=True)
     assert "resign yes" in asked and 'value="resign yes"' in asked, "the answer asks to confirm, with a button"
-    assert game_row(sqlite_runtime, game_id).seats[1].resigned_at is None
+    assert game_row(sqlite_runtime, game_id).seats[1].left_at is None
 
     confirm = {"csrf_token": csrf_of(asked), "order": "resign yes"}  # the button on the page that asked
     done = client.post(f"/play/{tokens[leaver]}", data=confirm, follow_redirects=True).get_data(as_text=True)

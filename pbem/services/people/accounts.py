@@ -14,8 +14,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine
+from pbem.game_status import GameStatus
 from pbem.models import Account, Game, LobbyEntry, Seat
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import Left, who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
 
@@ -109,7 +111,8 @@ def seat_rows(session: Session, account_id: int) -> list[Seat]:
 def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
     game = seat.game
     engine = get_engine(game.engine)
-    playing = game.status == "active" and seat.resigned_at is None  # a player who resigned has nothing to do
+    left = who_plays(game.house_rules, seat).left
+    playing = game.status == GameStatus.ACTIVE and not left  # a player who left has nothing to do
     to_act = playing and seat.seat in engine.to_act(game.state)
     deadline = game.deadline if playing else None
     return {
@@ -122,10 +125,12 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "turn": game.turn,
         "phase": game.phase,
         "to_act": to_act,
-        "resigned": seat.resigned_at is not None,
+        "resigned": left is Left.RESIGNED,
+        "left": left,
         "deadline": deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if deadline else None,
         "deadline_local": local_time(deadline, tz),
-        "play_url": f"{runtime.settings.base_url}/play/{seat.web_token}",
+        # the admin took the seat from them: its link changed, and is no longer theirs to see
+        "play_url": None if left is Left.REMOVED else f"{runtime.settings.base_url}/play/{seat.web_token}",
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": (game.result or {}).get("summary") if game.status == "finished" else None,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import unicodedata
+from collections.abc import Collection
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +16,10 @@ from engines import get_engine
 from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
+from pbem.game_status import LogKind
 from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
@@ -226,14 +229,20 @@ def rules_line(game: Game) -> str:
     return "House rules: " + " ".join(rules_of(game).describe())
 
 
-@contextmanager
-def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: tuple[str, ...]):
-    """A locked transaction for an admin action, logged, refused in the wrong status."""
-    session = uow.session
-    game = lock_game(session, game_id)
+def locked_for(uow: UnitOfWork, game_id: int, action: str, allowed: Collection[str]) -> Game:
+    """The game, locked for this transaction; refused in words unless its status is one of ``allowed``."""
+    game = lock_game(uow.session, game_id)
     if game.status not in allowed:
         raise ServiceError(f"cannot {action} game {game_id}: it is {game.status}")
-    append_log(session, game, kind="admin", source="admin", text=f"{action}: {note}".strip(": "))
+    return game
+
+
+@contextmanager
+def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: Collection[str]):
+    """A locked transaction for an admin action, logged, refused in the wrong status."""
+    session = uow.session
+    game = locked_for(uow, game_id, action, allowed)
+    append_log(session, game, kind=LogKind.ADMIN, source="admin", text=f"{action}: {note}".strip(": "))
     yield session, game
     game.version += 1
 
@@ -321,8 +330,9 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
         if seat.account.email == email:
             raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
         before, last_email = seat.public_label, seat.last_message_id
+        had_player = who_plays(game.house_rules, seat).has_player
         departing = seat_changes.hand_over(uow.runtime, session, game, seat, account_for(session, email, name))
-        if not is_bot_address(departing.email):  # a bot's or a vacant seat's account reads no email
+        if had_player:  # the bot reads no email; a player who left was told when they left
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
             seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
         headline = f"{seat.public_label} takes over from {before}."
@@ -340,15 +350,10 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
         )
 
 
-def rotate_tokens_of(seat: Seat) -> None:
-    seat.reply_token = new_token()
-    seat.web_token = new_token()
-
-
 def rotate_tokens(uow: UnitOfWork, game_id: int, seat_name: str) -> None:
     allowed = ("active", "paused", "finished")
     with admin_action(uow, game_id, "rotate", seat_name, allowed) as (_session, game):
-        rotate_tokens_of(seat_by_name(game, seat_name))
+        seat_changes.rotate_tokens_of(seat_by_name(game, seat_name))
 
 
 def game_ids(uow: UnitOfWork) -> list[int]:

@@ -125,10 +125,10 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
 
 
 def at_the_table(session: Session, game_id: int, account_id: int) -> bool:
-    """Whether the account played game ``game_id`` to its end (a seat it did not resign): a rematch's guests."""
+    """Whether the account played game ``game_id`` to its end (a seat it did not leave): a rematch's guests."""
     return (
         session.scalar(
-            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.resigned_at.is_(None))
+            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.left_at.is_(None))
         )
         is not None
     )

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
 from engines.base import OrderError
+from pbem.game_status import GameStatus
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services import NotFound
+from pbem.seating import left_of
 from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import forgiving, press
-from pbem.services.play.locking import lock_game
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.queries import status_text
-from pbem.services.play.resign import RESIGNED
+from pbem.services.play.resign import refusal
 from pbem.services.play.settling import append_log, engine_for, settle
 
 
@@ -51,9 +51,6 @@ class Submission:
     turn_changed: bool = False
     finished: bool = False
 
-
-#: Control characters (all but tab) never belong in an order; a stray one would reach views, feeds and logs.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 STATUS_WORDS = {
     "paused": "the game is paused; orders are taken again when it resumes",
@@ -98,17 +95,16 @@ def submit(
     reply: Reply | None = None,
 ) -> Submission:
     """Apply each line in order; bad lines are refused, good ones kept, all in one transaction."""
-    lines = [clean for clean in (_CONTROL.sub("", line).strip() for line in lines) if clean]
+    lines = [clean for clean in (press.strip_controls(line).strip() for line in lines) if clean]
     session = uow.session
     game = lock_game(session, game_id)
-    seat = session.get(Seat, seat_id)
-    if seat is None or seat.game_id != game.id:
-        raise NotFound("that seat does not play in this game")
+    seat = seat_of_game(session, game.id, seat_id)
     engine = engine_for(game)
     old_turn = game.turn
-    active = game.status == "active" and seat.resigned_at is None
+    left = left_of(seat)
+    active = game.status == GameStatus.ACTIVE and left is None
     if not active:
-        why = STATUS_WORDS.get(game.status, game.status) if seat.resigned_at is None else RESIGNED
+        why = STATUS_WORDS.get(game.status, game.status) if left is None else refusal(left)
         verdicts = [Verdict(line, False, why) for line in lines]
         events, announce = [], False
     else:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, object_session, selectinload
 from engines import get_engine
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import Left, who_plays
 from pbem.services import NotFound
 from pbem.services.play.game_pages import Cursor, list_page
 
@@ -96,7 +97,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
                 "player": public_name(seat.account.name, seat.position, seat.account.email),
                 "handle": seat.account.handle,
                 "submitted": flags[seat.seat],
-                "resigned": getattr(seat, "resigned_at", None) is not None,
+                **seat_occupant(game, seat),
             }
             for seat in game.seats
         ]
@@ -106,6 +107,13 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
         "created_at": iso(game.created_at),
         "finished_at": iso(game.finished_at),
     }
+
+
+def seat_occupant(game: Game, seat: Seat) -> dict[str, Any]:
+    """Who plays a seat, for pages and JSON: ``played_by`` (player, bot, defaults), ``left`` (why its player
+    left, or None) and ``resigned`` (the player resigned)."""
+    occupant = who_plays(game.house_rules, seat)
+    return {"played_by": occupant.by, "left": occupant.left, "resigned": occupant.left is Left.RESIGNED}
 
 
 def open_table(session: Session | None, game: Game) -> list[dict[str, Any]]:
@@ -216,13 +224,13 @@ def lean_game(session, game_id: int):
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account, player_handle, public_name
+    from pbem.models import Account, is_bot_address, player_handle, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Seat.resigned_at, Seat.account_id, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Seat.left_reason, Seat.account_id, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -236,7 +244,8 @@ def lean_game(session, game_id: int):
         SimpleNamespace(
             seat=s.seat,
             position=s.position,
-            resigned_at=s.resigned_at,
+            left_reason=s.left_reason,
+            held_by_bot=is_bot_address(s.email),
             account=SimpleNamespace(
                 name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
             ),

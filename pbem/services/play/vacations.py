@@ -25,10 +25,9 @@ from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
-from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.locking import lock_game
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
 
 DAY = dt.timedelta(days=1)
@@ -95,9 +94,7 @@ def current_end(session: Session, game: Game, seat: Seat, now: dt.datetime) -> d
 def _locked_seat(session: Session, game_id: int, seat_id: int) -> tuple[Game, Seat]:
     """The game, locked for this transaction, and one of its seats."""
     game = lock_game(session, game_id)
-    seat = next((s for s in game.seats if s.id == seat_id), None)
-    if seat is None:
-        raise NotFound("that seat does not play in this game")
+    seat = seat_of_game(session, game.id, seat_id)
     return game, seat
 
 
