@@ -78,7 +78,9 @@ def test_resign_asks_to_confirm_then_leaves_and_the_game_goes_on_by_defaults(sql
         assert bob.left_reason == "resigned" and bob.left_at is not None
         for address, count in told_before.items():
             news = box(address)[count:]
-            assert any(f"{bob.seat} (Bob) resigned; the game's defaults play for them" in said(m) for m in news), address
+            assert any(f"{bob.seat} (Bob) resigned; the game's defaults play for them" in said(m) for m in news), (
+                address
+            )
         summary = queries.public_summary(game_row(runtime, game_id), acted=set())
         assert {s["name"]: s["resigned"] for s in summary["seats"]} == {
             s.seat: s.seat == bob.seat for s in game_row(runtime, game_id).seats

@@ -21,16 +21,16 @@ import hashlib
 from typing import Any
 
 from engines import get_engine
-from engines.playout import apply_entry, canonical_json
+from engines.playout import canonical_json
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.play import press
 from pbem.services.play.queries import iso
+from pbem.services.play.replay import ReplayError, Setup, replay_all
 from pbem.services.play.verify import Verification, replay_log
 
 FORMAT = "pbem-game-export"
 VERSION = 1
-REPLAYABLE = ("order", "timeout", "relabel")
 
 
 def state_digest(state: dict[str, Any]) -> str:
@@ -67,6 +67,8 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
         },
         "house_rules": dict(game.house_rules or {}),
         "seats": seats,
+        # the seats whose players left, and why (public, as on the status page): an import keeps them so
+        "left": {seat.seat: seat.left_reason for seat in game.seats if seat.left_reason},
     }
     log: list[dict[str, Any]] = []
     for entry in entries:
@@ -128,22 +130,14 @@ def verify_export(data: Any) -> Verification:
         raise ServiceError("this export is public only (the game was not finished): it holds no orders to replay")
     try:
         engine = get_engine(data["game"]["engine"])
-        setup = data["setup"]
-        state = engine.new_game(list(setup["players"]), int(setup["seed"]), setup["variant"], dict(setup["options"]))
-        state = state.state
-        log = list(data["log"])
+        setup = Setup.of_export(data["setup"])
+        log = [entry for entry in data["log"] if isinstance(entry, dict)]
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError(f"the export's set-up is incomplete or wrong: {error}") from None
-    applied = 0
-    for entry in log:
-        if not isinstance(entry, dict) or entry.get("kind") not in REPLAYABLE:
-            continue
-        try:
-            state = apply_entry(engine, state, entry).state
-        except (KeyError, ValueError) as error:
-            seq = entry.get("seq", "?")
-            return Verification(game_id, applied, False, f"entry {seq} ({entry.get('text')!r}) fails: {error}")
-        applied += 1
+    try:
+        state, applied = replay_all(engine, setup, log)
+    except ReplayError as error:
+        return Verification(game_id, error.applied, False, str(error))
     if state_digest(state) != data.get("final_state_sha256"):
         return Verification(game_id, applied, False, "replaying the export's log gives a different final state")
     return Verification(
