@@ -43,14 +43,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     gone = {name: occupant for name, occupant in stand_ins.items() if occupant.left}
     if late.postpone(uow.runtime, session, game, engine, late_players, now):
         return True
-    start_turn = engine.turn(game.state)
-    bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing, stand_ins))
-    still_missing = missing
-    if bot_played:
-        done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
-        still_missing = [] if done else sorted(engine.missing_seats(game.state))
-    played_all = bot_played and not still_missing
-    default_events = [] if played_all else _defaults(session, game, engine, still_missing, stand_ins)
+    bot_played, bot_events, default_events = _play_for_missing(session, game, engine, missing, stand_ins)
     for seat in game.seats:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
@@ -76,6 +69,22 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     )
     folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
+
+
+def _play_for_missing(
+    session: Session, game: Game, engine: Engine, missing: list[str], stand_ins: dict[str, Occupant]
+) -> tuple[dict[str, list[str]], list[str], list[str]]:
+    """The bot's orders for the missing seats it plays, then the engine's defaults for any still missing:
+    (orders per seat the bot played, the bot's events, the defaults' events)."""
+    start_turn = engine.turn(game.state)
+    bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing, stand_ins))
+    still_missing = missing
+    if bot_played:
+        done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
+        still_missing = [] if done else sorted(engine.missing_seats(game.state))
+    if bot_played and not still_missing:
+        return bot_played, bot_events, []
+    return bot_played, bot_events, _defaults(session, game, engine, still_missing, stand_ins)
 
 
 def _defaults(

@@ -29,8 +29,8 @@ from pbem.services.play.locking import lock_game
 from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
 
-#: Time per turn of a game whose creator chose none (the CLI's and the admin form's default).
-DEFAULT_DEADLINE = "3d"
+#: The most seats the server's bot plays in one game.
+MAX_BOTS = 12
 #: Seeds are stored as signed 64-bit integers.
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Unicode categories refused in a game name: control characters and line/paragraph separators.
@@ -81,8 +81,8 @@ def check_request(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tupl
     duplicates = sorted({e for e in emails if emails.count(e) > 1})
     if duplicates:
         problems.append(f"each player needs a different address; repeated: {', '.join(duplicates)}")
-    if request.bots < 0:
-        problems.append("the number of bot seats cannot be negative")
+    if not 0 <= request.bots <= MAX_BOTS:
+        problems.append(f"the number of bot seats must be from 0 to {MAX_BOTS}")
     if any(is_bot_address(email) for email in emails):
         problems.append(f"addresses in {BOT_DOMAIN} are reserved for the bot; use --bot N for bot seats")
     try:
