@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.outbox_status import OutboxStatus
 
 
@@ -113,7 +114,8 @@ class Game(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     #: Display names in seat order, as given to the engine at set-up.
     players: Mapped[list[Any]] = mapped_column(default=list)
-    status: Mapped[str] = mapped_column(String(20), default="active", index=True)
+    #: A :class:`pbem.game_status.GameStatus`.
+    status: Mapped[str] = mapped_column(String(20), default=GameStatus.ACTIVE, index=True)
     state: Mapped[dict[str, Any]] = mapped_column(default=dict)
     version: Mapped[int] = mapped_column(Integer, default=0)
     turn: Mapped[int] = mapped_column(Integer, default=0)
@@ -125,7 +127,6 @@ class Game(Base):
     reminders_sent: Mapped[list[Any]] = mapped_column(default=list)
     paused_remaining: Mapped[int | None] = mapped_column(Integer)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    thread_id: Mapped[str] = mapped_column(String(300), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
@@ -233,11 +234,12 @@ class LogEntry(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
-    #: order | timeout | admin
+    #: A :class:`pbem.game_status.LogKind`: order, timeout, relabel (what replay applies) or admin.
     kind: Mapped[str] = mapped_column(String(20))
     seat: Mapped[str | None] = mapped_column(String(50))
     text: Mapped[str] = mapped_column(Text, default="")
-    #: email | web | admin | deadline | cli; bot (orders a bot played for a late seat), player (a vacation)
+    #: email | web | admin | deadline | cli; bot (orders the bot played), defaults (the game's defaults for
+    #: seats whose players left), player (a vacation, a resignation)
     source: Mapped[str] = mapped_column(String(20))
     turn: Mapped[int] = mapped_column(Integer, default=0)
     events: Mapped[list[Any]] = mapped_column(default=list)

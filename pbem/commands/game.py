@@ -9,6 +9,7 @@ import click
 
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
+from pbem.game_status import OVER, GameStatus
 from pbem.seating import who_plays
 from pbem.services import ServiceError
 from pbem.services.play import games, new_game
@@ -176,7 +177,7 @@ def created_lines(settings, game_id: int, deadline: str | None, default: bool) -
     return lines
 
 
-LIST_STATUSES = ("open", "active", "paused", "finished", "cancelled")
+LIST_STATUSES = tuple(GameStatus)
 
 
 @game_group.command("list")
@@ -333,7 +334,7 @@ def game_cancel(game_id: int, reason: str, yes: bool) -> None:
             summary = rt.in_reading(game_summary, game_id)
         except ServiceError as error:
             fail(str(error))
-        if summary["status"] in ("finished", "cancelled"):
+        if summary["status"] in OVER:
             fail(f"cannot cancel game {game_id}: it is {summary['status']}")
         players = ", ".join(seat["player"] for seat in summary["seats"]) or "no players yet"
         click.confirm(

@@ -154,7 +154,7 @@ def load_seat(token: str) -> SeatPage | None:
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)
         page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
     page.press_log = rt.in_reading(press.history_for_seat, page.game_id, page.seat_id)
-    if page.game["status"] == "finished" and not page.resigned:
+    if page.game["status"] == GameStatus.FINISHED and not page.resigned:
         page.rematch = rt.in_reading(rematch.status_for, page.game_id, account_id)
     return page
 
@@ -240,7 +240,7 @@ def seat_tag(token: str, *reader: Any, page: bool = False) -> str | None:
         row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
     if row is None:
         return None
-    countdown = time_left(row.deadline) if page and row.status == "active" else ""
+    countdown = time_left(row.deadline) if page and row.status == GameStatus.ACTIVE else ""
     return caching.etag_of("seat", token, tuple(row), countdown, *reader)
 
 

@@ -32,6 +32,7 @@ import html
 import textwrap
 
 from engines import get_engine
+from pbem.game_status import GameStatus
 from pbem.models import Account, Game, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime
@@ -108,7 +109,7 @@ def effective(game: Game, seat: Seat) -> str:
 
 
 def must_act(game: Game, seat: Seat) -> bool:
-    return game.status == "active" and seat.seat in get_engine(game.engine).to_act(game.state)
+    return game.status == GameStatus.ACTIVE and seat.seat in get_engine(game.engine).to_act(game.state)
 
 
 def news_waits(game: Game, seat: Seat) -> bool:

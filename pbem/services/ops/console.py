@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from pbem.game_status import RUNNING
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -23,7 +24,6 @@ from pbem.tokens import reply_address
 REFUSED_INBOUND = ("rejected", "failed", "held")
 #: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
 DROPPED_INBOUND = ("dropped",)
-OPEN_STATUSES = ("active", "paused")
 
 
 @dataclass
@@ -55,7 +55,7 @@ def _late_seats(session, limit: int) -> list[dict[str, Any]]:
     late = session.scalars(
         select(Seat)
         .join(Game)
-        .where(Seat.missed_deadlines > 0, Game.status.in_(OPEN_STATUSES))
+        .where(Seat.missed_deadlines > 0, Game.status.in_(RUNNING))
         .options(selectinload(Seat.game), selectinload(Seat.account))
         .order_by(Seat.missed_deadlines.desc(), Seat.id)
         .limit(limit)
@@ -104,9 +104,9 @@ def _failed_outbox(session, limit: int) -> list[dict[str, Any]]:
 def _game_rows(session, limit: int) -> list[dict[str, Any]]:
     """The ``limit`` games most worth a look: open ones first, newest first (each read from an index)."""
     query = select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
-    games = list(session.scalars(query.where(Game.status.in_(OPEN_STATUSES)).limit(limit)))
+    games = list(session.scalars(query.where(Game.status.in_(RUNNING)).limit(limit)))
     if len(games) < limit:
-        games += session.scalars(query.where(Game.status.not_in(OPEN_STATUSES)).limit(limit - len(games)))
+        games += session.scalars(query.where(Game.status.not_in(RUNNING)).limit(limit - len(games)))
     return [
         {
             **game_fields(g),

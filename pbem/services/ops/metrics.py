@@ -18,6 +18,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select, text
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.ops import strangers
@@ -43,7 +44,7 @@ def backlogs(uow: UnitOfWork) -> dict[str, Backlog]:
             OutboxMessage.status.in_(("pending", "sending"))
         ),
         "deadlines": select(func.count(Game.id), func.min(Game.deadline)).where(
-            Game.status == "active", Game.deadline.is_not(None), Game.deadline <= now
+            Game.status == GameStatus.ACTIVE, Game.deadline.is_not(None), Game.deadline <= now
         ),
     }
     found = {}

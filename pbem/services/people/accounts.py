@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine
-from pbem.game_status import GameStatus
+from pbem.game_status import OVER, GameStatus
 from pbem.models import Account, Game, LobbyEntry, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import Left, who_plays
@@ -22,7 +22,12 @@ from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
 
 #: The order games are listed in after the ones waiting for the player.
-_STATUS_ORDER = {"active": 0, "paused": 1, "open": 2, "finished": 3, "cancelled": 4}
+_STATUS_ORDER = {
+    status: order
+    for order, status in enumerate(
+        (GameStatus.ACTIVE, GameStatus.PAUSED, GameStatus.OPEN, GameStatus.FINISHED, GameStatus.CANCELLED)
+    )
+}
 #: Finished and cancelled games listed on ``/me`` (the newest).
 MAX_OVER = 50
 
@@ -132,7 +137,7 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         # the admin took the seat from them: its link changed, and is no longer theirs to see
         "play_url": None if left is Left.REMOVED else f"{runtime.settings.base_url}/play/{seat.web_token}",
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
-        "result": (game.result or {}).get("summary") if game.status == "finished" else None,
+        "result": (game.result or {}).get("summary") if game.status == GameStatus.FINISHED else None,
     }
 
 
@@ -143,7 +148,7 @@ def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
         "name": game.name,
         "engine": game.engine,
         "title": get_engine(game.engine).title,
-        "status": "open",
+        "status": GameStatus.OPEN,
         "seat": None,
         "turn": 0,
         "phase": f"waiting for players: {taken} of {game.seats_wanted} seats taken",
@@ -171,13 +176,13 @@ def my_games(uow: UnitOfWork, account_id: int) -> dict[str, Any]:
     entries = session.scalars(
         select(LobbyEntry)
         .join(Game, Game.id == LobbyEntry.game_id)
-        .where(LobbyEntry.account_id == account_id, Game.status == "open")
+        .where(LobbyEntry.account_id == account_id, Game.status == GameStatus.OPEN)
     )
     for entry in entries:
         game = session.get(Game, entry.game_id)
         items.append(_waiting_item(uow.runtime, game, taken(session, game.id)))
-    running = [i for i in items if i["status"] not in ("finished", "cancelled")]
-    over = [i for i in items if i["status"] in ("finished", "cancelled")][:MAX_OVER]
+    running = [i for i in items if i["status"] not in OVER]
+    over = [i for i in items if i["status"] in OVER][:MAX_OVER]
     return {
         "account": {"name": account.name, "tz": tz, "notify": account.notify or "default"},
         "email": account.email,

@@ -20,6 +20,7 @@ import datetime as dt
 from sqlalchemy import select
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
 
@@ -32,7 +33,7 @@ def due_soon(uow: UnitOfWork, lookahead: dt.timedelta = LOOKAHEAD, limit: int = 
     now = utcnow()
     query = (
         select(Game.id, Game.deadline)
-        .where(Game.status == "active", Game.deadline > now, Game.deadline <= now + lookahead)
+        .where(Game.status == GameStatus.ACTIVE, Game.deadline > now, Game.deadline <= now + lookahead)
         .order_by(Game.deadline)
         .limit(limit)
     )

@@ -132,7 +132,7 @@ def send_due_reminders(uow: UnitOfWork, game_id: int) -> int:
     session = uow.session
     game = lock_game(session, game_id)
     now = utcnow()
-    if game.status != "active" or game.next_reminder is None or game.next_reminder > now:
+    if game.status != GameStatus.ACTIVE or game.next_reminder is None or game.next_reminder > now:
         return 0
     due = due_offsets(game, now)
     game.reminders_sent = [*game.reminders_sent, *due]
@@ -172,8 +172,8 @@ def due_game_ids(uow: UnitOfWork, limit: int = 500) -> tuple[list[int], list[int
     read (in a reading unit the sweep never waits for the database write lock).
     """
     now = utcnow()
-    deadline_q = select(Game.id).where(Game.status == "active", Game.deadline <= now).limit(limit)
-    reminder_q = select(Game.id).where(Game.status == "active", Game.next_reminder <= now).limit(limit)
+    deadline_q = select(Game.id).where(Game.status == GameStatus.ACTIVE, Game.deadline <= now).limit(limit)
+    reminder_q = select(Game.id).where(Game.status == GameStatus.ACTIVE, Game.next_reminder <= now).limit(limit)
     session = uow.session
     if session.get_bind().dialect.name == "sqlite":
         return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))

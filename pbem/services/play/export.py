@@ -22,6 +22,7 @@ from typing import Any
 
 from engines import get_engine
 from engines.playout import canonical_json
+from pbem.game_status import GameStatus, LogKind
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.play import press
@@ -46,7 +47,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
     """
     game, entries = replay_log(uow, game_id)
     if full is None:
-        full = game.status == "finished"
+        full = game.status == GameStatus.FINISHED
     engine = get_engine(game.engine)
     seats = list(engine.seat_names(len(game.players), game.variant))
     out: dict[str, Any] = {
@@ -72,7 +73,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
     }
     log: list[dict[str, Any]] = []
     for entry in entries:
-        if not full and entry.kind != "admin" and not entry.events:
+        if not full and entry.kind != LogKind.ADMIN and not entry.events:
             continue  # a sealed order replaced says nothing publicly, not even that it happened
         row: dict[str, Any] = {
             "seq": entry.seq if full else len(log) + 1,  # public: numbered as shown, no gaps to count
@@ -81,7 +82,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
             "at": iso(entry.created_at),
             "events": list(entry.events or []),
         }
-        if entry.kind == "admin":
+        if entry.kind == LogKind.ADMIN:
             row["text"] = entry.text.split(":", 1)[0]
         elif full:
             row.update(seat=entry.seat, text=entry.text, source=entry.source)

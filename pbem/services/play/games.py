@@ -16,7 +16,7 @@ from engines import get_engine
 from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
-from pbem.game_status import LogKind
+from pbem.game_status import RUNNING, GameStatus, LogKind
 from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import who_plays
@@ -179,7 +179,7 @@ def new_game_row(
         players=[],
         state={},
         deadline_policy=policy,
-        status="active",
+        status=GameStatus.ACTIVE,
         house_rules=rules.to_json() if rules is not None else {},
     )
 
@@ -192,12 +192,11 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     seat_names = engine.seat_names(len(drawn), game.variant)
     names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
     step = engine.new_game(names, game.seed, game.variant, game.options)
-    game.players, game.state, game.status = names, step.state, "active"
+    game.players, game.state, game.status = names, step.state, GameStatus.ACTIVE
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
         session.add(new_seat(game, account_for(session, email, name), seat_name, position))
     session.flush()
     sync_summary(engine, game)
-    game.thread_id = f"game-{game.id}"
     schedule_deadline(engine, game)
     session.refresh(game, ["seats"])
     notify.send_views(
@@ -253,17 +252,17 @@ def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
 
 def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
     """Stop the clock: the remaining time is kept and restored on resume."""
-    with admin_action(uow, game_id, "pause", reason, ("active",)) as (session, game):
+    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as (session, game):
         if game.deadline:
             game.paused_remaining = max(0, int((game.deadline - utcnow()).total_seconds()))
-        game.status, game.deadline, game.next_reminder = "paused", None, None
+        game.status, game.deadline, game.next_reminder = GameStatus.PAUSED, None, None
         _announce(uow.runtime, session, game, "The game is paused." + (f" ({reason})" if reason else ""))
 
 
 def resume(uow: UnitOfWork, game_id: int) -> None:
     """Restart the clock with the time that was left (at least a minute)."""
-    with admin_action(uow, game_id, "resume", "", ("paused",)) as (session, game):
-        game.status = "active"
+    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (session, game):
+        game.status = GameStatus.ACTIVE
         if game.paused_remaining is not None:
             now = utcnow()
             move_deadline(game, now + dt.timedelta(seconds=max(game.paused_remaining, 60)), now)
@@ -274,8 +273,8 @@ def resume(uow: UnitOfWork, game_id: int) -> None:
 
 
 def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
-    with admin_action(uow, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
-        game.status, game.deadline, game.next_reminder = "cancelled", None, None
+    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as (session, game):
+        game.status, game.deadline, game.next_reminder = GameStatus.CANCELLED, None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
         notify.send_views(uow.runtime, session, game, headline=headline, kind="cancelled")
@@ -286,7 +285,7 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
     problem = _duration_problem("an extension", seconds)
     if problem:
         raise ServiceError(problem)
-    with admin_action(uow, game_id, "extend", f"{seconds}s", ("active",)) as (session, game):
+    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as (session, game):
         now = utcnow()
         try:
             until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
@@ -323,7 +322,7 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
     example reply for the phase the game is in."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
-    with admin_action(uow, game_id, "replace", note, ("active", "paused")) as (session, game):
+    with admin_action(uow, game_id, "replace", note, RUNNING) as (session, game):
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
@@ -351,7 +350,7 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
 
 
 def rotate_tokens(uow: UnitOfWork, game_id: int, seat_name: str) -> None:
-    allowed = ("active", "paused", "finished")
+    allowed = RUNNING | {GameStatus.FINISHED}
     with admin_action(uow, game_id, "rotate", seat_name, allowed) as (_session, game):
         seat_changes.rotate_tokens_of(seat_by_name(game, seat_name))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pbem.game_status import OVER
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
@@ -150,7 +151,7 @@ def set_rules(uow: UnitOfWork, game_id: int, rules: HouseRules) -> None:
     """Store a game's rules (the admin may change them while it is not finished)."""
     session = uow.session
     game = lock_game(session, game_id)
-    if game.status in ("finished", "cancelled"):
+    if game.status in OVER:
         raise ServiceError(f"game {game_id} is {game.status}; its rules can no longer change")
     game.house_rules = rules.to_json()
     game.version += 1

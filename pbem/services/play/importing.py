@@ -23,7 +23,7 @@ from typing import Any
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.game_status import RUNNING
+from pbem.game_status import OVER, RUNNING, GameStatus
 from pbem.models import BOT_DOMAIN, Game, LogEntry, PressMessage
 from pbem.runtime import UnitOfWork
 from pbem.seating import Left
@@ -37,7 +37,7 @@ from pbem.services.play.settling import schedule_deadline, sync_summary
 from pbem.services.play.verify import verify
 
 #: Exported statuses a game comes back in (an unfinished game was active, paused or cancelled).
-KEPT_STATUSES = ("paused", "cancelled")
+KEPT_STATUSES = (GameStatus.PAUSED, GameStatus.CANCELLED)
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     seat_names = list(engine.seat_names(len(setup["players"]), setup["variant"]))
     state, _ = replay_all(engine, Setup.of_export(setup), [entry for entry in data["log"] if isinstance(entry, dict)])
     over = engine.outcome(state) is not None
-    exported = str(data["game"].get("status") or "active")
-    status = "finished" if over else exported if exported in KEPT_STATUSES else "active"
+    exported = str(data["game"].get("status") or GameStatus.ACTIVE)
+    status = GameStatus.FINISHED if over else GameStatus(exported) if exported in KEPT_STATUSES else GameStatus.ACTIVE
     left = _left(data, seat_names)
     people = _players(data, seat_names, players, needed=status in RUNNING, left=left)
     session = uow.session
@@ -77,12 +77,10 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
         house_rules=dict(data.get("house_rules") or {}),
         result=engine.outcome(state).to_json() if over else None,
         created_at=_when(data["game"].get("created_at")) or utcnow(),
-        finished_at=_when(data["game"].get("finished_at"))
-        or (utcnow() if status in ("finished", "cancelled") else None),
+        finished_at=_when(data["game"].get("finished_at")) or (utcnow() if status in OVER else None),
     )
     session.add(game)
     session.flush()
-    game.thread_id = f"game-{game.id}"
     for position, seat_name in enumerate(seat_names):
         name, email = people[position] or (
             setup["players"][position],
@@ -97,9 +95,9 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     sync_summary(engine, game)
     session.flush()
     session.refresh(game, ["seats"])
-    if status == "active":
+    if status == GameStatus.ACTIVE:
         schedule_deadline(engine, game)
-    if status in ("active", "paused"):
+    if status in RUNNING:
         notify.send_views(
             uow.runtime,
             session,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from engines.base import OrderError
-from pbem.game_status import GameStatus
+from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import left_of
@@ -53,9 +53,9 @@ class Submission:
 
 
 STATUS_WORDS = {
-    "paused": "the game is paused; orders are taken again when it resumes",
-    "finished": "the game is over",
-    "cancelled": "the game was cancelled",
+    GameStatus.PAUSED: "the game is paused; orders are taken again when it resumes",
+    GameStatus.FINISHED: "the game is over",
+    GameStatus.CANCELLED: "the game was cancelled",
 }
 
 
@@ -77,7 +77,7 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
         state = step.state
         game.state = state
         text = engine.format_order(order)
-        append_log(session, game, kind="order", source=source, seat=seat.seat, text=text, events=step.events)
+        append_log(session, game, kind=LogKind.ORDER, source=source, seat=seat.seat, text=text, events=step.events)
         said = step.receipt or f"{text}: accepted"
         verdicts.append(Verdict(line, True, said + forgiving.ignored_note(ignored)))
         events.extend(step.events)
@@ -118,7 +118,7 @@ def submit(
             seat.missed_deadlines = 0
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
     folds.send_alone(uow, SENT_ALONE)  # the receipt, and press folded for this message, that no email took
-    return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
+    return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == GameStatus.FINISHED)
 
 
 def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
@@ -145,7 +145,7 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
     """
     return (
         runtime.settings.receipt_wait_seconds > 0
-        and game.status == "active"
+        and game.status == GameStatus.ACTIVE
         and bool(verdicts)
         and all(v.ok for v in verdicts)
         and not (reply.before or reply.after or reply.status or reply.warning)

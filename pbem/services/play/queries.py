@@ -9,11 +9,11 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
+from pbem.game_status import RUNNING, GameStatus, LogKind
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import Left, who_plays
 from pbem.services import NotFound
-from pbem.services.play.game_pages import Cursor, list_page
 
 #: What an admin action without public events reads as on public pages (its note may name addresses).
 ADMIN_SENTENCES = {
@@ -42,7 +42,7 @@ def iso(value) -> str | None:
 _ACTED = select(LogEntry.seat).where(
     LogEntry.game_id == bindparam("game_id"),
     LogEntry.turn == bindparam("turn"),
-    LogEntry.kind == "order",
+    LogEntry.kind == LogKind.ORDER,
 )
 
 
@@ -54,7 +54,7 @@ def acted_seats(session: Session, game_id: int, turn: int) -> set[str]:
 
 def submitted_flags(status: str, to_act: Collection[str], acted: Collection[str], seats: list[str]) -> dict[str, Any]:
     """Per seat: True (acted this turn), False (must act now) or None (not asked to act now)."""
-    if status not in ("active", "paused"):
+    if status not in RUNNING:
         return {seat: None for seat in seats}
     flags: dict[str, Any] = {}
     for seat in seats:
@@ -66,7 +66,7 @@ def submitted_flags(status: str, to_act: Collection[str], acted: Collection[str]
 
 
 def _acted_of(game: Game) -> set[str]:
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return set()
     session = object_session(game)
     return acted_seats(session, game.id, game.turn) if session is not None else set()
@@ -82,7 +82,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
     or the game's own).
     """
     engine = get_engine(game.engine)
-    waiting = engine.to_act(game.state) if game.status == "active" else set()
+    waiting = engine.to_act(game.state) if game.status == GameStatus.ACTIVE else set()
     to_act = [seat.seat for seat in game.seats if seat.seat in waiting]  # in seat order, as the views list them
     acted = _acted_of(game) if acted is None else acted
     flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
@@ -119,7 +119,7 @@ def seat_occupant(game: Game, seat: Seat) -> dict[str, Any]:
 def open_table(session: Session | None, game: Game) -> list[dict[str, Any]]:
     """An open game's seats before the start: the players who took one, in joining order, then
     the open ones (seat names are drawn at the start, so none has a name yet)."""
-    if game.status != "open" or session is None:
+    if game.status != GameStatus.OPEN or session is None:
         return []
     entries = session.scalars(
         select(LobbyEntry)
@@ -158,7 +158,7 @@ def public_history(session: Session, game_id: int, limit: int = 50, offset: int 
     out = []
     for e in entries:
         events = list(e.events)
-        if not events and e.kind == "admin":
+        if not events and e.kind == LogKind.ADMIN:
             events = [admin_sentence(e.text)]
         if events:
             out.append({"seq": e.seq, "turn": e.turn, "at": iso(e.created_at), "kind": e.kind, "events": events})
@@ -168,11 +168,6 @@ def public_history(session: Session, game_id: int, limit: int = 50, offset: int 
 def game_summary(uow: UnitOfWork, game_id: int) -> dict[str, Any]:
     session = uow.session
     return public_summary(load_game(session, game_id))
-
-
-def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
-    """The ``limit`` newest games (a first page: see :mod:`pbem.services.play.game_pages` for the others)."""
-    return list_page(runtime, Cursor(size=limit), public_row, statuses).rows
 
 
 def public_row(game: Game) -> dict[str, Any]:
@@ -198,15 +193,11 @@ def seat_by_web_token(session: Session, token: str) -> Seat | None:
     ).one_or_none()
 
 
-def seat_by_reply_token(session: Session, token: str) -> Seat | None:
-    return session.scalars(select(Seat).where(Seat.reply_token == token)).one_or_none()
-
-
 def status_text(game: Game, seat: Seat) -> str:
     """A seat's private view in text and, while the game runs, what it is asked to do."""
     engine = get_engine(game.engine)
     view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
-    prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
+    prompt = engine.prompt(game.state, seat.seat).strip() if game.status == GameStatus.ACTIVE else ""
     shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
     return view if not prompt or shown else f"{view}\n\n{prompt}"
 

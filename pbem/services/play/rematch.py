@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbem.game_status import GameStatus
 from pbem.models import Game, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import left_of, who_plays
@@ -26,8 +27,6 @@ from pbem.services.people.accounts import taken
 from pbem.services.play import games, lobby
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import engine_for
-
-WAITING = "waiting for players"
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,10 @@ def table_of(game: Game) -> list[Seat]:
 def current(session: Session, game_id: int) -> Game | None:
     """The newest rematch offered after ``game_id`` that was not cancelled, if any."""
     return session.scalars(
-        select(Game).where(Game.rematch_of == game_id, Game.status != "cancelled").order_by(Game.id.desc()).limit(1)
+        select(Game)
+        .where(Game.rematch_of == game_id, Game.status != GameStatus.CANCELLED)
+        .order_by(Game.id.desc())
+        .limit(1)
     ).first()
 
 
@@ -54,12 +56,12 @@ def offer(uow: UnitOfWork, game_id: int, seat_id: int) -> RematchResult:
     session = uow.session
     game = lock_game(session, game_id)  # two players asking at once open one rematch, not two
     seat = seat_of_game(session, game.id, seat_id)
-    if game.status != "finished":
+    if game.status != GameStatus.FINISHED:
         return RematchResult(False, "a rematch is offered once the game is over")
     if left_of(seat) is not None:
         return RematchResult(False, "you left this game, so you are not part of its rematch")
     found = current(session, game.id)
-    if found is not None and found.status != "open":
+    if found is not None and found.status != GameStatus.OPEN:
         return RematchResult(True, f"The rematch has started already: {found.name} (game {found.id}).", found.id)
     opened = found is None
     if opened:
@@ -102,7 +104,7 @@ def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Gam
     stand_ins = [public_name("", position) for position in range(len(table))]
     rematch.players = stand_ins
     rematch.state = engine.new_game(stand_ins, seed, game.variant, rematch.options).state
-    rematch.status, rematch.seats_wanted, rematch.phase = "open", len(table), WAITING
+    rematch.status, rematch.seats_wanted, rematch.phase = GameStatus.OPEN, len(table), lobby.WAITING_PHASE
     rematch.rematch_of = game.id
     session.add(rematch)
     session.flush()

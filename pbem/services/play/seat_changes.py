@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
+from pbem.game_status import LogKind
 from pbem.models import Account, Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, threads
@@ -46,7 +47,7 @@ def relabel(session: Session, game: Game, seat: Seat, name: str) -> None:
     """Show ``name`` for ``seat`` on the board from now on: a ``relabel`` log entry, which replay
     applies at the same point (earlier events keep the name they were played under)."""
     game.state = engine_for(game).relabel(game.state, seat.seat, name)
-    append_log(session, game, kind="relabel", source="admin", seat=seat.seat, text=name)
+    append_log(session, game, kind=LogKind.RELABEL, source="admin", seat=seat.seat, text=name)
 
 
 def tell_departing(

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
+from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
@@ -107,7 +108,7 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         return VacationResult(False, "a vacation is a whole number of days, at least 1 (e.g. vacation 3)")
     session = uow.session
     game, seat = _locked_seat(session, game_id, seat_id)
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
     cap = rules_of(game).vacation_days_per_game
     if days > cap:
@@ -143,7 +144,9 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
         f"deadlines that wait for {seat.seat} move to then."
     )
-    append_log(session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line])
+    append_log(
+        session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
+    )
     game.version += 1
     notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
     return VacationResult(
@@ -164,7 +167,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
     """
     session = uow.session
     game, seat = _locked_seat(session, game_id, seat_id)
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
     now = utcnow()
     held = end_now(session, game, seat, now)
@@ -173,7 +176,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
     line = f"{seat.public_label} is back from vacation."
     if held:
         line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
-    append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
+    append_log(session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text="vacation ended", events=[line])
     game.version += 1
     notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
     back = "welcome back: your vacation has ended, and every other player has been told"
