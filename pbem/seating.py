@@ -30,6 +30,11 @@ class Left(StrEnum):
     """Too many deadlines missed in a row (the house rule ``drop_after``)."""
 
 
+#: Reasons whose seat's secret links change as the player leaves (a resigned player keeps the seat's
+#: public page; one shown the door does not).
+LINKS_CHANGE = frozenset({Left.REMOVED, Left.DROPPED})
+
+
 class PlayedBy(StrEnum):
     PLAYER = "player"
     BOT = "bot"
@@ -65,10 +70,10 @@ class Occupant:
         return self.by is PlayedBy.BOT and self.left is None
 
     def sentence(self, name: str) -> str:
-        """What happened to a seat nobody plays any more, as players read it:
+        """Who plays the seat named ``name`` and why, as players read it:
         ``Green (Ann) resigned; the game's defaults play for them.``"""
         if self.left is None:
-            return f"{name}: {STAND_IN_WORDS.get(self.by, 'its player plays')}."
+            return f"{name}: {'the bot' if self.by is PlayedBy.BOT else 'its player'} plays it."
         return f"{name} {LEFT_WORDS[self.left]}; {STAND_IN_WORDS[self.by]}."
 
 

@@ -75,6 +75,7 @@ CREATE_FLAGS = {
     "press_mode": ("--press", "press"),
     "press_identity": ("--press-identity", "press_identity"),
     "late_policy": ("--late", "late"),
+    "drop_after": ("--drop-after", "drop_after"),
     "vacation_per_game": ("--vacation-per-game", "vacation_per_game"),
     "vacation_per_year": ("--vacation-per-year", "vacation_per_year"),
 }
@@ -105,6 +106,11 @@ FLAG_OF = {field: flag for flag, field in CREATE_FLAGS.values()}
 @click.option("--press", "press_mode", default=None, help="Table talk: full (default), public or none.")
 @click.option("--press-identity", default=None, help="Press is signed (default) or anonymous.")
 @click.option("--late", "late_policy", default=None, help="Missed deadlines: defaults (default), grace:N or bot:N.")
+@click.option(
+    "--drop-after",
+    default=None,
+    help="A player who misses N deadlines in a row leaves the game (0: never, the default).",
+)
 @click.option("--vacation-per-game", default=None, help="Vacation days per player in this game (14).")
 @click.option("--vacation-per-year", default=None, help="Vacation days per account per year (28).")
 @click.option("--json", "as_json", is_flag=True)

@@ -72,8 +72,6 @@ class SeatPage:
     press_log: list[dict[str, Any]] = field(default_factory=list)
     #: The seat's player left the game: the page shows the public view only, and takes nothing.
     resigned: bool = False
-    #: Why they left (a :class:`pbem.seating.Left`), or None.
-    left: str | None = None
     #: After the game: the rematch on offer, if any (see pbem.services.play.rematch.status_for).
     rematch: dict[str, Any] | None = None
     #: The legal orders as concrete choices (free text named, final ones marked).
@@ -117,8 +115,7 @@ def load_seat(token: str) -> SeatPage | None:
             return None
         game = seat.game
         engine = get_engine(game.engine)
-        left = who_plays(game.house_rules, seat).left
-        resigned = left is not None
+        resigned = who_plays(game.house_rules, seat).left is not None
         active = game.status == GameStatus.ACTIVE and not resigned
         to_act = active and seat.seat in engine.to_act(game.state)
         may_act = active and (to_act or engine.may_act(game.state, seat.seat))
@@ -148,7 +145,6 @@ def load_seat(token: str) -> SeatPage | None:
             rules=rules.describe(),
             notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
             resigned=resigned,
-            left=left,
         )
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)

@@ -30,6 +30,7 @@ from pbem.services.play import (
     resign,
     seat_changes,
 )
+from pbem.services.play import new_game as reading
 from pbem.services.play.locking import lock_game, lock_seat_reading
 from pbem.services.play.occupants import describe_defaults, occupant_of, occupants
 from tests.play.helpers import outbox
@@ -189,3 +190,38 @@ def test_the_sweep_finds_a_game_waiting_only_for_seats_nobody_plays(runtime):
     assert game_id in runtime.in_unit(bot_seats.waiting_game_ids)
     assert runtime.in_unit(bot_turns.play, game_id) == 1
     assert runtime.in_unit(bot_turns.play, game_id) == 0
+
+
+def test_a_player_who_misses_drop_after_deadlines_in_a_row_leaves_the_game(runtime):
+    """The house rule ``drop_after``: the same event as a resignation, with its own reason and words."""
+    from tests.play.helpers import force_due, leave_only, log, start_with
+
+    game_id = start_with(runtime, {"drop_after": 2}, deadline_seconds=3600)
+    suns = next(s for s in game_row(runtime, game_id).seats if s.seat == "Suns")
+    for missed in (1, 2):
+        leave_only(runtime, game_id, "Suns")
+        force_due(runtime, game_id)
+        assert runtime.in_unit(deadlines.apply_deadline, game_id)
+        after = next(s for s in game_row(runtime, game_id).seats if s.seat == "Suns")
+        assert after.missed_deadlines == missed
+    game = game_row(runtime, game_id)
+    assert who_plays(game.house_rules, after) == Occupant(PlayedBy.DEFAULTS, Left.DROPPED)
+    assert after.reply_token != suns.reply_token, "the dropped player's links stop acting for the seat"
+    [told] = outbox(runtime, recipient=suns.account.email, kind="replaced")
+    assert "You missed 2 deadline(s) in a row" in " ".join(told.body_text.split())
+    dropped = f"{suns.public_label} was dropped for missed deadlines; the game's defaults play for them."
+    news = [m for m in outbox(runtime, game_id=game_id, kind="turn") if m.seat_id != suns.id][-2:]
+    assert news and all(dropped in " ".join(m.body_text.split()) for m in news)
+    leave_only(runtime, game_id, "Suns")  # the others act: the table then waits for the dropped seat alone
+    turn = game_row(runtime, game_id).turn
+    assert runtime.in_unit(bot_turns.play, game_id) == 1, "its defaults are played at once, no deadline waited for"
+    assert log(runtime, game_id)[-1].source == "defaults" and game_row(runtime, game_id).turn > turn
+
+
+def test_drop_after_is_a_house_rule_of_every_way_to_create_a_game():
+    parsed = reading.read({"engine": ["kidsprout"], "players": ["a@x.org, b@x.org, c@x.org"], "drop_after": ["3"]})
+    assert parsed.rules.drop_after == 3
+    assert "misses 3 deadline(s) in a row leaves the game" in " ".join(parsed.rules.describe())
+    with pytest.raises(reading.Problems, match="drop after must be a whole number of deadlines from 0 to 20"):
+        reading.read({"engine": ["kidsprout"], "players": ["a@x.org"], "drop_after": ["21"]})
+    assert house_rules.HouseRules().describe() == house_rules.parse_rules(drop_after=0).describe(), "0: never"

@@ -17,7 +17,7 @@ from engines import get_engine
 from pbem.game_status import OVER, GameStatus
 from pbem.models import Account, Game, LobbyEntry, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.seating import Left, who_plays
+from pbem.seating import LINKS_CHANGE, Left, who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
 
@@ -134,8 +134,8 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "left": left,
         "deadline": deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if deadline else None,
         "deadline_local": local_time(deadline, tz),
-        # the admin took the seat from them: its link changed, and is no longer theirs to see
-        "play_url": None if left is Left.REMOVED else f"{runtime.settings.base_url}/play/{seat.web_token}",
+        # the seat was taken from them: its link changed, and is no longer theirs to see
+        "play_url": None if left in LINKS_CHANGE else f"{runtime.settings.base_url}/play/{seat.web_token}",
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": (game.result or {}).get("summary") if game.status == GameStatus.FINISHED else None,
     }

@@ -48,11 +48,13 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
     missed_names = [late.seat_label(game, name) for name in late_players]
+    dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)
     faults.point("deadline")
     events = [
         "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missed_names else "."),
         *(gone[name].sentence(late.seat_label(game, name)) for name in missing if name in gone),
+        *dropped,
         *(f"A bot played for {late.seat_label(game, name)}." for name in bot_played if name not in gone),
         *bot_events,
         *default_events,

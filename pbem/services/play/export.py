@@ -24,6 +24,7 @@ from engines import get_engine
 from engines.playout import canonical_json
 from pbem.game_status import GameStatus, LogKind
 from pbem.runtime import UnitOfWork
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.play import press
 from pbem.services.play.queries import iso
@@ -69,7 +70,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
         "house_rules": dict(game.house_rules or {}),
         "seats": seats,
         # the seats whose players left, and why (public, as on the status page): an import keeps them so
-        "left": {seat.seat: seat.left_reason for seat in game.seats if seat.left_reason},
+        "left": {seat.seat: left for seat in game.seats if (left := who_plays(game.house_rules, seat).left)},
     }
     log: list[dict[str, Any]] = []
     for entry in entries:

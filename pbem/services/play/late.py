@@ -36,10 +36,10 @@ from engines.base import Engine
 from pbem.game_status import LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.seating import Occupant, PlayedBy
+from pbem.seating import STAND_IN_WORDS, Left, Occupant, PlayedBy, left_of
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import bot_turns, games, vacations
+from pbem.services.play import bot_turns, games, leaving, seat_changes, vacations
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.settling import append_log, turn_seconds
 
@@ -157,7 +157,7 @@ def tell_late_seats(
     """Each late player learns what was played for their seat (its own orders only), at the top of its next email."""
     rules = rules_of(game)
     for seat in game.seats:
-        if seat.seat not in late:
+        if seat.seat not in late or left_of(seat) is not None:  # one dropped now is told so instead
             continue
         notes: list[str] = []
         if seat.seat in bot_played:
@@ -184,3 +184,23 @@ def late_notice_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     notify.queue_for_seat(
         uow.runtime, uow.session, seat.game, seat, template="async_late", kind="late", view=False, blocks=[fold]
     )
+
+
+def drop_late_players(uow: UnitOfWork, game: Game, late: list[str]) -> list[str]:
+    """Late players who have now missed the house rules' ``drop_after`` deadlines in a row leave the game
+    (reason ``dropped``): their links change and each is told; returns what the table reads of it."""
+    limit = rules_of(game).drop_after
+    lines = []
+    for seat in game.seats:
+        if not limit or seat.seat not in late or seat.missed_deadlines < limit:
+            continue
+        last_email = seat.last_message_id
+        seat_changes.rotate_tokens_of(seat)
+        occupant = leaving.leave(uow, game, seat, Left.DROPPED, f"drop: {seat.seat}", announce=False)
+        lines.append(occupant.sentence(seat.public_label))
+        why = (
+            f"You missed {limit} deadline(s) in a row, so the game's house rules took you out of it; "
+            f"{STAND_IN_WORDS[occupant.by].replace('for them', 'for the seat')} from now on."
+        )
+        seat_changes.tell_departing(uow.runtime, uow.session, game, seat, seat.account, last_email, why)
+    return lines

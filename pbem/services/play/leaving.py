@@ -27,12 +27,13 @@ from pbem.services.play.settling import append_log, engine_for
 SOURCES = {Left.RESIGNED: "player", Left.REMOVED: "admin", Left.DROPPED: "deadline"}
 
 
-def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str) -> Occupant:
+def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str, *, announce: bool = True) -> Occupant:
     """``seat``'s player leaves ``game`` now (the caller holds the game's lock); returns who plays it from now on.
 
     A vacation in force ends (a deadline it held comes in); the table reads one
     line, ``Green (Ann) resigned; the game's defaults play for them.``, in the log
-    (as ``log_text``) and in an email to every other seat.
+    (as ``log_text``) and, unless the caller's own news says it (``announce``
+    False: a deadline's), in an email to every other seat.
     """
     session = uow.session
     now = utcnow()
@@ -42,6 +43,7 @@ def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str) 
     line = occupant.sentence(seat.public_label)
     append_log(session, game, kind=LogKind.ADMIN, source=SOURCES[reason], seat=seat.seat, text=log_text, events=[line])
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
+    if announce:
+        notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
     bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
     return occupant

@@ -38,7 +38,7 @@ MAX_VALUE_CHARS = 10_000
 #: with dashes: ``--open-seats``); each is read by one function of :data:`_READERS`.
 FIELDS = (
     "engine", "variant", "name", "options", "players", "open_seats", "bots", "deadline", "phase_deadlines",
-    "reminders", "seed", "press", "press_identity", "late", "vacation_per_game", "vacation_per_year",
+    "reminders", "seed", "press", "press_identity", "late", "drop_after", "vacation_per_game", "vacation_per_year",
 )  # fmt: skip
 #: Fields whose values are lists (repeated options, lines of a box); the others take one value.
 MANY = frozenset({"options", "players", "phase_deadlines"})
@@ -47,6 +47,7 @@ RULE_FIELDS = {
     "press": "press",
     "press_identity": "press_identity",
     "late": "late",
+    "drop_after": "drop_after",
     "vacation_per_game": "vacation_days_per_game",
     "vacation_per_year": "vacation_days_per_year",
 }
@@ -169,12 +170,13 @@ def _seed(reader: _Reader) -> int | None:
         return None
 
 
-def _days(reader: _Reader, name: str) -> int | None:
+def _whole(reader: _Reader, name: str, unit: str) -> int | None:
+    """A whole number of ``unit`` (None: not given; the house rules check its range)."""
     text = reader.one(name)
     if not text:
         return None
     if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        reader.problem(name, f"{text[:20]!r} is not a whole number of days")
+        reader.problem(name, f"{text[:20]!r} is not a whole number of {unit}")
         return None
     return int(text)
 
@@ -185,8 +187,9 @@ def _rules(reader: _Reader) -> house_rules.HouseRules | None:
         "press": reader.one("press") or None,
         "press_identity": reader.one("press_identity") or None,
         "late": reader.one("late") or None,
-        "vacation_per_game": _days(reader, "vacation_per_game"),
-        "vacation_per_year": _days(reader, "vacation_per_year"),
+        "drop_after": _whole(reader, "drop_after", "deadlines"),
+        "vacation_per_game": _whole(reader, "vacation_per_game", "days"),
+        "vacation_per_year": _whole(reader, "vacation_per_year", "days"),
     }
     for name, value in chosen.items():
         if value is not None:
