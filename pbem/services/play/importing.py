@@ -81,15 +81,7 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     )
     session.add(game)
     session.flush()
-    for position, seat_name in enumerate(seat_names):
-        name, email = people[position] or (
-            setup["players"][position],
-            f"imported-{game.id}-{position}@{BOT_DOMAIN}",
-        )
-        seat = games.new_seat(game, account_for(session, email, name), seat_name, position)
-        if seat_name in left:  # the player left on the old server: the late-seat policy plays it here too
-            seat.left_at, seat.left_reason = utcnow(), left[seat_name]
-        session.add(seat)
+    _seats(session, game, seat_names, people, left)
     _log(session, game, data["log"])
     _press(session, game, data.get("press") or [], seat_names)
     sync_summary(engine, game)
@@ -111,6 +103,19 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     if not result.ok:  # the replay above matched the export, so this would be a fault of the import itself
         raise ServiceError(f"game {game_id} was imported but does not verify: {result.message}")
     return Imported(game_id, status, count, seat_names, result.message)
+
+
+def _seats(
+    session, game: Game, seat_names: list[str], people: list[tuple[str, str] | None], left: dict[str, Left]
+) -> None:
+    """The game's seats, each with its player (an archive's seat, or one whose player left, with an account in
+    the reserved bot domain that is never mailed, named as the board names it)."""
+    for position, seat_name in enumerate(seat_names):
+        name, email = people[position] or (game.players[position], f"imported-{game.id}-{position}@{BOT_DOMAIN}")
+        seat = games.new_seat(game, account_for(session, email, name), seat_name, position)
+        if seat_name in left:  # the player left on the old server: the late-seat policy plays it here too
+            seat.left_at, seat.left_reason = utcnow(), left[seat_name]
+        session.add(seat)
 
 
 def _left(data: dict[str, Any], seats: list[str]) -> dict[str, Left]:
