@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import math
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -30,8 +31,16 @@ COLOURS = 96
 
 
 def render(board: dict[str, Any], *, width: int = EMAIL_WIDTH) -> bytes:
-    """``board`` (a view's ``"board"``) as PNG bytes, ``width`` pixels wide."""
-    map_width, map_height, shapes = scene(board)
+    """``board`` (a view's ``"board"``) as PNG bytes, ``width`` pixels wide.
+
+    Every seat of a game sees the same board, and each of their emails carries it: the last
+    few pictures are kept, so a turn's seven emails draw it once."""
+    return _drawn(json.dumps(board, sort_keys=True, separators=(",", ":")), width)
+
+
+@lru_cache(maxsize=16)
+def _drawn(board_json: str, width: int) -> bytes:
+    map_width, map_height, shapes = scene(json.loads(board_json))
     scale = width * SUPERSAMPLE / map_width
     canvas = Image.new("RGB", (width * SUPERSAMPLE, math.ceil(map_height * scale)), "#ffffff")
     painter = Painter(ImageDraw.Draw(canvas), scale)
