@@ -98,7 +98,7 @@ def test_an_engine_whose_picture_fails_still_sends_the_email_without_it(runtime,
         game_id = start(runtime, engine=NAME)
         delivered = sent(runtime, rows(runtime, kind="welcome"))
         game = game_row(runtime, game_id)
-    for row, message, data in delivered:
+    for row, message, _ in delivered:
         assert message.get_content_type() == "multipart/alternative"
         assert [part.get_content_type() for part in message.get_payload()] == ["text/plain", "text/html"]
         assert "cid:" not in message.get_body(("html",)).get_content()
