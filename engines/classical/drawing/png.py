@@ -26,8 +26,8 @@ EMAIL_WIDTH = 760
 FULL_WIDTH = 1400
 #: Drawn this many times larger, then scaled down: smooth edges and text.
 SUPERSAMPLE = 2
-#: Colours kept in the palette (flat fills, a few edges' shades).
-COLOURS = 96
+#: Colours kept in the palette: every flat fill and enough of the edges' shades (fewer merge the powers' colours).
+COLOURS = 255
 
 
 def render(board: dict[str, Any], *, width: int = EMAIL_WIDTH) -> bytes:
@@ -41,14 +41,13 @@ def render(board: dict[str, Any], *, width: int = EMAIL_WIDTH) -> bytes:
 @lru_cache(maxsize=16)
 def _drawn(board_json: str, width: int) -> bytes:
     map_width, map_height, shapes = scene(json.loads(board_json))
-    scale = width * SUPERSAMPLE / map_width
-    canvas = Image.new("RGB", (width * SUPERSAMPLE, math.ceil(map_height * scale)), "#ffffff")
-    painter = Painter(ImageDraw.Draw(canvas), scale)
+    height = round(map_height * width / map_width)
+    canvas = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), "#ffffff")
+    painter = Painter(ImageDraw.Draw(canvas), width * SUPERSAMPLE / map_width)
     for shape in ordered(shapes):
         painter.draw(shape)
-    height = round(canvas.height / SUPERSAMPLE)
     picture = canvas.resize((width, height), Image.Resampling.LANCZOS)
-    reduced = picture.quantize(colors=COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    reduced = picture.quantize(colors=COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)
     return out.getvalue()
