@@ -374,6 +374,11 @@ class Engine(ABC):
         picture the email links to on the web."""
         return None
 
+    def draws_maps(self) -> bool:
+        """True for a game whose board is a picture (it has :meth:`render_png`): its pages show the
+        SVG first, the HTML and text views folded under it."""
+        return type(self).render_png is not Engine.render_png
+
     def help_text(self) -> str:
         """The order syntax with examples, for ``help``: :attr:`order_help` unless overridden."""
         return self.order_help

@@ -99,6 +99,8 @@ class Board:
     svg: Markup | None
     text: str
     html: WebHtml | None = None
+    #: The drawing is a map (the engine draws pictures): shown first, the HTML folded under it.
+    map_first: bool = False
 
 
 class LruCache:
@@ -134,6 +136,7 @@ def render_view(engine_name: str, view: dict[str, Any]) -> Board:
         svg=safe_svg(engine.render_svg(view)),
         text=engine.render_text(view),
         html=web_html(safe_html(engine.render_html(view))),
+        map_first=engine.draws_maps(),
     )
 
 

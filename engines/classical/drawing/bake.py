@@ -31,6 +31,7 @@ from shapely.geometry import MultiPoint, Point, Polygon, box
 from shapely.ops import polylabel, unary_union
 
 from engines.classical.drawing import geography as geo
+from engines.classical.drawing import scene
 
 HERE = Path(__file__).parent
 OUT = HERE / "map.json"
@@ -38,9 +39,6 @@ OUT = HERE / "map.json"
 WIDTH = 1000.0
 #: The frame, as longitude/latitude of its west, south, east and north middles.
 FRAME_LONLAT = {"west": (-19.0, 50.0), "east": (45.5, 45.0), "south": (14.0, 31.0), "north": (22.0, 73.4)}
-#: Room a unit token needs around it, and how far the name sits from the token (drawing units).
-TOKEN_ROOM = 15.0
-LABEL_GAP = 27.0
 #: Drawing units: simplification tolerance, and what counts as touching.
 SIMPLIFY = 0.8
 TOUCH = 1.5
@@ -58,12 +56,45 @@ HOMES = {
 
 #: Central Europe is drawn larger than the edges (a lens), so its small provinces have room for
 #: a unit and a name: distances from the lens's centre are raised to this power.
-LENS_CENTRE = (8.0, 50.0)
-LENS_POWER = 0.78
+LENS_CENTRE = (7.0, 50.5)
+LENS_POWER = 0.76
+
+
+#: Small lenses over the crowded corners, ``(centre, radius in degrees, magnification)``: inside
+#: each, places spread out from the centre (``magnification`` times at it, less farther out);
+#: the edge stays put, so nothing crosses anything else.
+LENSES = (((-2.8, 54.0), 7.5, 1.6), ((14.5, 42.3), 7.5, 1.45))
 
 
 def project(lon: float, lat: float) -> tuple[float, float]:
-    """Lambert azimuthal equal-area seen through the lens, y pointing down."""
+    """Lambert azimuthal equal-area seen through the lenses, y pointing down."""
+    x, y = _lensed(lon, lat)
+    for centre, degrees, magnification in LENSES:
+        x, y = _loupe((x, y), _lensed(*centre), math.radians(degrees) * _shrink(centre), magnification)
+    return x, y
+
+
+def _shrink(lonlat: tuple[float, float]) -> float:
+    """How much the main lens scales distances near ``lonlat`` (so a loupe's radius is in degrees there)."""
+    x0, y0 = _lensed(*lonlat)
+    x1, y1 = _lensed(lonlat[0], lonlat[1] + 1)
+    return math.hypot(x1 - x0, y1 - y0) / math.radians(1)
+
+
+def _loupe(point, centre, radius: float, magnification: float) -> tuple[float, float]:
+    """``point`` through a loupe: distance ``r`` from ``centre`` becomes ``R f(r/R)``, ``f(t) = t (m - (m-1) t)``,
+    which grows with ``t`` for ``m < 2`` and leaves the rim (``t = 1``) where it was."""
+    dx, dy = point[0] - centre[0], point[1] - centre[1]
+    r = math.hypot(dx, dy)
+    if r == 0 or r >= radius:
+        return point
+    t = r / radius
+    k = magnification - (magnification - 1) * t
+    return centre[0] + dx * k, centre[1] + dy * k
+
+
+def _lensed(lon: float, lat: float) -> tuple[float, float]:
+    """Lambert azimuthal equal-area seen through the main lens, y pointing down."""
     x, y = _laea(lon, lat)
     cx, cy = _laea(*LENS_CENTRE)
     dx, dy = x - cx, y - cy
@@ -197,7 +228,7 @@ def tidy(provinces: dict[str, object], keep_islands: set[str], seas: set[str], c
         provinces[name] = unary_union(kept)
         for stray in strays:
             touching = {
-                other: stray.buffer(0.01).intersection(geometry.boundary).length
+                other: stray.buffer(0.01).intersection(unary_union(polygons_of(geometry)).boundary).length
                 for other, geometry in provinces.items()
                 if other != name and stray.distance(geometry) < 0.05 and (other in seas) == (name in seas)
             }
@@ -209,26 +240,52 @@ def tidy(provinces: dict[str, object], keep_islands: set[str], seas: set[str], c
     return provinces
 
 
-def clearance(polygon, point: Point) -> float:
-    """How far ``point`` is from leaving ``polygon`` (negative outside)."""
-    distance = polygon.exterior.distance(point) if isinstance(polygon, Polygon) else polygon.boundary.distance(point)
-    return distance if polygon.contains(point) else -distance
-
-
-def spots(polygon, anchor: Point | None) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Where the unit token and the name go: the token at the roomiest place (or ``anchor``),
-    the name beside it wherever there is most room."""
+def unit_spot(polygon, anchor: Point | None) -> Point:
+    """Where the unit token goes: ``anchor`` if given, else the point farthest inside the province."""
     main = max(polygons_of(polygon), key=lambda p: p.area)
-    unit = anchor if anchor is not None else polylabel(main, tolerance=0.5)
-    best, best_room = None, -1e9
-    for step in range(16):
-        angle = math.pi / 2 + step * math.pi / 8  # below first, then round the clock
-        for gap in (LABEL_GAP, LABEL_GAP * 1.3):
-            candidate = Point(unit.x + gap * math.cos(angle), unit.y + gap * math.sin(angle) * 0.8)
-            room = min(clearance(main, candidate), 14.0) - 0.05 * step
-            if room > best_room:
-                best, best_room = candidate, room
-    return (round(unit.x, 1), round(unit.y, 1)), (round(best.x, 1), round(best.y, 1))
+    return anchor if anchor is not None else polylabel(main, tolerance=0.5)
+
+
+def label_box(name: str, sea: bool, centre: bool, at: tuple[float, float]) -> Polygon:
+    """The rectangle a province's name takes (with the supply-centre marker to its left)."""
+    half = scene.label_width(name.upper() if sea else name.capitalize(), scene.LABEL_SIZE) / 2 + 2
+    left = half + (2 * scene.CENTRE_R + 3 if centre else 0)
+    h = scene.LABEL_SIZE / 2
+    x, y = at
+    return box(x - left, y - h, x + half, y + h)
+
+
+def place_labels(shapes, units: dict[str, Point], coasts: list[Point], kinds: dict[str, tuple[bool, bool]], window):
+    """Each province's name beside its unit: inside the province where it fits, clear of every unit
+    (and where a dislodged one would go) and of the names placed before it; the smallest provinces
+    choose first, having the fewest places. ``kinds``: whether each is a sea, and a supply centre."""
+    dx, dy = scene.DISLODGED_SHIFT
+    tokens = [Point(u.x, u.y).buffer(scene.TOKEN_R + 1) for u in [*units.values(), *coasts]]
+    tokens += [Point(u.x + dx, u.y + dy).buffer(scene.TOKEN_R * 0.85) for u in units.values()]
+    placed: list[Polygon] = []
+    labels: dict[str, Point] = {}
+    for name in sorted(units, key=lambda n: shapes[n].area):
+        unit = units[name]
+        sea, centre = kinds[name]
+        width = label_box(name, sea, centre, (0, 0)).bounds
+        half_w, half_h = (width[2] - width[0]) / 2, scene.LABEL_SIZE / 2
+        best, best_score = None, -1e9
+        for step in range(16):
+            angle = math.pi / 2 + step * math.pi / 8  # below first, then round the clock
+            for reach in (1.0, 1.35, 1.8):
+                x = unit.x + math.cos(angle) * (scene.TOKEN_R + half_w + 3) * reach
+                y = unit.y + math.sin(angle) * (scene.TOKEN_R + half_h + 2) * reach
+                area = label_box(name, sea, centre, (x, y))
+                inside = area.intersection(shapes[name]).area / area.area
+                clash = sum(area.intersection(t).area for t in tokens) + sum(area.intersection(o).area for o in placed)
+                home = 0 if shapes[name].buffer(4).contains(Point(x, y)) else 3  # never across the water
+                score = 3 * inside - clash / area.area * 8 - home - (0 if window.contains(area) else 20)
+                score -= 0.02 * step + reach
+                if score > best_score:
+                    best, best_score = (x, y), score
+        placed.append(label_box(name, sea, centre, best))
+        labels[name] = best
+    return labels
 
 
 def path_of(geometry) -> list[list[list[float]]]:
@@ -288,7 +345,8 @@ def build() -> tuple[dict, list[str]]:
     provinces["swi"] = swiss.intersection(window)
 
     names = sorted(provinces)
-    simplified = shapely.coverage_simplify([provinces[n] for n in names], SIMPLIFY)
+    polygonal = [unary_union(polygons_of(provinces[n])) for n in names]  # slivers of line dropped
+    simplified = shapely.coverage_simplify(polygonal, SIMPLIFY)
     provinces = {n: shapely.make_valid(g) for n, g in zip(names, simplified, strict=True)}
 
     names_of = read_names()
@@ -299,15 +357,22 @@ def build() -> tuple[dict, list[str]]:
         "provinces": {},
         "impassable": {name: path_of(g) for name, g in sorted(impassable.items()) if not g.is_empty},
     }
+    shown = [n for n in names if terrain[n] != "impassable"]
+    units = {
+        n: unit_spot(provinces[n], Point(frame.point(geo.UNIT_AT[n])) if n in geo.UNIT_AT else None) for n in shown
+    }
+    coasts = {c: Point(frame.point(lonlat)) for c, lonlat in geo.COASTS.items()}
+    kinds = {n: (terrain[n] == "sea", bool(names_of[n][1])) for n in shown}
+    labels = place_labels(provinces, units, list(coasts.values()), kinds, window)
     for name in names:
-        anchor = Point(frame.point(geo.UNIT_AT[name])) if name in geo.UNIT_AT else None
-        unit, label = spots(provinces[name], anchor)
         full, centre = names_of[name]
+        unit = units.get(name, unit_spot(provinces[name], None))
+        label = labels.get(name, (unit.x, unit.y))
         data["provinces"][name] = {
             "name": full,
             "terrain": terrain[name],
-            "unit": unit,
-            "label": label,
+            "unit": [round(unit.x, 1), round(unit.y, 1)],
+            "label": [round(label[0], 1), round(label[1], 1)],
             "paths": path_of(provinces[name]),
         }
         if centre:

@@ -53,13 +53,13 @@ FAILED = "#c00000"
 PAPER = "#ffffff"
 
 #: Sizes in drawing units (the map is 1000 wide; the email's PNG is drawn at 0.76 of that).
-LABEL_SIZE = 19.0
-TOKEN_R = 13.0
-DISLODGED_SHIFT = (15.0, 13.0)
-CENTRE_R = 5.5
+LABEL_SIZE = 24.0
+TOKEN_R = 15.5
+DISLODGED_SHIFT = (18.0, 15.0)
+CENTRE_R = 6.5
 ARROW = 3.4
-LEGEND_SIZE = 20.0
-LEGEND_ROW = 30.0
+LEGEND_SIZE = 27.0
+LEGEND_ROW = 38.0
 
 
 @dataclass(frozen=True)
@@ -200,8 +200,8 @@ def _provinces(geo: Geometry, held: dict[str, str]) -> Iterator[Shape]:
 
 
 def label_width(text: str, size: float) -> float:
-    """About how wide a short label is (both renderers' fonts are near this)."""
-    return 0.62 * size * len(text)
+    """About how wide a short label is, bold (both renderers' fonts are near this; capitals wider)."""
+    return sum((0.8 if c.isupper() else 0.62) * size for c in text)
 
 
 def _labels(geo: Geometry, held: dict[str, str]) -> Iterator[Shape]:

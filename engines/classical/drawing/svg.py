@@ -72,6 +72,8 @@ def _element(shape: Shape, interactive: bool, *, titled: bool) -> str:
     extra = "".join(f' {name}="{escape(value)}"' for name, value in shape.extra.items())
     if interactive and shape.pick:
         extra += f' data-pick="{escape(shape.pick)}"'
+    elif not shape.group:  # names, centres and orders let a tap through to the province under them
+        extra += ' pointer-events="none"'
     title = f"<title>{escape(shape.title)}</title>" if titled and shape.title else ""
     if shape.kind == "text":
         return _text(shape)
@@ -101,7 +103,8 @@ def _text(shape: Shape) -> str:
         if shape.halo
         else ""
     )
+    through = "" if shape.group else ' pointer-events="none"'
     return (
         f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(shape.size)}"{weight} text-anchor="{shape.anchor}" '
-        f'dominant-baseline="central" fill="{shape.fill or "#000"}"{halo}>{escape(shape.text)}</text>'
+        f'dominant-baseline="central" fill="{shape.fill or "#000"}"{halo}{through}>{escape(shape.text)}</text>'
     )
