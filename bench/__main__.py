@@ -23,6 +23,7 @@ OUT = ROOT / "bench" / "out"
 #: name -> (module, arguments, what it measures)
 BENCHES: dict[str, tuple[str, list[str], str]] = {
     "engine": ("bench.engine_speed", [], "orders and whole games per second, per engine and variant"),
+    "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
     "service": ("bench.service", [], "orders/s through the game service; last order to every email"),
     "mail": ("bench.mail_inbound", [], "inbound mail end to end, embedded (SQLite, threads)"),
     "mail-distributed": ("bench.mail_distributed", [], "inbound mail end to end: smtpd, Celery, PostgreSQL"),

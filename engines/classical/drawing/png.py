@@ -46,7 +46,7 @@ def _drawn(board_json: str, width: int) -> bytes:
     painter = Painter(ImageDraw.Draw(canvas), width * SUPERSAMPLE / map_width)
     for shape in ordered(shapes):
         painter.draw(shape)
-    picture = canvas.resize((width, height), Image.Resampling.LANCZOS)
+    picture = canvas.reduce(SUPERSAMPLE)  # a box filter: as smooth as Lanczos at exactly half, far quicker
     reduced = picture.quantize(colors=COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out = io.BytesIO()
     reduced.save(out, format="PNG", optimize=True)
