@@ -23,7 +23,6 @@ OUT = ROOT / "bench" / "out"
 #: name -> (module, arguments, what it measures)
 BENCHES: dict[str, tuple[str, list[str], str]] = {
     "engine": ("bench.engine_speed", [], "orders and whole games per second, per engine and variant"),
-    "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
     "service": ("bench.service", [], "orders/s through the game service; last order to every email"),
     "mail": ("bench.mail_inbound", [], "inbound mail end to end, embedded (SQLite, threads)"),
     "mail-distributed": ("bench.mail_distributed", [], "inbound mail end to end: smtpd, Celery, PostgreSQL"),
@@ -33,6 +32,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "cost": ("bench.cost", [], "CPU and statements per order by part: the service path and the mail path"),
     "email-count": ("bench.email_count", [], "emails per player in whole 3-player games by email (3 engines)"),
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
+    "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
 }
 
 

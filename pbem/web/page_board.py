@@ -23,7 +23,6 @@ from markupsafe import Markup
 
 from engines import get_engine
 from pbem.engine_output import board_png, safe_html
-from pbem.web import caching
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
@@ -150,11 +149,10 @@ def public_board(scope: str, game_id: int, version: int, status: str, engine_nam
     return board
 
 
-def map_picture(engine_name: str, view: dict[str, Any], tag: str, cache_control: str) -> Response | None:
-    """The full-size picture of ``view`` (the map an email links to) with its ``ETag``; None if the
-    engine draws no picture. Drawn once per view: the tag changes with the game's version."""
+def map_picture(engine_name: str, view: dict[str, Any]) -> Response | None:
+    """The full-size picture of ``view`` (the map an email links to); None if the engine draws no
+    picture. Drawn once per view (:func:`~pbem.engine_output.board_png` keeps it)."""
     data = board_png(engine_name, view, full_size=True)
     if data is None:
         return None
-    response = current_app.response_class(data, mimetype="image/png")
-    return caching.tagged(response, tag, cache_control)
+    return current_app.response_class(data, mimetype="image/png")

@@ -267,10 +267,10 @@ def play_map(token: str):
     if caching.fresh(tag):
         return caching.not_modified(tag)
     page = _seat_or_404(token)
-    picture = map_picture(page.game["engine"], page.view, tag, caching.PUBLIC)
+    picture = map_picture(page.game["engine"], page.view)
     if picture is None:
         abort(404)
-    return picture
+    return caching.tagged(picture, tag)
 
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:

@@ -306,10 +306,10 @@ def game_map(game_id: int):
         game = lean_game(db, game_id)
     if game is None:
         abort(404)
-    picture = map_picture(game.engine, get_engine(game.engine).public_view(game.state), tag, caching.PUBLIC)
+    picture = map_picture(game.engine, get_engine(game.engine).public_view(game.state))
     if picture is None:
         abort(404)
-    return picture
+    return caching.tagged(picture, tag)
 
 
 # -- feed, export, following by email ---------------------------------------------------
