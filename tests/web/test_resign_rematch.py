@@ -7,7 +7,8 @@ import datetime as dt
 from sqlalchemy import select, update
 
 from pbem.models import Game, Seat
-from tests.support.play import PLAYERS, game_row, start
+from pbem.services.mailout import drafts
+from tests.support.play import PLAYERS, game_row, outbox, start
 from tests.web.conftest import csrf_of, web_tokens
 
 
@@ -60,3 +61,21 @@ def test_rematch_buttons_offer_and_accept_a_new_game(client, sqlite_runtime):
     assert rematch.status == "active" and players == before
     page = client.get(f"/play/{tokens[first]}").get_data(as_text=True)
     assert "The rematch is on" in page and f"/games/{rematch.id}" in page
+
+
+def test_the_rematch_email_and_its_footer_both_ask_for_the_word_rematch(client, sqlite_runtime):
+    """The offer asks for a reply, so the footer of a finished game's email must not say replies are not read."""
+    game_id = start(sqlite_runtime, engine="rankchain", players=PLAYERS[:2])
+    tokens = web_tokens(sqlite_runtime, game_id)
+    first = sorted(tokens)[0]
+    with sqlite_runtime.writing() as session:
+        ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
+        session.execute(update(Game).where(Game.id == game_id).values(**ended))
+    press_button(client, tokens[first], "rematch")
+    [offer] = outbox(sqlite_runtime, kind="rematch")
+    text, html = drafts.text_and_html(offer)
+    body, footer = text.split("\n-- \n", 1)
+    assert "reply with the word rematch" in " ".join(body.split())
+    assert "reply with the word rematch to play again" in " ".join(footer.split())
+    assert "no longer taken as orders" in " ".join(footer.split()), "orders are still refused"
+    assert "<code>rematch</code>" in html.split("<hr", 1)[1]
