@@ -224,6 +224,9 @@ class Engine(ABC):
     #: One seat moves at a time (turn by turn, no simultaneous phases as a rule): by default a
     #: player is then mailed when it is their turn, with what happened since, not on every move.
     one_at_a_time: ClassVar[bool] = False
+    #: Verbs of orders that end a phase or the game for the whole table (a call for the vote, the last
+    #: call): never shown as an example reply, since a newcomer who copies the example would cut the game short.
+    phase_ending_verbs: ClassVar[frozenset[str]] = frozenset()
 
     # -- set-up -----------------------------------------------------------------
 

@@ -50,6 +50,7 @@ class SneakEngine(Engine):
     bot_iterations = 48
     bot_horizon = 0
     one_at_a_time = False
+    phase_ending_verbs = frozenset({"vote"})
     order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4

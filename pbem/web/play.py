@@ -172,7 +172,7 @@ def _render(page: SeatPage, *, status: int = 200, tag: str | None = None, **extr
         "confirm": None,
         "chosen": "",
         "chosen_text": "",
-        "example": example_from(page.legal),
+        "example": example_from(page.legal, get_engine(page.game["engine"]).phase_ending_verbs),
         "verdicts": None,
         "headline": None,
         "typed": "",

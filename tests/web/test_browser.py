@@ -112,7 +112,7 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
             assert player_page.locator("[data-confirm]").is_visible()
             player_page.get_by_role("button", name="Yes, send it").click()
         receipt = player_page.locator("section.receipt")
-        assert "1 line(s) accepted, 0 refused." in receipt.inner_text()
+        assert f"Your order is in: play {coin}." in receipt.inner_text()
         assert "ACCEPTED:" in receipt.inner_text()
         if number == 1:
             player_page.screenshot(path=str(ARTIFACTS / "player-page.png"), full_page=True)

@@ -89,7 +89,7 @@ def handle(uow: UnitOfWork, seat: Seat, lines: list[str], channel: Channel) -> S
     result = orders.submit(uow, game.id, seat.id, split.orders, source=channel.source, reply=reply)
     status = [Verdict(line, True, status_text(game, seat)) for line in split.status]
     every = [*split.before, *result.verdicts, *split.after, *refused, *status]
-    return SeatAnswer(every, receipt_headline(every), result)
+    return SeatAnswer(every, receipt_headline(every, result.verdicts), result)
 
 
 def _press_reply_verdict(sent: Verdict, text: list[str]) -> Verdict:
