@@ -43,7 +43,11 @@ def viewer_key() -> tuple[Any, ...]:
     """What a page shows differently to this reader (part of its ``ETag``): an admin's menu, a player's turns."""
     turns = viewer_turns()
     admin = ("admin", session.get("admin_id")) if session.get("admin_id") else ()
-    return (*admin, "player", current_account_id(), turns.probe) if turns is not None else (*admin, "anyone")
+    if turns is None:
+        return (*admin, "anyone")
+    from pbem.web.times import viewer_zone  # times on the page are in the reader's zone
+
+    return (*admin, "player", current_account_id(), turns.probe, viewer_zone())
 
 
 def personal() -> bool:
