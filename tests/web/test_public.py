@@ -150,3 +150,19 @@ def test_times_read_alike_on_me_the_status_page_and_the_seat_page_once_a_zone_is
     for path in pages:
         html = client.get(path).get_data(as_text=True)
         assert f"data-zone>{tokyo}</time>" in html and f"{deadline:%H:%M} UTC" in html, path
+
+
+def test_an_open_game_shows_that_seats_are_drawn_at_the_start_not_a_made_up_board(client, sqlite_runtime):
+    from pbem.services.play import lobby
+
+    request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], open_seats=1, seed=3)
+    game_id = sqlite_runtime.in_unit(lobby.create_open_game, request)
+    html = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "drawn when the last seat is taken" in html
+    assert "was drawn to play first" not in html and "data-board" not in html and 'id="replay"' not in html
+
+
+def test_the_admins_nav_says_who_is_signed_in(admin_client):
+    html = admin_client.get("/").get_data(as_text=True)
+    nav = html.split('<nav aria-label="Site">', 1)[1].split("</nav>", 1)[0]
+    assert "Signed in: root" in nav and ">Sign in<" not in nav
