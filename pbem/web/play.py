@@ -29,7 +29,7 @@ from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
-from pbem.web import caching, common, longpoll, prg, times, yourturn
+from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
 from pbem.web.page_board import render_view
@@ -172,7 +172,7 @@ def _seat_or_404(token: str) -> SeatPage:
 
 
 def _render(page: SeatPage, *, status: int = 200, tag: str | None = None, **extra: Any):
-    times.set_viewer_zone(page.zone)  # this page is the seat's: its player's zone, whoever opens it
+    yourturn.set_viewer_zone(page.zone)  # this page is the seat's: its player's zone, whoever opens it
     board = render_view(page.game["engine"], page.view)
     context = {
         "page": page,

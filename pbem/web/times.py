@@ -12,33 +12,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Flask, g
+from flask import Flask
 from markupsafe import Markup
 
-from pbem.models import Account
 from pbem.services.people.accounts import zone as zone_of
-from pbem.web import common
-from pbem.web.signin import current_account_id
+from pbem.web.yourturn import viewer_zone
 
 DAY = "%a %d %b, %H:%M"
-
-
-def viewer_zone() -> str | None:
-    """The reader's chosen zone (None: not known, the browser's is used), read once per request."""
-    if "viewer_zone" not in g:
-        account_id = current_account_id()
-        tz = None
-        if account_id is not None:
-            with common.runtime().db.read() as session:
-                account = session.get(Account, account_id)
-                tz = account.tz if account is not None else None
-        g.viewer_zone = tz if tz and tz != "UTC" else None
-    return g.viewer_zone
-
-
-def set_viewer_zone(tz: str | None) -> None:
-    """The zone of this page's reader when the page knows better (a seat's page: its player's)."""
-    g.viewer_zone = tz if tz and tz != "UTC" else None
 
 
 def _when(value: Any) -> dt.datetime | None:

@@ -14,29 +14,26 @@ from pbem.services.play.orders import Verdict, receipt_headline
 
 def test_one_order_reads_as_a_sentence():
     order = Verdict("play 2", True, "sealed")
-    assert receipt_headline([order], [order]) == "Your order is in: play 2."
+    assert receipt_headline([order]) == "Your order is in: play 2."
 
 
 def test_orders_commands_and_refusals_each_have_their_words():
     orders = [Verdict("play 2", True, "sealed"), Verdict("play 9", False, "no 9")]
-    every = [Verdict("press all: hi", True, "press sent"), *orders, Verdict("help", True, "the syntax")]
-    assert (
-        receipt_headline(every, orders)
-        == "Your order is in: play 2. Done: press, help. 1 line was refused: see why below."
-    )
-    assert receipt_headline([orders[1]], [orders[1]]) == "Refused: see why below."
-    assert receipt_headline([], []) == "Your message held no orders."
+    every = [Verdict("press all: hi", True, "press sent", "press"), *orders, Verdict("help", True, "syntax", "help")]
+    assert receipt_headline(every) == "Your order is in: play 2. Done: press, help. 1 line was refused: see why below."
+    assert receipt_headline([orders[1]]) == "Refused: see why below."
+    assert receipt_headline([]) == "Your message held no orders."
 
 
 def test_a_reply_to_a_press_email_is_press_whatever_its_words():
-    answer = Verdict("Only if you bring the canoe.", True, "press sent to Suns")
-    assert receipt_headline([answer], []) == "Done: press."
+    answer = Verdict("Only if you bring the canoe.", True, "press sent to Suns", "press")
+    assert receipt_headline([answer]) == "Done: press."
 
 
 def test_resign_says_that_nothing_is_done_until_confirmed():
-    asked = Verdict("resign", True, "Nothing done yet.")
-    assert receipt_headline([asked], []) == "Nothing done yet: resigning asks you to confirm."
-    assert receipt_headline([Verdict("resign yes", True, "You have left")], []) == "You have left the game."
+    asked = Verdict("resign", True, "Nothing done yet.", "resign")
+    assert receipt_headline([asked]) == "Nothing done yet: resigning asks you to confirm."
+    assert receipt_headline([Verdict("resign yes", True, "You have left", "resign")]) == "You have left the game."
 
 
 def test_an_example_is_never_a_verb_the_engine_says_ends_a_phase():

@@ -27,6 +27,8 @@ class Verdict:
     line: str
     ok: bool
     message: str
+    #: The command the line was (``press``, ``help``...), empty for an order.
+    command: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {"line": self.line, "ok": self.ok, "message": self.message}
@@ -127,34 +129,26 @@ def submit(
 
 def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
     """The answer to one message as a block: every line with its verdict (``status`` lines answered with ``status``)."""
-    every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status) for line in reply.status)]
+    every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status, "status") for line in reply.status)]
     data = {
-        "headline": receipt_headline(every, verdicts),
+        "headline": receipt_headline(every),
         "verdicts": [v.to_json() for v in every],
         "warning": reply.warning,
     }
     return Fold("receipt", data, answers=reply.in_reply_to)
 
 
-def receipt_headline(verdicts: list[Verdict], orders_given: list[Verdict]) -> str:
-    """The receipt's first line in plain words (the player's page shows it too): "Your order is in: play 2.".
-
-    ``verdicts`` are all the message's lines, ``orders_given`` those read as orders; the others were
-    commands (a reply to a press email is press, whatever its words)."""
-    from pbem.services.play.seat_commands import is_command  # a command's name is read where commands are
-
+def receipt_headline(verdicts: list[Verdict]) -> str:
+    """The receipt's first line in plain words (the player's page shows it too): "Your order is in: play 2."."""
     if not verdicts:
         return "Your message held no orders."
-    given = {id(v) for v in orders_given}
-    orders = [v.line for v in verdicts if v.ok and id(v) in given]
-    commands = [
-        v.line.split()[0].lower() if is_command(v.line) else "press" for v in verdicts if v.ok and id(v) not in given
-    ]
+    orders = [v.line for v in verdicts if v.ok and not v.command]
+    commands = [v.command for v in verdicts if v.ok and v.command]
     refused = sum(not v.ok for v in verdicts)
     parts = []
     if "resign" in commands:  # a bare resign only asks; "resign yes" has left the game
         commands.remove("resign")
-        left = any(v.ok and v.line.lower().split()[1:] for v in verdicts if v.line.lower().startswith("resign"))
+        left = any(v.ok and v.line.lower().split()[1:] for v in verdicts if v.command == "resign")
         parts.append("You have left the game." if left else "Nothing done yet: resigning asks you to confirm.")
     if orders:
         shown = "; ".join(_short(line) for line in orders[:3])
