@@ -112,7 +112,7 @@ def settle(
     missed: list[str] | None = None,
 ) -> None:
     """Finish the game, start a new turn, or announce, and queue the emails for it;
-    nudge the bot if one of its seats must act now (or the deadline, if only resigned seats must)."""
+    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays)."""
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
