@@ -16,7 +16,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from sqlalchemy import Select, select, text, union
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from engines.base import Engine
 from pbem.clock import utcnow
@@ -90,6 +90,7 @@ def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
     return (
         select(Game)
         .where(Game.status == GameStatus.ACTIVE, Game.updated_at <= cutoff, Game.id.in_(_STAND_IN_GAMES))
+        .options(selectinload(Game.seats).selectinload(Seat.account))  # who plays each seat: two statements in all
         .order_by(Game.id)
         .limit(limit)
     )

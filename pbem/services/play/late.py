@@ -16,8 +16,13 @@
    per deadline and stops as soon as the player sends orders (that resets the
    seat's count of missed deadlines).
 3. The engine's defaults (``apply_timeout``) for whoever is still missing.
+4. :func:`drop_late_players` — house rule ``drop_after``: a player who has now
+   missed that many deadlines in a row leaves the game (reason ``dropped``).
 
-Each late seat reads what was played for it at the top of its next email (:func:`tell_late_seats`).
+Only players are late: a seat whose player left is played by its stand-in
+(:func:`pbem.seating.who_plays`) and never waited for, and the news says so.
+Each late player reads what was played for their seat at the top of their next
+email (:func:`tell_late_seats`).
 
 Ready early: nothing waits for a deadline once every seat has acted — a turn
 resolves the moment the engine's ``to_act`` is empty.  Where a phase has
