@@ -66,7 +66,6 @@ def check_odd_orders(engine: Engine, state: State, rng: Rng, serial: int) -> Non
     acting = acting_seats(engine, state)
     idle = [seat for seat in seats if seat not in acting][:1]
     calls: list[tuple[str, str, str]] = []
-    phase = engine.phase(state)
     for seat in [*acting, *idle]:
         lines = odd_lines(engine, state, seat, rng, serial) if seat in acting else sorted(engine.order_words)
         for text in lines:
@@ -77,8 +76,7 @@ def check_odd_orders(engine: Engine, state: State, rng: Rng, serial: int) -> Non
                 continue
             except Exception as error:
                 raise Failed(
-                    f"parse_order(state, {seat!r}, {text!r}) raised {type(error).__name__}: {error} at {phase}. "
-                    f"{PARSE_FIX}"
+                    f"parse_order(state, {seat!r}, {text!r}) raised {type(error).__name__}: {error}. {PARSE_FIX}"
                 ) from None
             calls.append(("apply_order", seat, text))
             try:
@@ -87,8 +85,8 @@ def check_odd_orders(engine: Engine, state: State, rng: Rng, serial: int) -> Non
                 pass
             except Exception as error:
                 raise Failed(
-                    f"apply_order(state, {seat!r}, <{text!r} as parsed>) raised {type(error).__name__}: {error} "
-                    f"at {phase}. {APPLY_FIX}"
+                    f"apply_order(state, {seat!r}, <{text!r} as parsed>) raised {type(error).__name__}: {error}. "
+                    f"{APPLY_FIX}"
                 ) from None
             if canonical_json(state) != frozen:
                 raise Failed(mutation_message(changed_by(engine, json.loads(frozen), calls)))
@@ -124,8 +122,8 @@ def _compare_orders(engine: Engine, state: State, seat: str, rng: Rng, serial: i
             mine, theirs = _first_unequal(step.events, first_events)
             raise Failed(
                 f"an event of apply_order(state, {seat!r}, {text!r}) tells what the public view hides: "
-                f"{mine!r}, where {first_text!r} leaves the same public view and says {theirs!r} at "
-                f"{engine.phase(state)}. Events are public (emails, the status page's history, the feed): "
+                f"{mine!r}, where {first_text!r} leaves the same public view and says {theirs!r}. "
+                "Events are public (emails, the status page's history, the feed): "
                 "say only what everyone may know, e.g. that the seat has sealed its order, not what it is"
             )
 
@@ -142,8 +140,8 @@ def _compare_deadlines(engine: Engine, state: State, looker: str, rng: Rng) -> N
         mine, theirs = _first_unequal(real.events, other.events)
         raise Failed(
             f"an event of apply_timeout(state) depends on what {looker} cannot see: {mine!r} here, {theirs!r} "
-            f"in a world {looker} cannot tell apart (determinize) that ends with the same views, at "
-            f"{engine.phase(state)}. Events are public: say only what everyone may know"
+            f"in a world {looker} cannot tell apart (determinize) that ends with the same views. "
+            "Events are public: say only what everyone may know"
         )
 
 

@@ -4,9 +4,9 @@ The server stores a game's set-up and its log; ``pbem game verify``, a worker
 on another machine and a restored backup replay it in processes of their own.
 A game that iterates a set of strings, or reads ``hash()``, plays the same in
 one process and differently in the next (``PYTHONHASHSEED`` differs), which a
-check within one process never sees.  :func:`check_processes` plays a bounded
-game in one child process and replays its log in two others, each with another
-``PYTHONHASHSEED``, and compares every state.
+check within one process never sees.  :func:`check_processes` plays games of a
+bounded number of steps in all in one child process and replays their logs in
+two others, each with another ``PYTHONHASHSEED``, and compares every state.
 
 Run as ``python -m engines.processes``, this module is that child: a job as
 JSON on standard input, the answer as JSON on standard output.
@@ -32,7 +32,7 @@ HASH_SEEDS = ("1", "2", "3")
 #: Seconds a child may take.
 CHILD_SECONDS = 300
 FIX = (
-    "the engine depends on the order of a set or on hash(), which change from process to process: iterate "
+    "The engine depends on the order of a set or on hash(), which change from process to process: iterate "
     "sorted(...) or a list, and take randomness only from the state's generator (use state.rng: "
     "engines.rng.StateRng(state)), never the global random, the clock or id()"
 )
@@ -51,33 +51,41 @@ def locate(engine: Engine) -> str:
 
 
 def check_processes(engine: Engine, variant: str, players: int, seed: int, steps: int) -> None:
-    """One game of at most ``steps`` entries played under one hash seed, replayed under two others."""
+    """Games of about ``steps`` entries in all (seeds from ``seed``, the last cut short) played under one
+    hash seed, replayed under two others, every state compared."""
     where = locate(engine)
     first, *others = HASH_SEEDS
     job = {"engine": where, "mode": "play", "players": players, "seed": seed, "variant": variant, "steps": steps}
     played = _child(first, job)
     if "error" in played:
         raise Failed(f"the game could not be played in a process of its own: {played['error']}")
-    replaying = {"engine": where, "mode": "replay", "setup": played["setup"], "log": played["log"]}
+    replaying = {"engine": where, "mode": "replay", "games": played["games"]}
     children = {hash_seed: _start(hash_seed, replaying) for hash_seed in others}
     for hash_seed, child in children.items():
         answer = _finish(child)
-        index = _first_apart(played["digests"], answer["digests"])
-        if index is None and "error" not in answer:
-            continue
-        if index is None:  # every state it reached agreed, then an entry failed
-            index = len(answer["digests"])
-        raise Failed(_apart_message(engine, replaying, (first, hash_seed), index, answer.get("error")))
+        for mine, theirs in zip(played["games"], answer.get("games", []), strict=False):
+            index = _first_apart(mine["digests"], theirs["digests"])
+            if index is None and "error" not in theirs:
+                continue
+            if index is None:  # every state it reached agreed, then an entry failed
+                index = len(theirs["digests"])
+            game = {"engine": where, "setup": mine["setup"], "log": mine["log"]}
+            raise Failed(_apart_message(game, (first, hash_seed), index, theirs.get("error")))
+        if "error" in answer:
+            raise Failed(f"the replay in another process failed: {answer['error']}")
 
 
-def _apart_message(engine: Engine, job: dict[str, Any], hash_seeds: tuple[str, str], index: int, error: Any) -> str:
-    """Where two processes parted: the step, the log entry, the field, and the fix."""
-    log = job["log"]
+def _apart_message(game: dict[str, Any], hash_seeds: tuple[str, str], index: int, error: Any) -> str:
+    """Where two processes parted: the game's seed, the step, the log entry, the field, and the fix."""
+    log = game["log"]
     step = "new_game()" if index == 0 else f"log entry {index - 1} ({_said(log[index - 1])})"
-    apart = f"processes with PYTHONHASHSEED={hash_seeds[0]} and {hash_seeds[1]} part after {step}"
+    apart = (
+        f"the game of seed {game['setup']['seed']} in processes with PYTHONHASHSEED={hash_seeds[0]} and "
+        f"{hash_seeds[1]} parts after {step}"
+    )
     if error:
         return f"{apart}: the replay then fails ({error}). {FIX}"
-    states = [_child(hash_seed, {**job, "mode": "state", "index": index}) for hash_seed in hash_seeds]
+    states = [_child(hash_seed, {**game, "mode": "state", "index": index}) for hash_seed in hash_seeds]
     place = first_difference(states[0].get("state"), states[1].get("state"))
     at = f", at {shown(place, 'state')}" if place is not None else ""
     return f"{apart}{at}. {FIX}"
@@ -146,22 +154,32 @@ def _digest(state: dict[str, Any]) -> str:
 
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
-    """Play (``play``), replay (``replay``) or give one state of (``state``) a game, as the job says."""
+    """Play games (``play``), replay them (``replay``) or give one state of a game (``state``), as the job says."""
     engine = _load(job["engine"])
-    if job["mode"] == "play":
-        playout = random_playout(engine, job["players"], job["seed"], job["variant"], timeout_rate=0.1,
-                                 optional_rate=0.2, max_steps=job["steps"], unfinished_ok=True)  # fmt: skip
-        setup, log = playout.setup, playout.log
-    else:
-        setup, log = job["setup"], job["log"]
+    if job["mode"] == "state":
+        for index, state in enumerate(replay(engine, job["setup"], job["log"])):
+            if index == job["index"]:
+                return {"state": json.loads(canonical_json(state))}
+        return {"state": None}
+    if job["mode"] == "replay":
+        return {"games": [_replayed(engine, game["setup"], game["log"]) for game in job["games"]]}
+    games, seed, left = [], job["seed"], job["steps"]
+    while left > 0:  # short games: several, so that a rare event (a tie) comes up
+        playout = random_playout(engine, job["players"], seed, job["variant"], timeout_rate=0.1,
+                                 optional_rate=0.2, max_steps=left, unfinished_ok=True)  # fmt: skip
+        games.append(_replayed(engine, playout.setup, playout.log))
+        seed, left = seed + 1, left - max(1, len(playout.log))
+    return {"games": games}
+
+
+def _replayed(engine: Engine, setup: Any, log: list[Any]) -> dict[str, Any]:
+    """The digest of every state of one game, or as far as it replays and why it stops."""
     digests: list[str] = []
     try:
-        for index, state in enumerate(replay(engine, setup, log)):
-            if job["mode"] == "state" and index == job["index"]:
-                return {"state": json.loads(canonical_json(state))}
+        for state in replay(engine, setup, log):
             digests.append(_digest(state))
     except Exception as error:
-        return {"digests": digests, "error": f"{type(error).__name__}: {error}"}
+        return {"setup": setup, "log": log, "digests": digests, "error": f"{type(error).__name__}: {error}"}
     return {"setup": setup, "log": log, "digests": digests}
 
 
