@@ -22,6 +22,7 @@ from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.ops import strangers
 from pbem.services.ops.outage import unreachable
+from pbem.services.play import engine_faults
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -115,10 +116,44 @@ class StrangerCollector(Collector):
         yield withheld
 
 
+class FaultCollector(Collector):
+    """Lines a game's engine failed on, by engine, and messages that failed every attempt
+    (see :mod:`pbem.services.play.engine_faults`): each was answered or told to the admin."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        try:
+            with self.runtime.reading() as uow:  # a scrape is an entry point of its own
+                counts = engine_faults.counts_by_engine(uow.session)
+                failed = uow.session.scalar(
+                    select(func.count(InboundMessage.id)).where(InboundMessage.status == "failed")
+                )
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            return  # pbem_database_up says so
+        faults = CounterMetricFamily(
+            "pbem_engine_faults",
+            "Orders a game's engine failed on (the line answered in words, the rest of the message applied)",
+            labels=["engine"],
+        )
+        for engine, count in sorted(counts.items()):
+            faults.add_metric([engine], count)
+        yield faults
+        inbound = CounterMetricFamily(
+            "pbem_inbound_failed", "Inbound messages that failed every attempt (the admin told, the sender answered)"
+        )
+        inbound.add_metric([], int(failed or 0))
+        yield inbound
+
+
 def registry_for(runtime: Runtime) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(BacklogCollector(runtime))
     registry.register(StrangerCollector(runtime))
+    registry.register(FaultCollector(runtime))
     return registry
 
 

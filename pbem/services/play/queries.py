@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
+from pbem.engine_output import safe_text
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
@@ -197,7 +198,7 @@ def seat_by_reply_token(session: Session, token: str) -> Seat | None:
 def status_text(game: Game, seat: Seat) -> str:
     """A seat's private view in text and, while the game runs, what it is asked to do."""
     engine = get_engine(game.engine)
-    view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
+    view = safe_text(game.engine, engine.private_view(game.state, seat.seat)).rstrip()
     prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
     shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
     return view if not prompt or shown else f"{view}\n\n{prompt}"
