@@ -74,3 +74,32 @@ def scaffolded(folder: Path, name: str, *changes: tuple[str, str, str], kind: st
         edit(folder, name, change)
     with imported_from(folder, name) as engine:
         yield engine
+#: A bid of 4 changes the state it was given, then fails: nothing of it may be kept.
+FAILS_AFTER_CHANGING = (
+    "rules.py",
+    """    state = clone(state)
+    replaced = seat in state["bids"]""",
+    """    if order.card == 4:
+        state["bids"][seat] = order.card
+        raise RuntimeError("a bid of 4 breaks this game")
+    state = clone(state)
+    replaced = seat in state["bids"]""",
+)
+#: The HTML drawing always fails.
+DRAWING_FAILS = (
+    "render.py",
+    """def render_html(view: dict[str, Any]) -> str:
+""",
+    """def render_html(view: dict[str, Any]) -> str:
+    raise KeyError("no drawing today")
+""",
+)
+
+
+def installable(folder: Path, name: str) -> None:
+    """Make the package in ``folder`` findable as an installed game: the ``.dist-info`` pip would write,
+    with the entry point (put ``folder`` on ``sys.path`` and call ``engines.refresh()``)."""
+    info = folder / f"pbem_{name}-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: pbem-{name}\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(f"[pbem.engines]\n{name} = {name}.engine:ENGINE\n")
