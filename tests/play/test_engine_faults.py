@@ -121,7 +121,7 @@ def test_the_faults_are_counted_by_engine_and_reported(table):
 
 
 def test_a_drawing_that_fails_leaves_the_text_view(table, caplog):
-    runtime, game_id, _, _ = table
+    runtime, *_ = table
     with caplog.at_level(logging.ERROR, logger="pbem.engine_output"):
         [welcome, *_] = outbox(runtime, kind="welcome")  # drawn as it is sent
     assert "Scores and hands:" in welcome.body_text  # the text view, in full
