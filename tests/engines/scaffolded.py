@@ -74,6 +74,8 @@ def scaffolded(folder: Path, name: str, *changes: tuple[str, str, str], kind: st
         edit(folder, name, change)
     with imported_from(folder, name) as engine:
         yield engine
+
+
 #: A bid of 4 changes the state it was given, then fails: nothing of it may be kept.
 FAILS_AFTER_CHANGING = (
     "rules.py",
