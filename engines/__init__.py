@@ -62,7 +62,7 @@ class UnknownEngine(ValueError):
 def _scan() -> tuple[dict[str, Engine], tuple[LoadProblem, ...]]:
     global _scanned_at
     _scanned_at = _install_marks()
-    if not _pth_seen:
+    if _pth_seen is None:
         _note_pth_files()  # those of the start-up, which Python has processed
     found: dict[str, Engine] = {}
     problems: list[LoadProblem] = []
@@ -113,8 +113,8 @@ def get_engine(name: str) -> Engine:
 
 #: The modification times of the folders on ``sys.path`` when the entry points were last read.
 _scanned_at: tuple[int | None, ...] = ()
-#: ``.pth`` files of the site folders already taken into account (at start-up, or since).
-_pth_seen: set[str] = set()
+#: ``.pth`` files of the site folders already taken into account (at start-up, or since); None: not looked yet.
+_pth_seen: set[str] | None = None
 
 
 def _install_marks() -> tuple[int | None, ...]:
@@ -140,14 +140,16 @@ def _site_folders() -> list[str]:
 def _note_pth_files() -> list[tuple[str, str]]:
     """``(folder, file)`` of the site folders' ``.pth`` files not seen before (the first time, none: those
     are the start-up's, which Python has processed)."""
-    first = not _pth_seen
+    global _pth_seen
+    first, seen = _pth_seen is None, _pth_seen or set()
     new = []
     for folder in _site_folders():
         for entry in sorted(os.listdir(folder)):
             path = os.path.join(folder, entry)
-            if entry.endswith(".pth") and path not in _pth_seen:
-                _pth_seen.add(path)
+            if entry.endswith(".pth") and path not in seen:
+                seen.add(path)
                 new.append((folder, entry))
+    _pth_seen = seen
     return [] if first else new
 
 
@@ -178,4 +180,5 @@ def learn_installed() -> bool:
             print(f"pbem: {entry} in {folder} could not be read: {error}", file=sys.stderr)
     importlib.invalidate_caches()
     refresh()
+    registry()  # read again now, noting the folders' times as they are
     return True

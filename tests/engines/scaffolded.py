@@ -105,3 +105,26 @@ def installable(folder: Path, name: str) -> None:
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: pbem-{name}\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text(f"[pbem.engines]\n{name} = {name}.engine:ENGINE\n")
+
+
+@contextmanager
+def installed(folder: Path, name: str, *changes: tuple[str, str, str], kind: str = "cards") -> Iterator[Engine]:
+    """A fresh scaffold with ``changes`` made, found by ``get_engine`` through its entry point while
+    the block runs (the folder on ``sys.path``, as ``pip install --target`` would leave it)."""
+    import sys
+
+    import engines
+
+    create(name, folder, kind=kind)
+    for change in changes:
+        edit(folder, name, change)
+    installable(folder, name)
+    sys.path.insert(0, str(folder))
+    engines.refresh()
+    try:
+        yield engines.get_engine(name)
+    finally:
+        sys.path.remove(str(folder))
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]
+        engines.refresh()

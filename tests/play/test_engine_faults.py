@@ -11,12 +11,10 @@ pipeline on SQLite and PostgreSQL.
 from __future__ import annotations
 
 import logging
-import sys
 
 import pytest
 from sqlalchemy import select
 
-import engines
 from pbem.commands.probes import check_faults
 from pbem.models import EngineFault, LogEntry
 from pbem.runtime import set_runtime
@@ -24,7 +22,7 @@ from pbem.services.ops import console, metrics
 from pbem.services.play import engine_faults
 from pbem.services.play.verify import verify
 from tests.conftest import build_runtime
-from tests.engines.scaffolded import DRAWING_FAILS, FAILS_AFTER_CHANGING, UNGUARDED_INT, installable
+from tests.engines.scaffolded import DRAWING_FAILS, FAILS_AFTER_CHANGING, UNGUARDED_INT, installed
 from tests.mail.helpers import deliver, inbound, mail, seat_address, seat_of
 from tests.support.play import game_row, outbox, start
 
@@ -35,23 +33,9 @@ ADMIN = "admin@pbem.test"
 @pytest.fixture(scope="module")
 def faulty_game(tmp_path_factory):
     """The faulty package, installed for this module: found by ``get_engine`` as any game is."""
-    from pbem.scaffold import create
-    from tests.engines.scaffolded import edit
-
     folder = tmp_path_factory.mktemp("faulty")
-    create(NAME, folder)
-    for change in (UNGUARDED_INT, FAILS_AFTER_CHANGING, DRAWING_FAILS):
-        edit(folder, NAME, change)
-    installable(folder, NAME)
-    sys.path.insert(0, str(folder))
-    engines.refresh()
-    try:
-        yield engines.get_engine(NAME)
-    finally:
-        sys.path.remove(str(folder))
-        for module in [m for m in sys.modules if m == NAME or m.startswith(NAME + ".")]:
-            del sys.modules[module]
-        engines.refresh()
+    with installed(folder, NAME, UNGUARDED_INT, FAILS_AFTER_CHANGING, DRAWING_FAILS) as engine:
+        yield engine
 
 
 @pytest.fixture
