@@ -136,3 +136,24 @@ def test_golden_files_after_a_rules_change_are_named_with_the_fix(tmp_path):
         fresh = write_all(engine, fresh=True)
         assert fresh.removed == [stale] and not stale.exists() and not fresh.kept
         assert not list(check_all(engine))
+
+
+def test_both_scaffolds_read_the_order_word_before_whose_turn_it_is(tmp_path):
+    """A sign-off after a move that ended the seat's turn is "not an order", never "it is Blue's turn"."""
+    from engines.base import NotYourTurn, OrderError
+
+    with scaffolded(tmp_path / "board", "signoffboard", kind="board") as board:
+        state = board.new_game(["Ann", "Bob"], 1, "standard", board.resolve_options(None)).state
+        state = board.apply_order(state, "Red", board.parse_order(state, "Red", "place c3")).state
+        with pytest.raises(OrderError, match="'Thanks,' is not an order") as refused:
+            board.parse_order(state, "Red", "Thanks, Ann")
+        assert not isinstance(refused.value, NotYourTurn)
+        with pytest.raises(NotYourTurn, match="It is Blue's turn"):
+            board.parse_order(state, "Red", "place d4")
+    with scaffolded(tmp_path / "cards", "signoffcards") as cards:
+        state = cards.new_game(["Ann", "Bob"], 1, "standard", cards.resolve_options(None)).state
+        while cards.outcome(state) is None:
+            state = cards.apply_timeout(state).state
+        with pytest.raises(OrderError, match="'Thanks,' is not an order") as refused:
+            cards.parse_order(state, "Red", "Thanks, Ann")
+        assert not isinstance(refused.value, NotYourTurn)

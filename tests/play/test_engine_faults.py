@@ -104,6 +104,23 @@ def test_the_faults_are_counted_by_engine_and_reported(table):
     assert {(f.engine, f.method, f.count) for f in shown} == {(NAME, "parse_order", 1), (NAME, "apply_order", 1)}
 
 
+def test_the_admin_console_lists_the_faults(table):
+    from pbem.app import create_app
+    from pbem.models import AdminUser
+    from tests.web.conftest import ADMIN_PASSWORD, login, password_hash
+
+    runtime, _, seat, address = table
+    deliver(runtime, mail(address, seat.account.email, "bid x"))
+    with runtime.writing() as session:
+        session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
+    client = create_app(runtime=runtime).test_client()
+    login(client)
+    page = client.get("/admin/").get_data(as_text=True)
+    assert "Games that failed on an order" in page and "pbem engine check ENGINE" in page
+    assert f'<td data-label="Engine">{NAME}</td><td data-label="Where">parse_order</td><td data-label="Times">1</td>' in page
+    assert "ValueError" in page
+
+
 def test_a_drawing_that_fails_leaves_the_text_view(table, caplog):
     runtime, *_ = table
     with caplog.at_level(logging.ERROR, logger="pbem.engine_output"):

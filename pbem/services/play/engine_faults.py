@@ -89,7 +89,7 @@ def record(uow: UnitOfWork, fault: Fault) -> EngineFault:
         f"The error: {fault.said}",
         f"The line: {fault.line!r}" if fault.line is not None else "",
         "The player's line was answered in words and the rest of their message applied.",
-        f"`pbem engine check {fault.engine}` finds such faults; the game's package needs a fix.",
+        f"Run pbem engine check {fault.engine}: it finds such faults; the game's package needs a fix.",
         f"Further faults of this kind within {_hours(TELL_WINDOW)} are counted, not emailed "
         "(/metrics: pbem_engine_faults_total; pbem check).",
     ]
