@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import json
 import os
+import smtplib
 import subprocess
 import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -146,13 +152,27 @@ def test_the_check_fails_a_faulty_package_naming_each_fault(faulty_site):
     assert "RULES.md is missing" in out
 
 
-def _served_env(tmp_path, sink, port, site: Path) -> dict[str, str]:
-    from tests.e2e.test_serve import env_for
+@contextmanager
+def serving(tmp_path: Path, site: Path) -> Iterator[SimpleNamespace]:
+    """``pbem serve`` (web, worker, SMTP in) with ``site`` on its path and an admin address, mailing an
+    SMTP sink: yields ``sink``, ``env`` (for the CLI), ``port`` and ``smtp_port``; stopped with Ctrl-C."""
+    from tests.e2e.test_serve import env_for, healthy, start_serve, stop_with_ctrl_c
+    from tests.support.celery_proc import wait_until
+    from tests.support.services import free_ports
+    from tests.support.smtp_sink import SmtpSink
 
-    env = env_for(tmp_path, sink, port)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
-    env["PBEM_ADMIN_EMAIL"] = "admin@serve.test"
-    return env
+    with SmtpSink() as sink, open(tmp_path / "serve.log", "ab") as log:
+        port, smtp_port = free_ports(2)
+        env = env_for(tmp_path, sink, port)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
+        env["PBEM_ADMIN_EMAIL"] = "admin@serve.test"
+        serve = start_serve(env, port, smtp_port, log)
+        try:
+            wait_until(lambda: healthy(port), 60, "the web process")
+            yield SimpleNamespace(sink=sink, env=env, port=port, smtp_port=smtp_port)
+        finally:
+            code = stop_with_ctrl_c(serve)
+        assert code == 0, (tmp_path / "serve.log").read_text()[-3000:]
 
 
 def _cli(env, *args: str) -> subprocess.CompletedProcess:
@@ -161,9 +181,6 @@ def _cli(env, *args: str) -> subprocess.CompletedProcess:
 
 
 def _get(port: int, path: str) -> tuple[int, str]:
-    import urllib.error
-    import urllib.request
-
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
             return response.status, response.read().decode()
@@ -171,99 +188,77 @@ def _get(port: int, path: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-def _send(smtp_port: int, reply) -> None:
-    import smtplib
+def _create(served: SimpleNamespace, engine: str) -> int:
+    created = _cli(served.env, "game", "create", "--engine", engine, "--player", "Ann <ann@example.org>",
+                   "--player", "Bob <bob@example.org>", "--deadline", "1d", "--json")  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    return json.loads(created.stdout)["id"]
 
-    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as client:
+
+def _reply(served: SimpleNamespace, body: str):
+    """Ann's reply to her welcome email, sent to the server's SMTP port."""
+    from tests.mail.support import reply_to
+    from tests.support.celery_proc import wait_until
+
+    wait_until(lambda: len(served.sink.messages) >= 2, 60, "the welcome emails")
+    welcome = next(m for m in served.sink.messages if m.recipients == ["ann@example.org"]).message
+    reply = reply_to(welcome, "Ann <ann@example.org>", body)
+    with smtplib.SMTP("127.0.0.1", served.smtp_port, timeout=30) as client:
         client.send_message(reply)
+    return reply
 
 
 @pytest.mark.timeout(400)
 def test_a_running_server_answers_an_odd_order_in_words_and_tells_the_admin(faulty_site, tmp_path):
     from pbem.services.play.engine_faults import ANSWER
-    from tests.e2e.test_serve import healthy, start_serve, stop_with_ctrl_c
-    from tests.mail.support import reply_to
     from tests.support.celery_proc import wait_until
-    from tests.support.services import free_ports
-    from tests.support.smtp_sink import SmtpSink
 
-    with SmtpSink() as sink, open(tmp_path / "serve.log", "ab") as log:
-        port, smtp_port = free_ports(2)
-        env = _served_env(tmp_path, sink, port, faulty_site)
-        serve = start_serve(env, port, smtp_port, log)
-        try:
-            wait_until(lambda: healthy(port), 60, "the web process")
-            created = _cli(env, "game", "create", "--engine", FAULTY, "--player", "Ann <ann@example.org>",
-                           "--player", "Bob <bob@example.org>", "--deadline", "1d", "--json")  # fmt: skip
-            assert created.returncode == 0, created.stderr
-            game_id = json.loads(created.stdout)["id"]
-            wait_until(lambda: len(sink.messages) >= 2, 60, "the welcome emails")
-            welcome = next(m for m in sink.messages if m.recipients == ["ann@example.org"]).message
-            reply = reply_to(welcome, "Ann <ann@example.org>", "bid 3\nbid x\nThanks, Ann")
-            _send(smtp_port, reply)
+    with serving(tmp_path, faulty_site) as served:
+        game_id = _create(served, FAULTY)
+        reply = _reply(served, "bid 3\nbid x\nThanks, Ann")
+        sink = served.sink
 
-            def answered():
-                return [m.message for m in sink.messages if m.message["In-Reply-To"] == reply["Message-ID"]]
+        def answered():
+            return [m.message for m in sink.messages if m.message["In-Reply-To"] == reply["Message-ID"]]
 
-            wait_until(answered, 60, "the receipt")
-            wait_until(lambda: any(m.recipients == ["admin@serve.test"] for m in sink.messages), 60, "the admin")
-            receipt = " ".join(text_of(answered()[0]).split())
-            assert "1 line(s) accepted, 2 refused." in receipt, receipt
-            assert ANSWER in receipt and "'Thanks,' is not an order of this game" in receipt
-            [told] = [m.message for m in sink.messages if m.recipients == ["admin@serve.test"]]
-            assert FAULTY in told["Subject"] and "'bid x'" in text_of(told)
+        wait_until(answered, 60, "the receipt")
+        wait_until(lambda: any(m.recipients == ["admin@serve.test"] for m in sink.messages), 60, "the admin's email")
+        receipt = " ".join(text_of(answered()[0]).split())
+        assert "1 line(s) accepted, 2 refused." in receipt, receipt
+        assert ANSWER in receipt and "'Thanks,' is not an order of this game" in receipt
+        [told] = [m.message for m in sink.messages if m.recipients == ["admin@serve.test"]]
+        assert FAULTY in told["Subject"] and "'bid x'" in text_of(told)
 
-            status, page = _get(port, f"/games/{game_id}.json")
-            public = json.loads(page)["public"]
-            assert status == 200 and sorted(public["sealed"].values()) == [False, True], public  # Ann's bid of 3
-            status, scraped = _get(port, "/metrics")
-            assert status == 200 and f'pbem_engine_faults_total{{engine="{FAULTY}"}} 1.0' in scraped
-            checked = _cli(env, "check")
-            assert f"engine faults: PROBLEM: in the last 24 hours: {FAULTY} failed 1 time in parse_order" in (
-                checked.stdout), checked.stdout  # fmt: skip
-        finally:
-            code = stop_with_ctrl_c(serve)
-        assert code == 0, (tmp_path / "serve.log").read_text()[-3000:]
+        status, page = _get(served.port, f"/games/{game_id}.json")
+        public = json.loads(page)["public"]
+        assert status == 200 and sorted(public["sealed"].values()) == [False, True], public  # Ann's bid of 3
+        status, scraped = _get(served.port, "/metrics")
+        assert status == 200 and f'pbem_engine_faults_total{{engine="{FAULTY}"}} 1.0' in scraped
+        checked = _cli(served.env, "check")
+        expected = f"engine faults: PROBLEM: in the last 24 hours: {FAULTY} failed 1 time in parse_order"
+        assert expected in checked.stdout, checked.stdout
 
 
 @pytest.mark.timeout(400)
 def test_a_game_installed_while_the_server_runs_is_played_without_a_restart(tmp_path):
     """The package is pip-installed into a folder already on the server's path after it started."""
-    from tests.e2e.test_serve import healthy, start_serve, stop_with_ctrl_c
-    from tests.mail.support import reply_to
     from tests.support.celery_proc import wait_until
-    from tests.support.services import free_ports
-    from tests.support.smtp_sink import SmtpSink
 
     name, site, source = "latebids", tmp_path / "site", tmp_path / "pbem-latebids"
     site.mkdir()
-    with SmtpSink() as sink, open(tmp_path / "serve.log", "ab") as log:
-        port, smtp_port = free_ports(2)
-        env = _served_env(tmp_path, sink, port, site)
-        serve = start_serve(env, port, smtp_port, log)
-        try:
-            wait_until(lambda: healthy(port), 60, "the web process")
-            assert _get(port, f"/rules/{name}")[0] == 404
-            pbem("engine", "new", name, "--dir", str(source), cwd=tmp_path)
-            run(sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                "--no-index", "--target", str(site), str(source))  # fmt: skip
-            created = _cli(env, "game", "create", "--engine", name, "--player", "Ann <ann@example.org>",
-                           "--player", "Bob <bob@example.org>", "--json")  # fmt: skip
-            assert created.returncode == 0, created.stderr
-            game_id = json.loads(created.stdout)["id"]
-            assert _get(port, f"/games/{game_id}")[0] == 200
-            status, rules = _get(port, f"/rules/{name}")
-            assert status == 200 and "sealed-bid card game" in rules
-            wait_until(lambda: len(sink.messages) >= 2, 60, "the welcome emails from the worker")
-            welcome = next(m for m in sink.messages if m.recipients == ["ann@example.org"]).message
-            reply = reply_to(welcome, "Ann <ann@example.org>", "bid 2")
-            _send(smtp_port, reply)
+    with serving(tmp_path, site) as served:
+        assert _get(served.port, f"/rules/{name}")[0] == 404
+        pbem("engine", "new", name, "--dir", str(source), cwd=tmp_path)
+        run(sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+            "--no-index", "--target", str(site), str(source))  # fmt: skip
+        game_id = _create(served, name)
+        assert _get(served.port, f"/games/{game_id}")[0] == 200
+        status, rules = _get(served.port, f"/rules/{name}")
+        assert status == 200 and "sealed-bid card game" in rules
+        _reply(served, "bid 2")
 
-            def sealed() -> list[bool]:
-                return list(json.loads(_get(port, f"/games/{game_id}.json")[1])["public"]["sealed"].values())
+        def sealed() -> list[bool]:
+            return list(json.loads(_get(served.port, f"/games/{game_id}.json")[1])["public"]["sealed"].values())
 
-            wait_until(lambda: True in sealed(), 60, "the reply applied by the worker")
-        finally:
-            code = stop_with_ctrl_c(serve)
-        assert code == 0, (tmp_path / "serve.log").read_text()[-3000:]
-        assert "unknown engine" not in (tmp_path / "serve.log").read_text()
+        wait_until(lambda: True in sealed(), 60, "the reply applied by the worker")
+    assert "unknown engine" not in (tmp_path / "serve.log").read_text()
