@@ -39,6 +39,9 @@ ParsedOrder: TypeAlias = Hashable
 TEXT = "<text>"
 #: The turn every game starts at (see :meth:`Engine.turn`).
 FIRST_TURN = 1
+#: The largest PNG an engine's ``render_png`` may give for an email (base64 makes it 200 KB).
+PNG_MAX_BYTES = 150_000
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class Setup(TypedDict):
@@ -367,6 +370,20 @@ class Engine(ABC):
     def render_html(self, view: dict[str, Any]) -> str | None:
         """A view drawn as email-safe HTML (tables and inline styles), for emails and pages."""
         return None
+
+    def render_png(self, view: dict[str, Any], *, full_size: bool = False) -> bytes | None:
+        """A view's board as a PNG picture, if the game has a board no table can draw; None otherwise.
+
+        Emails carry it inline (so it shows without "load images"): keep it under
+        :data:`PNG_MAX_BYTES` (an email's limit is 200 KB, and base64 adds a third) and legible
+        at 390 pixels wide, as emails show it at most 600 pixels wide. ``full_size``: the larger
+        picture the email links to on the web."""
+        return None
+
+    def draws_maps(self) -> bool:
+        """True for a game whose board is a picture (it has :meth:`render_png`): its pages show the
+        SVG first, the HTML and text views folded under it."""
+        return type(self).render_png is not Engine.render_png
 
     def help_text(self) -> str:
         """The order syntax with examples, for ``help``: :attr:`order_help` unless overridden."""

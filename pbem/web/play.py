@@ -32,7 +32,7 @@ from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
-from pbem.web.page_board import render_view
+from pbem.web.page_board import map_picture, render_view
 from pbem.web.public import API_VERSION, time_left
 
 bp = Blueprint("play", __name__)
@@ -259,6 +259,22 @@ def play_page(token: str):
         if verdict.get("reread"):
             verdict["message"] = common.runtime().in_reading(reread, page.game_id, page.seat_id, verdict["line"])
     return _render(page, verdicts=verdicts, headline=shown["headline"], typed=shown.get("typed", ""))
+
+
+@bp.get("/play/<token>/map.png")
+def play_map(token: str):
+    """The seat's board as a full-size picture (linked from its emails): what the seat's view holds
+    and no more; 404 for an unknown link or an engine that draws no picture."""
+    tag = seat_tag(token, "map.png")
+    if tag is None:
+        abort(404)
+    if caching.fresh(tag):
+        return caching.not_modified(tag)
+    page = _seat_or_404(token)
+    picture = map_picture(page.game["engine"], page.view)
+    if picture is None:
+        abort(404)
+    return caching.tagged(picture, tag)
 
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
