@@ -105,8 +105,7 @@ def _first_apart(left: list[str], right: list[str]) -> int | None:
 
 
 def _start(hash_seed: str, job: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
     with tempfile.TemporaryFile("w+", encoding="utf-8") as given:  # the child reads it from the start
         json.dump(job, given)
         given.seek(0)
