@@ -290,22 +290,26 @@ def check_drawings(engine: Engine, state: State) -> None:
             f"render_png() gives {len(png or b'')} bytes, over {PNG_MAX_BYTES}",
         )
     for owner, paths in engine.secret_paths(state).items():
-        if not paths:
-            continue
-        mutated = copy.deepcopy(state)
-        markers = [MARKER.format(owner=owner or "nobody", index=index) for index in range(len(paths))]
-        for marker, path in zip(markers, paths, strict=True):
-            set_path(mutated, tuple(path), marker)
-        others = [s for s in seats if s != owner]
-        # the public view and one other seat's (a different one per owner): drawing every view is too slow
-        views = {"the public view": engine.public_view(mutated)}
-        views.update((f"{s}'s private view", engine.private_view(mutated, s)) for s in others[:1])
-        for who, view in views.items():
-            for method, drawing in (("render_html", engine.render_html(view)), ("render_svg", engine.render_svg(view))):
-                for marker, path in zip(markers, paths, strict=True):
-                    secret = f"{owner or 'nobody'}, {shown(tuple(path), 'state')}"
-                    said = f"{method}() of {who} shows a secret of {secret}: draw only what the view holds"
-                    require(marker not in (drawing or ""), said)
+        if paths:
+            _drawings_hide(engine, state, seats, owner, paths)
+
+
+def _drawings_hide(engine: Engine, state: State, seats: list[str], owner: str, paths: list[Any]) -> None:
+    """No drawing of the public view or of one other seat's view shows ``owner``'s secrets (markers)."""
+    mutated = copy.deepcopy(state)
+    markers = [MARKER.format(owner=owner or "nobody", index=index) for index in range(len(paths))]
+    for marker, path in zip(markers, paths, strict=True):
+        set_path(mutated, tuple(path), marker)
+    others = [s for s in seats if s != owner]
+    # the public view and one other seat's (a different one per owner): drawing every view is too slow
+    views = {"the public view": engine.public_view(mutated)}
+    views.update((f"{s}'s private view", engine.private_view(mutated, s)) for s in others[:1])
+    for who, view in views.items():
+        for method, drawing in (("render_html", engine.render_html(view)), ("render_svg", engine.render_svg(view))):
+            for marker, path in zip(markers, paths, strict=True):
+                secret = f"{owner or 'nobody'}, {shown(tuple(path), 'state')}"
+                said = f"{method}() of {who} shows a secret of {secret}: draw only what the view holds"
+                require(marker not in (drawing or ""), said)
 
 
 def check_views(engine: Engine, state: State) -> None:
@@ -776,7 +780,6 @@ def check_engine(engine: Engine, *, playouts: int = 20, deep: int = 2, only: set
 
     wanted = [name for name in CHECKS if not only or name in only]
     report = Report(engine.name, ran=wanted)
-    stepwise = ({name for name, _ in STEP_CHECKS} | {name for name, *_ in SPARSE_CHECKS}) & set(wanted)
     if "definition" in wanted:
         report.problems += _guard("definition", engine.name, lambda: check_definition(engine))
         if report.problems:
@@ -789,27 +792,38 @@ def check_engine(engine: Engine, *, playouts: int = 20, deep: int = 2, only: set
         place = where(engine, variant, players, 1) + f" (the first {steps} steps)"
         report.problems += _guard("processes", place, lambda: check_processes(engine, variant, players, 1, steps))
     for variant, players in sizes(engine):
-        if "playouts" in wanted and (variant, players) in cases(engine):
-            report.problems += check_playouts(engine, variant, players, playouts)
-        if stepwise:
-            for seed in range(deep):
-                report.problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"})
-        if "deadlines" in wanted and (variant, players) in cases(engine):
-            report.problems += check_deadlines(engine, variant, players)
-        if "determinism" in wanted:
-            report.problems += check_determinism(engine, variant, players, seeds=tuple(range(1, 1 + max(1, deep))))
+        main = (variant, players) in cases(engine)
+        report.problems += _case(engine, variant, players, None, set(wanted), main, playouts, deep)
     for variant, players, options in option_cases(engine):
-        if "playouts" in wanted:
-            report.problems += check_playouts(engine, variant, players, playouts, options)
-        for seed in range(deep if stepwise else 0):
-            report.problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"}, options=options)
-        if "deadlines" in wanted:
-            report.problems += check_deadlines(engine, variant, players, options)
-        if "determinism" in wanted:
-            report.problems += check_determinism(engine, variant, players, tuple(range(1, 1 + deep)), options)
+        report.problems += _case(engine, variant, players, options, set(wanted), True, playouts, deep)
     if "golden" in wanted:
         report.problems += golden.check_all(engine)
     return report
+
+
+def _case(
+    engine: Engine,
+    variant: str,
+    players: int,
+    options: dict[str, Any] | None,
+    wanted: set[str],
+    main: bool,
+    playouts: int,
+    deep: int,
+) -> list[Problem]:
+    """The checks of one variant and table size (and option set); ``main``: one of :func:`cases`
+    (random games and deadlines run there; the other table sizes are walked only)."""
+    stepwise = ({name for name, _ in STEP_CHECKS} | {name for name, *_ in SPARSE_CHECKS}) & wanted
+    problems: list[Problem] = []
+    if "playouts" in wanted and main:
+        problems += check_playouts(engine, variant, players, playouts, options)
+    for seed in range(deep if stepwise else 0):
+        problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"}, options=options)
+    if "deadlines" in wanted and main:
+        problems += check_deadlines(engine, variant, players, options)
+    if "determinism" in wanted:
+        problems += check_determinism(engine, variant, players, tuple(range(1, 1 + max(1, deep))), options)
+    return problems
 
 
 #: Steps of the game replayed in other processes, per ``deep`` (a long game is cut short: its first
