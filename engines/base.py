@@ -227,6 +227,13 @@ class Engine(ABC):
     #: One seat moves at a time (turn by turn, no simultaneous phases as a rule): by default a
     #: player is then mailed when it is their turn, with what happened since, not on every move.
     one_at_a_time: ClassVar[bool] = False
+    #: The email default of this game's players: ``my_turn`` (an email only when something is asked of
+    #: the seat, with what happened since) or ``every``; empty: ``my_turn`` where one seat moves at a time.
+    #: A game whose turns are one seat's, with table-wide phases between (Sneak), says ``my_turn`` too.
+    notify_default: ClassVar[str] = ""
+    #: Verbs of orders that end a phase or the game for the whole table (a call for the vote, the last
+    #: call): never shown as an example reply, since a newcomer who copies the example would cut the game short.
+    phase_ending_verbs: ClassVar[frozenset[str]] = frozenset()
 
     # -- set-up -----------------------------------------------------------------
 
@@ -435,6 +442,11 @@ class Engine(ABC):
         if result is None:
             return 0.5
         return outcome_value(result, seat)
+
+    def bot_phrases(self, state: State, seat: str) -> list[str]:
+        """Words the bot may write in a free-text order of ``seat`` now, drawn from what the seat
+        sees, so that they read as a player's; empty: the bot's own bank (:mod:`engines.bots.texts`)."""
+        return []
 
     def bot_finishers(self, state: State, seat: str) -> list[str]:
         """The legal orders of ``seat`` that might win the game at once: a playout that looks for a

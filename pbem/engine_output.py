@@ -128,12 +128,14 @@ def example_order(engine_name: str, state: dict[str, Any], seat: str) -> str:
     engine = get_engine(engine_name)
     if not engine.may_act(state, seat):
         return ""
-    return example_from(engine.legal_orders(state, seat))
+    return example_from(engine.legal_orders(state, seat), engine.phase_ending_verbs)
 
 
-def example_from(orders: list[str]) -> str:
-    """A legal order to show as an example, one with no free text when there is one."""
-    plain = [order for order in orders if TEXT not in order]
+def example_from(orders: list[str], avoid: frozenset[str] = frozenset()) -> str:
+    """A legal order to show as an example, one with no free text when there is one, and never one whose
+    verb is in ``avoid`` (the engine's ``phase_ending_verbs``) while another order is legal."""
+    kept = [order for order in orders if order.split(" ", 1)[0].lower() not in avoid] or orders
+    plain = [order for order in kept if TEXT not in order]
     if plain:
         return plain[len(plain) // 2]
-    return orders[0].replace(TEXT, "your words") if orders else ""
+    return kept[0].replace(TEXT, "your words") if kept else ""
