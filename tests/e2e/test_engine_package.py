@@ -224,7 +224,7 @@ def test_a_running_server_answers_an_odd_order_in_words_and_tells_the_admin(faul
         wait_until(answered, 60, "the receipt")
         wait_until(lambda: any(m.recipients == ["admin@serve.test"] for m in sink.messages), 60, "the admin's email")
         receipt = " ".join(text_of(answered()[0]).split())
-        assert "1 line(s) accepted, 2 refused." in receipt, receipt
+        assert "Your order is in: bid 3. 2 lines were refused" in receipt, receipt
         assert ANSWER in receipt and "'Thanks,' is not an order of this game" in receipt
         [told] = [m.message for m in sink.messages if m.recipients == ["admin@serve.test"]]
         assert FAULTY in told["Subject"] and "'bid x'" in text_of(told)

@@ -63,7 +63,7 @@ def test_odd_orders_cost_their_lines_only_and_the_admin_is_told_once(table, capl
 
     [receipt] = outbox(runtime, kind="receipt")
     text = " ".join(receipt.body_text.split())
-    assert "1 line(s) accepted, 4 refused." in text
+    assert "Your order is in: bid 3. 4 lines were refused" in text
     assert text.count(engine_faults.ANSWER) == 3  # bid 4, bid x, bid: each answered in words
     assert "'Thanks,' is not an order of this game" in text  # the sign-off refused as what it is
     assert "Your bid of 3 is sealed" in text
