@@ -154,11 +154,11 @@ def test_a_block_kept_in_the_headers_moves_to_its_own_column_and_back(any_db_url
 
 
 def test_a_seat_left_by_resigning_or_by_removal_moves_to_one_column_set_and_back(any_db_url):
-    """0014: ``resigned_at`` and the old removal (the seat handed to the vacant account, or to a bot's under
+    """0015: ``resigned_at`` and the old removal (the seat handed to the vacant account, or to a bot's under
     ``bot:N``, as the game log says) become ``left_at`` + ``left_reason``; a downgrade makes every seat that
     left a resigned one again, except those on the bot's accounts, which the old code reads from the account."""
     config = alembic_config(normalise_url(any_db_url))
-    upgrade(any_db_url, "0013_outbox_status_fold")
+    upgrade(any_db_url, "0014_engine_faults")
     resigned_at, removed_at = dt.datetime(2026, 3, 1, 12, 0), dt.datetime(2026, 3, 2, 9, 30)
     engine = sa.create_engine(normalise_url(any_db_url))
     try:
@@ -222,7 +222,7 @@ def test_a_seat_left_by_resigning_or_by_removal_moves_to_one_column_set_and_back
                 .where(seats_now.c.seat == "Clouds")
                 .values(left_at=removed_at, left_reason="removed")
             )
-        command.downgrade(config, "0013_outbox_status_fold")
+        command.downgrade(config, "0014_engine_faults")
         seats_before = sa.table(
             "seats", sa.column("seat"), sa.column("position"), sa.column("resigned_at", sa.DateTime)
         )

@@ -72,10 +72,10 @@ def snapshot(folder: str) -> dict[str, list[dict]]:
 
 def as_kept(table: sa.Table, row: dict) -> dict:
     """A row as the schema of ``table`` kept it: before 0012 an outbox row's block was a ``_fold`` header;
-    before 0014 a seat whose player resigned had ``resigned_at``; before 0015 a game had a ``thread_id``."""
+    before 0015 a seat whose player resigned had ``resigned_at``; before 0016 a game had a ``thread_id``."""
     if table.name == "outbox" and "fold" not in table.c and row.get("fold") is not None:
         return {**row, "headers": {**(row["headers"] or {}), "_fold": row["fold"]}}
-    if table.name == "games" and "thread_id" in table.c:  # before 0015: written, never read
+    if table.name == "games" and "thread_id" in table.c:  # before 0016: written, never read
         return {**row, "thread_id": f"game-{row['id']}"}
     if table.name == "seats" and "resigned_at" in table.c:  # every row has it: one insert takes all of them
         return {**row, "resigned_at": row["left_at"] if row.get("left_reason") == "resigned" else None}

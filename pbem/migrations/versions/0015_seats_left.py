@@ -12,8 +12,8 @@ as before).  Downgrade: a left seat becomes a resigned one (what the old schema
 calls a seat played by the late-seat policy), except one on a bot or vacant
 account, which the old code reads from its account as it always did.
 
-Revision ID: 0014_seats_left
-Revises: 0013_outbox_status_fold
+Revision ID: 0015_seats_left
+Revises: 0014_engine_faults
 Create Date: 2026-12-02 09:00:00
 """
 
@@ -22,8 +22,8 @@ import datetime as dt
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014_seats_left"
-down_revision = "0013_outbox_status_fold"
+revision = "0015_seats_left"
+down_revision = "0014_engine_faults"
 branch_labels = None
 depends_on = None
 

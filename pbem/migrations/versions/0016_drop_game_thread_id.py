@@ -1,15 +1,15 @@
 """games.thread_id goes: it was written at the start and never read (each seat's thread has its own root)
 
-Revision ID: 0015_drop_game_thread_id
-Revises: 0014_seats_left
+Revision ID: 0016_drop_game_thread_id
+Revises: 0015_seats_left
 Create Date: 2026-12-02 10:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015_drop_game_thread_id"
-down_revision = "0014_seats_left"
+revision = "0016_drop_game_thread_id"
+down_revision = "0015_seats_left"
 branch_labels = None
 depends_on = None
 
