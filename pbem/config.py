@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pbem import envfile
+from pbem import clock, envfile
 from pbem.clock import DurationError, parse_duration
 from pbem.tokens import default_template, template_problem
 
@@ -356,9 +356,19 @@ def load_settings(**overrides: Any) -> Settings:
         env_file=env_file,
         base_url_source=_base_url_source(env("PBEM_BASE_URL"), served_url(instance)),
     )
+    _check_clock()
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings
+
+
+def _check_clock() -> None:
+    """``PBEM_CLOCK_RATE`` and ``PBEM_CLOCK_EPOCH`` (environment only: every process reads them before
+    anything else, see :mod:`pbem.clock`) usable, or a start-up error naming them."""
+    try:
+        clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+    except clock.ClockError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _base_url_source(configured: str | None, served: str | None) -> str:

@@ -76,6 +76,7 @@ def run_checks(settings: Settings) -> list[Finding]:
         ("metrics", check_metrics),
         ("trusted proxies", check_trusted_proxies),
         ("sender checks", check_authserv),
+        ("clock", check_clock),
     ]
     findings = []
     for name, check in checks:
@@ -486,3 +487,24 @@ def check_authserv(settings: Settings) -> Finding:
         f"Authentication-Results of {', '.join(settings.authserv_ids)} are read: SPF, DKIM and DMARC are "
         "recorded per message, and a message to a seat that fails DMARC is held",
     )
+
+
+# -- the clock -------------------------------------------------------------------------
+
+
+def check_clock(settings: Settings) -> Finding:
+    """Game time runs at real speed: a fast clock (``PBEM_CLOCK_RATE``) is for tests and benchmarks only."""
+    from pbem import clock
+
+    try:
+        found = clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+    except clock.ClockError as error:
+        return problem("clock", str(error), "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH")
+    if found.accelerated:
+        return problem(
+            "clock",
+            f"PBEM_CLOCK_RATE is set: game time runs {clock.describe(found)}, so every deadline, reminder and "
+            "vacation comes that much sooner (a setting for tests and benchmarks only)",
+            "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH",
+        )
+    return ok("clock", "real time")

@@ -19,7 +19,7 @@ from tests.support.smtp_sink import SinkHandler
 
 NAMES = (
     "configuration", "database", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
-    "dev mailbox", "metrics", "trusted proxies", "sender checks",
+    "dev mailbox", "metrics", "trusted proxies", "sender checks", "clock",
 )  # fmt: skip
 
 

@@ -12,19 +12,18 @@ would add hundreds of duplicates to the queue every few seconds.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from pbem.clock import utcnow
+from pbem.clock import machine_span, utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import digest, folds, outbox
 from pbem.services.play import bot_seats, deadline_timer, deadlines
 
-#: Work younger than this is left to the task nudged when it was stored.
-INBOUND_GRACE = dt.timedelta(seconds=5)
+#: Work younger than this (real seconds) is left to the task nudged when it was stored.
+INBOUND_GRACE_SECONDS = 5.0
 OUTBOX_GRACE_SECONDS = 5.0
 
 
@@ -40,7 +39,7 @@ class SweepResult:
 
 
 def pending_inbound_ids(uow: UnitOfWork, limit: int = 500) -> list[int]:
-    cutoff = utcnow() - INBOUND_GRACE
+    cutoff = utcnow() - machine_span(INBOUND_GRACE_SECONDS)
     session = uow.session
     query = (
         select(InboundMessage.id)
@@ -57,7 +56,7 @@ def sweep(uow: UnitOfWork) -> SweepResult:
     result.deadlines, result.reminders = deadlines.due_game_ids(uow)
     result.inbound = pending_inbound_ids(uow)
     folds.release_overdue(uow)  # a receipt that waited too long for the seat's next email goes alone
-    result.outbox = outbox.due_ids(uow, grace=OUTBOX_GRACE_SECONDS)
+    result.outbox = outbox.due_ids(uow, grace=machine_span(OUTBOX_GRACE_SECONDS).total_seconds())
     result.digests = digest.overdue_recipients(uow)
     result.scheduled = deadline_timer.schedule_due_soon(uow)
     if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)

@@ -19,14 +19,14 @@ from sqlalchemy import Select, bindparam, inspect, or_, select, text
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
-from pbem.clock import utcnow
+from pbem.clock import machine_span, utcnow
 from pbem.models import BOT_ACCOUNTS, Account, Game, Seat, is_bot_address
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import stand_ins_read
 
-#: A game changed this recently is left to the task nudged when it changed.
-GRACE = dt.timedelta(seconds=5)
+#: A game changed this recently (real seconds) is left to the task nudged when it changed.
+GRACE_SECONDS = 5.0
 
 
 def due_seats(engine: Engine, game: Game) -> list[str]:
@@ -158,5 +158,5 @@ def waiting_game_ids(uow: UnitOfWork, limit: int = 200) -> list[int]:
     from engines import get_engine
 
     session = uow.session
-    query = waiting_games_query(utcnow() - GRACE, limit)
+    query = waiting_games_query(utcnow() - machine_span(GRACE_SECONDS), limit)
     return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]
