@@ -256,6 +256,8 @@ class Settings:
     max_message_bytes: int = 2_000_000
     #: How long a receipt that only says "accepted" may wait to ride in the seat's next email (0: never).
     receipt_wait_seconds: int = 86_400
+    #: ``PBEM_KEEP_EMAILS``: how long a sent email's text is kept (then only its envelope).
+    keep_email_seconds: int = 14 * 86_400
     #: ``PBEM_HARD_BOUNCES``: hard bounces in a row after which an address is no longer mailed.
     hard_bounce_limit: int = 3
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
@@ -349,6 +351,7 @@ def load_settings(**overrides: Any) -> Settings:
         dkim_key=env("PBEM_DKIM_KEY") or None,
         dkim_selector=env("PBEM_DKIM_SELECTOR") or None,
         receipt_wait_seconds=_receipt_wait(env("PBEM_RECEIPT_WAIT")),
+        keep_email_seconds=_keep_emails(env("PBEM_KEEP_EMAILS")),
         dev_mailbox_setting=_switch("PBEM_DEV_MAILBOX", env("PBEM_DEV_MAILBOX")),
         metrics_token=(env("PBEM_METRICS_TOKEN") or "").strip() or None,
         authserv_ids=_authserv_ids(env("PBEM_AUTHSERV_ID")),
@@ -373,6 +376,19 @@ def _check_clock() -> None:
 
 def _base_url_source(configured: str | None, served: str | None) -> str:
     return "PBEM_BASE_URL" if configured else "served" if served else "default"
+
+
+def _keep_emails(value: str | None) -> int:
+    """``PBEM_KEEP_EMAILS``: how long sent emails' texts are kept, a duration like ``14d`` (at least an hour)."""
+    if value is None or not value.strip():
+        return Settings.keep_email_seconds
+    try:
+        seconds = parse_duration(value)
+    except DurationError as error:
+        raise ConfigError(f"PBEM_KEEP_EMAILS: {error}") from None
+    if seconds < 3600:
+        raise ConfigError(f"PBEM_KEEP_EMAILS must be at least an hour (1h), not {value!r}: an admin's resend needs it")
+    return seconds
 
 
 def _receipt_wait(value: str | None) -> int:

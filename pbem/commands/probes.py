@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from sqlalchemy.pool import NullPool
+
 from pbem.config import Settings
 from pbem.db import normalise_url
 from pbem.runtime import check_database_url, shown_url
@@ -66,6 +68,7 @@ def run_checks(settings: Settings) -> list[Finding]:
     """Every check, in the order an admin would fix things."""
     checks: list[tuple[str, Callable[[Settings], Finding]]] = [
         ("database", check_database),
+        ("database size", check_database_size),
         ("broker", check_broker),
         ("relay", check_relay),
         ("mailbox", check_mailbox),
@@ -135,6 +138,46 @@ def check_database(settings: Settings) -> Finding:
         state = f"schema at migration {current}" if current else "no tables yet"
         return problem("database", f"{shown}: {state}, the newest is {head}", "run `pbem db upgrade`")
     return ok("database", f"{shown}, schema at the newest migration {head}")
+
+
+def check_database_size(settings: Settings) -> Finding:
+    """The database's size and the outbox's growth (the texts of sent emails are most of it, and are
+    pruned after ``PBEM_KEEP_EMAILS``)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.orm import Session
+
+    from pbem.clock import format_duration
+    from pbem.services.mailout import retention
+
+    url = normalise_url(settings.database_url)
+    engine = create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite" and not Path(engine.url.database or "").is_file():
+        return ok("database size", "no database file yet")  # connecting would create one
+    try:
+        with Session(engine) as session:
+            if engine.dialect.name == "sqlite":
+                path = Path(engine.url.database or "")
+                size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+            else:
+                size = int(session.scalar(text("SELECT pg_database_size(current_database())")) or 0)
+            found = retention.growth(session, settings.keep_email_seconds)
+    except Exception as error:
+        return problem("database size", f"cannot measure it ({reason(error)})", "see the database line above")
+    finally:
+        engine.dispose()
+    kept = format_duration(settings.keep_email_seconds)
+    detail = (
+        f"{size / 1e6:.1f} MB; over the last 7 days {found.emails_per_day:.0f} emails a day, "
+        f"{found.text_bytes_per_day / 1e6:.2f} MB of their text a day; texts kept {kept} (PBEM_KEEP_EMAILS), "
+        f"{found.kept_texts} held now"
+    )
+    if found.overdue_texts > retention.BATCH * 10:
+        return problem(
+            "database size",
+            f"{detail}, of which {found.overdue_texts} older than that",
+            "keep `pbem serve` (or celery beat) running: its sweep prunes them a batch at a time",
+        )
+    return ok("database size", detail)
 
 
 def database_fix(error: BaseException, url) -> str:

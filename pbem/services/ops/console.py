@@ -10,10 +10,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from pbem.clock import format_duration
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
-from pbem.services.mailout import drafts
+from pbem.services.mailout import drafts, retention
 from pbem.services.mailout.notify import new_message_id
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
 from pbem.services.play.history import history_size
@@ -199,6 +200,11 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
     ).one_or_none()
     if latest is None:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
+    if not retention.is_kept(latest):
+        raise ServiceError(
+            f"the latest email to {seat.seat} ({latest.created_at:%Y-%m-%d %H:%M} UTC) is no longer kept: sent emails' "
+            f"texts are kept for {format_duration(settings.keep_email_seconds)} (PBEM_KEEP_EMAILS)"
+        )
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
     text, html = drafts.text_and_html(latest)  # one not sent yet may be a draft
