@@ -117,7 +117,7 @@ def test_a_resend_of_an_email_no_longer_kept_says_so(runtime):
     age(runtime, dt.timedelta(days=20))
     runtime.in_unit(retention.prune)
     seat = game_row(runtime, game_id).seats[0].seat
-    with pytest.raises(ServiceError, match="is no longer kept: sent emails' texts are kept for 14d"):
+    with pytest.raises(ServiceError, match="is no longer kept: sent emails' texts are kept for 14 days"):
         runtime.in_unit(console.resend_latest, game_id, seat)
 
 

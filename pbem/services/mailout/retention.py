@@ -80,8 +80,16 @@ def is_kept(row: Any) -> bool:
     return bool(row.body_text or row.body_html or row.fold) or row.status not in DONE
 
 
+def kept_words(keep_seconds: int) -> str:
+    """``PBEM_KEEP_EMAILS`` in words: "14 days", "1 day", else like "36h"."""
+    days, rest = divmod(keep_seconds, 86400)
+    if days and not rest:
+        return f"{days} day{'s' if days > 1 else ''}"
+    return format_duration(keep_seconds)
+
+
 def not_kept_note(keep_seconds: int) -> str:
-    return NOT_KEPT.format(kept=format_duration(keep_seconds))
+    return NOT_KEPT.format(kept=kept_words(keep_seconds))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from pbem.clock import format_duration
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -203,7 +202,7 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
     if not retention.is_kept(latest):
         raise ServiceError(
             f"the latest email to {seat.seat} ({latest.created_at:%Y-%m-%d %H:%M} UTC) is no longer kept: sent emails' "
-            f"texts are kept for {format_duration(settings.keep_email_seconds)} (PBEM_KEEP_EMAILS)"
+            f"texts are kept for {retention.kept_words(settings.keep_email_seconds)} (PBEM_KEEP_EMAILS)"
         )
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
