@@ -156,6 +156,8 @@ class Soak:
         #: Eve's vacation once declared: (her seat, from when, days), in game time.
         self.vacation: tuple[Seat, float, int] | None = None
         self.stopped = False
+        #: Real seconds of each part of the run.
+        self.timings: dict[str, float] = {}
         self.lock = threading.Lock()
 
     # -- the server ------------------------------------------------------------------------
@@ -383,6 +385,7 @@ class Soak:
             game.deadline = deadline
 
     def run(self) -> dict[str, Any]:
+        began = time.monotonic()
         self.start()
         engines = self.engines()
         with ThreadPoolExecutor(4) as pool:  # each is a CLI run: start-up is most of it
@@ -395,6 +398,8 @@ class Soak:
         self.plan_events(firsts[0], firsts[1])
         time.sleep(min(3.0, 0.05 * DAY / self.rate))
         start_db, start_rss = self.db_bytes(), self.rss_mb()
+        self.timings["start and set-up"] = time.monotonic() - began
+        began = time.monotonic()
         next_day = self.start_at + DAY
         while self.clock.now() < self.end_at:
             if self.server.poll() is not None:
@@ -418,9 +423,15 @@ class Soak:
         for game in self.games:
             self.observe(game)
         end_db, end_rss = self.db_bytes(), self.rss_mb()
+        self.timings["play"] = time.monotonic() - began
+        began = time.monotonic()
         time.sleep(1.0)  # the last emails of the run reach the sink
         self.stop()
-        return self.report([start_db, end_db], [start_rss, end_rss])
+        self.timings["stop"] = time.monotonic() - began
+        began = time.monotonic()
+        report = self.report([start_db, end_db], [start_rss, end_rss])
+        self.timings["verify and count"] = time.monotonic() - began
+        return report
 
     # -- the figures --------------------------------------------------------------------------
 
@@ -559,6 +570,7 @@ def summary(soak: Soak, result: dict[str, Any]) -> list[str]:
     for player, counts in result["emails_per_day"].items():
         kinds = ", ".join(f"{kind} {n}" for kind, n in counts.items() if kind != "all")
         lines.append(f"  {player}: {counts['all']} ({soak.busiest.get(player, 0)}): {kinds}")
+    lines.append("real time: " + ", ".join(f"{part} {seconds:.0f} s" for part, seconds in soak.timings.items()))
     return lines + [f"note: {note}" for note in soak.notes]
 
 

@@ -26,7 +26,6 @@ server says so in its log at start.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import time
 from dataclasses import dataclass
@@ -102,21 +101,20 @@ def _epoch(text: str | None) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).timestamp()
 
 
-_setting: ClockSetting | None = None
+REAL_TIME = ClockSetting()
+_setting: ClockSetting = REAL_TIME
 
 
 def setting() -> ClockSetting:
-    """The clock of this process, read from the environment once (:func:`configure` sets it in tests)."""
-    global _setting
-    if _setting is None:
-        _setting = parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+    """The clock of this process: real time until the settings are read (every process of the server
+    reads them first: :func:`pbem.config.load_settings` calls :func:`configure`)."""
     return _setting
 
 
 def configure(new: ClockSetting | None) -> None:
-    """Use ``new`` from now on (None: read the environment again at the next look)."""
+    """Use ``new`` from now on (None: real time)."""
     global _setting
-    _setting = new
+    _setting = new or REAL_TIME
 
 
 def now_seconds() -> float:

@@ -359,17 +359,22 @@ def load_settings(**overrides: Any) -> Settings:
         env_file=env_file,
         base_url_source=_base_url_source(env("PBEM_BASE_URL"), served_url(instance)),
     )
-    _check_clock()
+    _set_clock()
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings
 
 
-def _check_clock() -> None:
-    """``PBEM_CLOCK_RATE`` and ``PBEM_CLOCK_EPOCH`` (environment only: every process reads them before
-    anything else, see :mod:`pbem.clock`) usable, or a start-up error naming them."""
+def clock_setting() -> clock.ClockSetting:
+    """``PBEM_CLOCK_RATE`` and ``PBEM_CLOCK_EPOCH``, from the environment only (not the environment file):
+    every process reads them before anything else (see :mod:`pbem.clock`); :class:`clock.ClockError` if unusable."""
+    return clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+
+
+def _set_clock() -> None:
+    """This process's clock from its settings, or a start-up error naming them."""
     try:
-        clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+        clock.configure(clock_setting())
     except clock.ClockError as error:
         raise ConfigError(str(error)) from None
 

@@ -9,9 +9,19 @@ import time
 import pytest
 from click.testing import CliRunner
 
+import worker
 from pbem import clock
 from pbem.cli import main
 from pbem.clock import ClockError, ClockSetting, parse_setting
+from pbem.config import ConfigError, load_settings
+from worker import DIGEST_HOUR, daily_digest_schedule
+
+
+@pytest.fixture(autouse=True)
+def real_time_after():
+    """Whatever a test did to this process's clock, the next test starts on real time."""
+    yield
+    clock.configure(None)
 
 
 @pytest.fixture
@@ -23,9 +33,7 @@ def fast_clock():
     clock.configure(None)
 
 
-def test_real_time_by_default(monkeypatch):
-    monkeypatch.delenv("PBEM_CLOCK_RATE", raising=False)
-    monkeypatch.delenv("PBEM_CLOCK_EPOCH", raising=False)
+def test_real_time_by_default():
     clock.configure(None)
     assert not clock.setting().accelerated
     assert abs((clock.utcnow() - dt.datetime.now(dt.UTC).replace(tzinfo=None)).total_seconds()) < 1
@@ -43,19 +51,21 @@ def test_a_fast_clock_runs_from_its_epoch(fast_clock):
     assert clock.sweep_span() == dt.timedelta(seconds=clock.FASTEST_SWEEP * 1000)
 
 
-def test_the_environment_sets_it_for_every_process(monkeypatch):
+def test_the_settings_set_it_for_every_process(monkeypatch, tmp_path):
+    """Each process of the server reads its settings first; they set its clock from the environment."""
     epoch = int(time.time()) - 10
     monkeypatch.setenv("PBEM_CLOCK_RATE", "1080")
     monkeypatch.setenv("PBEM_CLOCK_EPOCH", str(epoch))
-    clock.configure(None)
-    try:
-        assert clock.setting() == ClockSetting(1080.0, float(epoch))
-        assert "1080 times real time" in clock.describe() and "a day every 80 s" in clock.describe()
-    finally:
-        clock.configure(None)
-        monkeypatch.delenv("PBEM_CLOCK_RATE")
-        monkeypatch.delenv("PBEM_CLOCK_EPOCH")
-        clock.configure(None)
+    load_settings(instance=tmp_path)
+    assert clock.setting() == ClockSetting(1080.0, float(epoch))
+    assert "1080 times real time" in clock.describe() and "a day every 80 s" in clock.describe()
+    monkeypatch.setenv("PBEM_CLOCK_RATE", "fast")
+    with pytest.raises(ConfigError, match="PBEM_CLOCK_RATE must be a number"):
+        load_settings(instance=tmp_path)
+    monkeypatch.delenv("PBEM_CLOCK_RATE")
+    monkeypatch.delenv("PBEM_CLOCK_EPOCH")
+    load_settings(instance=tmp_path)
+    assert not clock.setting().accelerated
 
 
 def test_iso_epochs_and_rate_one():
@@ -104,10 +114,10 @@ def test_pbem_check_refuses_a_malformed_clock(tmp_path):
     assert result.stdout.startswith("configuration: PROBLEM: PBEM_CLOCK_RATE needs PBEM_CLOCK_EPOCH")
 
 
-def test_the_daily_digest_falls_at_its_hour_of_game_time(fast_clock):
+def test_the_daily_digest_falls_at_its_hour_of_game_time():
     """Beat's daily entry reads the server's clock: on a fast clock its mornings come fast too."""
-    from worker import DIGEST_HOUR, daily_digest_schedule
-
+    assert worker.app.conf.timezone == "UTC"  # the app reads its settings (and the process's clock) first
+    clock.configure(ClockSetting(1000.0, time.time() - 100))
     schedule = daily_digest_schedule()
     now = clock.aware_now()
     assert schedule.now() - now < dt.timedelta(minutes=5), "the schedule's now is game time"
@@ -122,8 +132,6 @@ def test_the_daily_digest_falls_at_its_hour_of_game_time(fast_clock):
 
 def test_timed_tasks_wait_real_seconds_for_game_time(fast_clock, monkeypatch):
     """A deadline an hour of game time away is sent with a countdown of 3.6 real seconds."""
-    import worker
-
     sent: list[dict] = []
     monkeypatch.setattr(worker, "_publish", lambda task, args, **options: sent.append(options))
     worker.send_later("fire_deadline", (1,), 3600)

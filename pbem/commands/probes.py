@@ -538,9 +538,10 @@ def check_authserv(settings: Settings) -> Finding:
 def check_clock(settings: Settings) -> Finding:
     """Game time runs at real speed: a fast clock (``PBEM_CLOCK_RATE``) is for tests and benchmarks only."""
     from pbem import clock
+    from pbem.config import clock_setting
 
     try:
-        found = clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+        found = clock_setting()
     except clock.ClockError as error:
         return problem("clock", str(error), "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH")
     if found.accelerated:
