@@ -136,3 +136,17 @@ def test_timed_tasks_wait_real_seconds_for_game_time(fast_clock, monkeypatch):
     monkeypatch.setattr(worker, "_publish", lambda task, args, **options: sent.append(options))
     worker.send_later("fire_deadline", (1,), 3600)
     assert sent == [{"countdown": pytest.approx(3.6)}]
+
+
+def test_an_email_lease_lasts_real_seconds_on_a_fast_clock(fast_clock):
+    """A claim on an email being sent lapses after 40 real seconds (a killed worker's emails go again),
+    not 40 seconds of game time (0.04 real seconds here: a slow send would be claimed twice)."""
+    from types import SimpleNamespace
+
+    from pbem.services.mailout import outbox
+
+    row = SimpleNamespace(status="pending", attempts=0, next_try_at=None)
+    now = clock.utcnow()
+    outbox.claimed_when_queued(row, now)
+    assert row.next_try_at - now == dt.timedelta(seconds=outbox.LEASE_SECONDS * 1000)
+    assert clock.machine_span(outbox.backoff(1)) == dt.timedelta(seconds=30_000), "a relay's retry: 30 real seconds"

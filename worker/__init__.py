@@ -192,11 +192,11 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
+    runtime = get_runtime()  # reads the settings, and with them this process's clock
     if clock.setting().accelerated:
         logging.getLogger(__name__).warning(
             "the clock runs %s (PBEM_CLOCK_RATE): for tests and benchmarks only", clock.describe()
         )
-    runtime = get_runtime()
     runtime.nudger, runtime.scheduler, runtime.sends_at_once = worker_nudge, send_later, reserve_inline_delivery
     preload()  # before the pool forks: every pool process starts with it loaded
 
