@@ -22,7 +22,8 @@ from bench.__main__ import ROOT, environment
 ENGINES_BUILT_IN = {"kidsprout", "rankchain", "sneak", "sprawl"}
 
 
-def soak(days: float, rate: float) -> dict:
+def soak(days: float, rate: float) -> tuple[dict, str]:
+    """The figures (``--json``) and the run in words (its standard error)."""
     result = subprocess.run(
         [sys.executable, "-m", "bench", "soak", "--days", str(days), "--rate", str(rate), "--json"],
         cwd=ROOT,
@@ -34,7 +35,7 @@ def soak(days: float, rate: float) -> dict:
     assert result.stdout.strip(), result.stderr
     figures = json.loads(result.stdout)
     assert result.returncode == 0, json.dumps(figures, indent=1) + result.stderr
-    return figures
+    return figures, result.stderr
 
 
 def installed_engines() -> set[str]:
@@ -44,7 +45,16 @@ def installed_engines() -> set[str]:
     return {engine["name"] for engine in json.loads(listed.stdout)}
 
 
-def check(figures: dict, days: float) -> None:
+def check(run: tuple[dict, str], days: float) -> None:
+    """What must hold after any soak; a failure shows the run's figures and words."""
+    figures, words = run
+    try:
+        check_figures(figures, days)
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\n{json.dumps(figures, indent=1)}\n{words}") from None
+
+
+def check_figures(figures: dict, days: float) -> None:
     assert set(figures) == {
         "days", "games", "stuck", "duplicates", "emails_per_day", "absent_players", "db_bytes", "rss_mb",
     }  # fmt: skip
@@ -77,10 +87,10 @@ def test_two_days_of_play_on_a_fast_clock():
 @pytest.mark.slow
 def test_days_of_play_on_a_fast_clock():
     days = float(os.environ.get("PBEM_SOAK_DAYS") or 5)
-    figures = soak(days, 1080 if days > 10 else 2880)
-    check(figures, days)
+    run = soak(days, 1080 if days > 10 else 2880)
+    check(run, days)
     if days >= 3:  # the daily digest's hour came
-        assert mail_kinds(figures, "dan@soak.example") >= {"digest"}
+        assert mail_kinds(run[0], "dan@soak.example") >= {"digest"}
 
 
 def mail_kinds(figures: dict, player: str) -> set[str]:
