@@ -34,6 +34,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "email-count": ("bench.email_count", [], "emails per player in whole 3-player games by email (3 engines)"),
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
     "soak": ("bench.soak", ["--days", "30"], "a month of play on a fast clock through pbem serve (about 40 minutes)"),
+    "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
 }
 
 
