@@ -75,7 +75,6 @@ def check_figures(figures: dict, days: float) -> None:
         counts = mail[player]
         assert counts["all"] > 0 and abs(sum(v for k, v in counts.items() if k != "all") - counts["all"]) < 0.05
     assert "unknown" not in {kind for counts in mail.values() for kind in counts}, "every email's kind is known"
-    assert mail["cat@soak.example"].get("reminder", 0) > 0, "reminders went out"
     assert len(figures["db_bytes"]) == 2 and 0 < figures["db_bytes"][0] <= figures["db_bytes"][1]
     assert len(figures["rss_mb"]) == 2 and all(mb > 50 for mb in figures["rss_mb"])
 
@@ -89,8 +88,9 @@ def test_days_of_play_on_a_fast_clock():
     days = float(os.environ.get("PBEM_SOAK_DAYS") or 5)
     run = soak(days, 1080 if days > 10 else 2880)
     check(run, days)
-    if days >= 3:  # the daily digest's hour came
-        assert mail_kinds(run[0], "dan@soak.example") >= {"digest"}
+    if days >= 3:  # days enough for a digest's hour and the reminders of several turns, however busy the machine
+        assert mail_kinds(run[0], "dan@soak.example") >= {"digest", "reminder"}
+        assert mail_kinds(run[0], "cat@soak.example") >= {"reminder", "late"}
 
 
 def mail_kinds(figures: dict, player: str) -> set[str]:
