@@ -294,11 +294,20 @@ class InboundMessage(Base):
     dmarc: Mapped[str | None] = mapped_column(String(20))
 
 
+#: An outbox row that still holds what it said: its text, or a draft or block to render it from
+#: (:mod:`pbem.services.mailout.retention` drops them once the email is done with and old).
+KEPT_BODY = "body_text <> '' OR fold IS NOT NULL"
+
+
 class OutboxMessage(Base):
     """An email to send; its ``status`` moves as :mod:`pbem.outbox_status` allows (only ``pending`` is sent)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_due", "status", "next_try_at"),)
+    __table_args__ = (
+        Index("ix_outbox_due", "status", "next_try_at"),
+        # The oldest rows still holding a text, for the sweep's pruning: pruned rows leave the index.
+        Index("ix_outbox_kept_bodies", "created_at", sqlite_where=text(KEPT_BODY), postgresql_where=text(KEPT_BODY)),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     recipient: Mapped[str] = mapped_column(String(320), index=True)
     subject: Mapped[str] = mapped_column(String(500))

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from sqlalchemy.pool import NullPool
+
 from pbem.config import Settings
 from pbem.db import normalise_url
 from pbem.runtime import check_database_url, shown_url
@@ -66,6 +68,7 @@ def run_checks(settings: Settings) -> list[Finding]:
     """Every check, in the order an admin would fix things."""
     checks: list[tuple[str, Callable[[Settings], Finding]]] = [
         ("database", check_database),
+        ("database size", check_database_size),
         ("broker", check_broker),
         ("relay", check_relay),
         ("mailbox", check_mailbox),
@@ -77,6 +80,7 @@ def run_checks(settings: Settings) -> list[Finding]:
         ("trusted proxies", check_trusted_proxies),
         ("sender checks", check_authserv),
         ("engine faults", check_faults),
+        ("clock", check_clock),
     ]
     findings = []
     for name, check in checks:
@@ -169,6 +173,44 @@ def _fault_words(fault, failed_message: str) -> str:
     if fault.method == failed_message:
         return f"{times} a message failed every attempt (the last: {fault.error})"
     return f"{fault.engine} failed {times} in {fault.method} (the last: {fault.error})"
+def check_database_size(settings: Settings) -> Finding:
+    """The database's size and the outbox's growth (the texts of sent emails are most of it, and are
+    pruned after ``PBEM_KEEP_EMAILS``)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.orm import Session
+
+    from pbem.clock import format_duration
+    from pbem.services.mailout import retention
+
+    url = normalise_url(settings.database_url)
+    engine = create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite" and not Path(engine.url.database or "").is_file():
+        return ok("database size", "no database file yet")  # connecting would create one
+    try:
+        with Session(engine) as session:
+            if engine.dialect.name == "sqlite":
+                path = Path(engine.url.database or "")
+                size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+            else:
+                size = int(session.scalar(text("SELECT pg_database_size(current_database())")) or 0)
+            found = retention.growth(session, settings.keep_email_seconds)
+    except Exception as error:
+        return problem("database size", f"cannot measure it ({reason(error)})", "see the database line above")
+    finally:
+        engine.dispose()
+    kept = format_duration(settings.keep_email_seconds)
+    detail = (
+        f"{size / 1e6:.1f} MB; over the last 7 days {found.emails_per_day:.0f} emails a day, "
+        f"{found.text_bytes_per_day / 1e6:.2f} MB of their text a day; texts kept {kept} (PBEM_KEEP_EMAILS), "
+        f"{found.kept_texts} held now"
+    )
+    if found.overdue_texts > retention.BATCH * 10:
+        return problem(
+            "database size",
+            f"{detail}, of which {found.overdue_texts} older than that",
+            "keep `pbem serve` (or celery beat) running: its sweep prunes them a batch at a time",
+        )
+    return ok("database size", detail)
 
 
 def database_fix(error: BaseException, url) -> str:
@@ -521,3 +563,25 @@ def check_authserv(settings: Settings) -> Finding:
         f"Authentication-Results of {', '.join(settings.authserv_ids)} are read: SPF, DKIM and DMARC are "
         "recorded per message, and a message to a seat that fails DMARC is held",
     )
+
+
+# -- the clock -------------------------------------------------------------------------
+
+
+def check_clock(settings: Settings) -> Finding:
+    """Game time runs at real speed: a fast clock (``PBEM_CLOCK_RATE``) is for tests and benchmarks only."""
+    from pbem import clock
+    from pbem.config import clock_setting
+
+    try:
+        found = clock_setting()
+    except clock.ClockError as error:
+        return problem("clock", str(error), "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH")
+    if found.accelerated:
+        return problem(
+            "clock",
+            f"PBEM_CLOCK_RATE is set: game time runs {clock.describe(found)}, so every deadline, reminder and "
+            "vacation comes that much sooner (a setting for tests and benchmarks only)",
+            "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH",
+        )
+    return ok("clock", "real time")

@@ -18,8 +18,8 @@ from tests.support.services import free_port, postgres_schema, redis_url
 from tests.support.smtp_sink import SinkHandler
 
 NAMES = (
-    "configuration", "database", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
-    "dev mailbox", "metrics", "trusted proxies", "sender checks", "engine faults",
+    "configuration", "database", "database size", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
+    "dev mailbox", "metrics", "trusted proxies", "sender checks", "engine faults", "clock",
 )  # fmt: skip
 
 

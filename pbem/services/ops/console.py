@@ -14,7 +14,7 @@ from pbem.game_status import RUNNING
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
-from pbem.services.mailout import drafts
+from pbem.services.mailout import drafts, retention
 from pbem.services.mailout.notify import new_message_id
 from pbem.services.play import engine_faults
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
@@ -203,6 +203,11 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
     ).one_or_none()
     if latest is None:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
+    if not retention.is_kept(latest):
+        raise ServiceError(
+            f"the latest email to {seat.seat} ({latest.created_at:%Y-%m-%d %H:%M} UTC) is no longer kept: sent emails' "
+            f"texts are kept for {retention.kept_words(settings.keep_email_seconds)} (PBEM_KEEP_EMAILS)"
+        )
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
     text, html = drafts.text_and_html(latest)  # one not sent yet may be a draft

@@ -19,15 +19,15 @@ from sqlalchemy import Select, select, text, union
 from sqlalchemy.orm import Session, selectinload
 
 from engines.base import Engine
-from pbem.clock import utcnow
+from pbem.clock import machine_span, utcnow
 from pbem.game_status import GameStatus
 from pbem.models import BOT_ACCOUNTS, SEATS_LEFT, Account, Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import PlayedBy
 from pbem.services.play.occupants import occupants
 
-#: A game changed this recently is left to the task nudged when it changed.
-GRACE = dt.timedelta(seconds=5)
+#: A game changed this recently (real seconds) is left to the task nudged when it changed.
+GRACE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -101,5 +101,5 @@ def waiting_game_ids(uow: UnitOfWork, limit: int = 200) -> list[int]:
     from engines import get_engine
 
     session = uow.session
-    query = waiting_games_query(utcnow() - GRACE, limit)
+    query = waiting_games_query(utcnow() - machine_span(GRACE_SECONDS), limit)
     return [game.id for game in session.scalars(query) if due(session, get_engine(game.engine), game)]

@@ -299,12 +299,15 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
 def move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
     """Move the current deadline to ``until`` (an extension, a grace period, a vacation).
 
-    Reminders follow one rule: an offset already due in this turn (sent, or
-    come due after the deadline had passed) is never sent again; every other
-    offset is armed if its time before the new deadline is still ahead.  So an
-    offset the old deadline was too close for gets its chance, and none is sent
-    twice in one turn.
+    Reminders are tied to the deadline they warn of: the new deadline gets each
+    reminder whose time before it is still ahead, except an offset already sent
+    for the old deadline that moved by less than that offset (an hour's
+    extension sends no second "a day before").  So a grace period or a vacation
+    gets its hour-before reminder again, and an offset the old deadline was too
+    close for gets its chance.
     """
+    moved = (until - game.deadline).total_seconds() if game.deadline is not None else float("inf")
+    game.reminders_sent = [offset for offset in game.reminders_sent or [] if offset > moved]
     game.deadline = until
     game.next_reminder = next_reminder(game, now)
 

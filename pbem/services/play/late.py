@@ -2,8 +2,8 @@
 
 :func:`pbem.services.play.deadlines.apply_deadline` asks, in this order:
 
-1. :func:`postpone` — does the deadline wait?  It moves to the end of a
-   vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
+1. :func:`postpone` — does the deadline wait?  It moves to a return window
+   after the end of a vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
    more deadline period while grace periods are left this turn.  Either way
    everyone is told and the game log gets an ``admin`` entry.
 2. :func:`play_bots` — policy ``bot:N``: each missing seat that had already
@@ -78,12 +78,13 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
     labels = ", ".join(seat_label(game, name) for name in late)
     away = vacations.away_seats(session, game, late, now)
     if away:
-        until = max(away.values())
+        back = max(away.values())
+        until = vacations.held_until(game, back)
         _move_deadline(game, until, now)
         who = ", ".join(seat_label(game, name) for name in sorted(away))
         line = (
-            f"The deadline passed; still missing: {labels}. {who} on vacation: "
-            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC."
+            f"The deadline passed; still missing: {labels}. {who} on vacation until {back:%Y-%m-%d %H:%M} UTC: "
+            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC, {vacations.window_words(game)} after the return."
         )
         append_log(
             session,
