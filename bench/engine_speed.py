@@ -81,6 +81,10 @@ def main() -> None:
                 f"{(engine.name + '/' + variant)[:40]:<40} {row['games_per_s']:>9.1f} {row['orders_per_s']:>10.0f} "
                 f"{row['baseline_json_roundtrips_per_s']:>10.0f} {row['ratio_orders_to_baseline']:>7.2f}"
             )
+        if engine.name == "classical":  # its own figure: one whole movement phase adjudicated
+            from bench import classical_adjudication
+
+            print(classical_adjudication.report(classical_adjudication.measure()))
 
 
 if __name__ == "__main__":

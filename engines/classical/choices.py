@@ -27,26 +27,48 @@ def moves_of(situation: Situation, unit: Unit) -> list[str]:
 
 
 def destinations(situation: Situation, unit: Unit, without: str = "") -> list[str]:
-    """Where ``unit`` could be supported to: provinces (armies) or locations (fleets, coast named)."""
+    """Where ``unit`` could be supported to: provinces (armies) or locations (fleets, coast named);
+    ``without`` a fleet that cannot both convoy the army and support it (DATC 6.D.31)."""
     if unit.kind == "F":
         return sorted(FLEET.get(unit.location, ()))
     fleets = situation.fleets_at_sea() - {without}
     return sorted(set(ARMY.get(unit.province, ())) | reachable_by_convoy(fleets, unit.province))
 
 
+def reach(situation: Situation, unit: Unit) -> frozenset[str]:
+    """The provinces ``unit`` could enter on its own: where it may support."""
+    return situation.memo(
+        ("reach", unit.province),
+        lambda: frozenset(
+            p
+            for p in (
+                {province_of(t) for t in FLEET.get(unit.location, ())}
+                if unit.kind == "F"
+                else ARMY.get(unit.province, ())
+            )
+            if can_reach(unit.kind, unit.location, p)
+        ),
+    )
+
+
 def supports_of(situation: Situation, unit: Unit) -> list[str]:
     """Canonical support orders ``unit`` could give: to hold, or to move into a province it could enter."""
     found = []
-    without = unit.province if unit.kind == "F" else ""
+    reachable = reach(situation, unit)
+    at_sea = unit.kind == "F" and PROVINCES[unit.province].kind == "sea"
     for province, other in sorted(situation.units.items()):
         if province == unit.province:
             continue
         helped = f"{unit.text} S {other.kind} {province}"
-        if can_reach(unit.kind, unit.location, province):
+        if province in reachable:
             found.append(helped)
-        for dest in destinations(situation, other, without):
+        if at_sea and other.kind == "A":
+            targets = destinations(situation, other, unit.province)
+        else:
+            targets = situation.memo(("dest", province), lambda other=other: destinations(situation, other))
+        for dest in targets:
             target = province_of(dest)
-            if target != unit.province and can_reach(unit.kind, unit.location, target):
+            if target in reachable and target != unit.province:
                 found.append(f"{helped}-{dest}")
     return found
 
@@ -67,13 +89,16 @@ def convoys_of(situation: Situation, unit: Unit) -> list[str]:
 
 
 def unit_orders(situation: Situation, unit: Unit) -> list[str]:
-    """Every legal movement-phase order of ``unit``."""
-    return [
-        f"{unit.text} hold",
-        *moves_of(situation, unit),
-        *supports_of(situation, unit),
-        *convoys_of(situation, unit),
-    ]
+    """Every legal movement-phase order of ``unit`` (worked out once per board; do not change the list)."""
+    return situation.memo(
+        ("unit orders", unit.province),
+        lambda: [
+            f"{unit.text} hold",
+            *moves_of(situation, unit),
+            *supports_of(situation, unit),
+            *convoys_of(situation, unit),
+        ],
+    )
 
 
 def retreat_orders(situation: Situation, power: str) -> dict[str, list[str]]:

@@ -96,7 +96,9 @@ def _movement(situation: Situation, power: str, written: Written, verb: str) -> 
             return Order("hold", unit.kind, unit.location)
         if verb == "move":
             dest = check_move(situation, unit, written.dest, written.dest_coast, written.via_convoy)
-            return Order("move", unit.kind, unit.location, dest, written.via_convoy and unit.kind == "A")
+            # "via convoy" matters only where the army could also walk; elsewhere it goes by sea anyway
+            via = written.via_convoy and unit.kind == "A" and army_can_step(unit.province, dest)
+            return Order("move", unit.kind, unit.location, dest, via)
         if verb == "support":
             return check_support(situation, unit, written)
         return check_convoy(situation, unit, written)

@@ -8,7 +8,9 @@ text (:func:`format_order`) reads back to the same order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from engines.classical.board import PROVINCES, province_of
 
@@ -98,13 +100,24 @@ class Situation:
     centres: dict[str, str] = field(default_factory=dict)
     dislodged: dict[str, Dislodged] = field(default_factory=dict)
     standoffs: frozenset[str] = frozenset()
+    #: Answers worked out once per board (fleets at sea, where each unit could go...): see ``memo``.
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: Any, work: Callable[[], Any]) -> Any:
+        """``work()``, computed once per board (a situation's board never changes)."""
+        if key not in self.cache:
+            self.cache[key] = work()
+        return self.cache[key]
 
     def fleets_at_sea(self) -> frozenset[str]:
         """The sea provinces that hold a fleet: the links any convoy is made of."""
-        return frozenset(p for p, u in self.units.items() if u.kind == "F" and PROVINCES[p].kind == "sea")
+        return self.memo(
+            "fleets",
+            lambda: frozenset(p for p, u in self.units.items() if u.kind == "F" and PROVINCES[p].kind == "sea"),
+        )
 
     def units_of(self, power: str) -> list[Unit]:
-        return [u for p, u in sorted(self.units.items()) if u.power == power]
+        return self.memo(("units", power), lambda: [u for p, u in sorted(self.units.items()) if u.power == power])
 
     def centre_count(self, power: str) -> int:
         return sum(1 for owner in self.centres.values() if owner == power)

@@ -46,6 +46,15 @@ class CaseError(ValueError):
     """A case that cannot be read; the message says what and where."""
 
 
+def _lists(value: Any, what: str) -> dict[str, list[Any]]:
+    """``value`` as a JSON object of lists (power -> list), or a CaseError naming ``what``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+        raise CaseError(f'{what} must be an object of lists, e.g. {{"England": [...]}}')
+    return value
+
+
 def power_named(name: str) -> str:
     power = POWER_WORDS.get(str(name).strip().casefold())
     if power is None:
@@ -75,7 +84,7 @@ def unit_from_text(text: str, power: str) -> Unit:
 
 def read_units(given: dict[str, list[str]]) -> dict[str, Unit]:
     units: dict[str, Unit] = {}
-    for name, texts in (given or {}).items():
+    for name, texts in _lists(given, "units").items():
         power = power_named(name)
         for text in texts:
             unit = unit_from_text(text, power)
@@ -89,7 +98,7 @@ def read_centres(given: dict[str, list[str]] | None) -> dict[str, str]:
     if given is None:
         return {province: power for power, homes in HOMES.items() for province in homes}
     centres: dict[str, str] = {}
-    for name, provinces in given.items():
+    for name, provinces in _lists(given, "supply_centers").items():
         power = power_named(name)
         for text in provinces:
             province = str(text).strip().casefold()
@@ -112,11 +121,13 @@ def situation_of(case: dict[str, Any]) -> Situation:
     units = read_units(case.get("units") or {})
     situation = Situation(kind, units, read_centres(case.get("supply_centers")))
     if kind == "retreat":
-        standoffs = frozenset(str(p).casefold() for p in case.get("standoffs") or ())
+        standoffs = frozenset(str(p).casefold() for p in _lists({"s": case.get("standoffs") or []}, "standoffs")["s"])
         occupied = set(units)
-        for name, entries in (case.get("dislodged") or {}).items():
+        for name, entries in _lists(case.get("dislodged"), "dislodged").items():
             power = power_named(name)
             for entry in entries:
+                if not isinstance(entry, dict):
+                    raise CaseError('a dislodged unit is written {"unit": "F eng", "by": "wal"}')
                 unit = unit_from_text(entry.get("unit", ""), power)
                 by = entry.get("by")
                 by = str(by).casefold() if by else None
@@ -132,7 +143,7 @@ def adjudicate_case(case: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(case, dict):
             raise CaseError("a case is a JSON object")
         situation = situation_of(case)
-        return _answer(situation, case.get("orders") or {})
+        return _answer(situation, _lists(case.get("orders"), "orders"))
     except CaseError as error:
         return {"error": str(error)}
 
