@@ -62,6 +62,15 @@ def measure(engine, variant: str, games: int, rounds: int = 3) -> dict[str, floa
     }
 
 
+def adjudication_report() -> str:
+    """Classical's whole movement phase in milliseconds (``bench/classical_adjudication.py``)."""
+    try:
+        from bench import classical_adjudication
+    except ImportError:  # run as a script: bench/ itself is on the path
+        import classical_adjudication  # type: ignore[no-redef]
+    return classical_adjudication.report(classical_adjudication.measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
@@ -82,9 +91,7 @@ def main() -> None:
                 f"{row['baseline_json_roundtrips_per_s']:>10.0f} {row['ratio_orders_to_baseline']:>7.2f}"
             )
         if engine.name == "classical":  # its own figure: one whole movement phase adjudicated
-            from bench import classical_adjudication
-
-            print(classical_adjudication.report(classical_adjudication.measure()))
+            print(adjudication_report())
 
 
 if __name__ == "__main__":

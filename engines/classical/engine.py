@@ -35,8 +35,9 @@ class ClassicalEngine(Engine):
     order_words = ORDER_WORDS
     order_help = render.HELP
     phase_kinds = ("movement", "retreat", "adjustment")
-    bot_iterations = 12
-    bot_horizon = 0
+    #: Playouts long enough to see a movement phase resolved (about one order per unit on the board).
+    bot_iterations = 60
+    bot_horizon = 40
 
     def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
         result = super().resolve_options(given)
