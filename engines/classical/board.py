@@ -80,10 +80,6 @@ def is_sea(province: str) -> bool:
     return PROVINCES[province].kind == "sea"
 
 
-def is_coastal(province: str) -> bool:
-    return PROVINCES[province].kind == "coast"
-
-
 def fleet_locations(province: str) -> tuple[str, ...]:
     """Where a fleet may stand in ``province``: each coast of a split province, else the province."""
     prov = PROVINCES[province]

@@ -103,6 +103,9 @@ def _movement(situation: Situation, power: str, written: Written, verb: str) -> 
             return check_support(situation, unit, written)
         return check_convoy(situation, unit, written)
     except OrderError as error:
+        if written.unit and written.unit != unit.kind:
+            kind = "an army" if unit.kind == "A" else "a fleet"
+            error.args = (f"{error.args[0]} (The unit in {name(unit.province)} is {kind}.)",)
         if error.legal is None:
             error.legal = unit_summary(situation, unit)
         raise

@@ -95,8 +95,17 @@ def _name_table() -> dict[str, str]:
 #: Every accepted name (lower case, single spaces) to its province.
 NAMES: dict[str, str] = _name_table()
 _LONGEST_NAME = max(len(name.split()) for name in NAMES)
-#: The words a line may start with to be read as an order (see the engine's ``order_words``).
-ORDER_WORDS = frozenset(UNIT_WORDS) | VERB_WORDS | frozenset(PROVINCES)
+#: First words of province names too common in plain English to mark a line as an order.
+_COMMON_FIRST_WORDS = frozenset({"north", "black", "english", "irish", "mid", "gulf", "st", "western", "eastern"})
+#: The words a line may start with to be read as an order (the engine's ``order_words``): a unit type,
+#: a verb, a province's id or the first word of its name.  A reply to a press email that starts with
+#: one is taken as orders, never passed on to another player.
+ORDER_WORDS = (
+    frozenset(UNIT_WORDS)
+    | VERB_WORDS
+    | frozenset(PROVINCES)
+    | frozenset(_normal(p.name).split()[0] for p in PROVINCES.values()) - _COMMON_FIRST_WORDS
+)
 
 _TOKENS = re.compile(r"[a-z0-9]+|[-/()]")
 

@@ -21,11 +21,11 @@ from functools import lru_cache
 from typing import Any
 
 from engines.base import State
-from engines.classical.board import FIRST_YEAR, HOMES, POWERS, PROVINCES, START_UNITS, VICTORY_CENTRES
+from engines.classical.board import FIRST_YEAR, HOMES, POWERS, START_UNITS, VICTORY_CENTRES
 from engines.classical.legality import interpret, retreat_options
 from engines.classical.model import Dislodged, Order, Situation, Unit, format_order, parse_unit
 from engines.classical.notation import read
-from engines.classical.phases import civil_disorder, resolve_adjustments, resolve_retreats, update_centres
+from engines.classical.phases import resolve_adjustments, resolve_retreats, update_centres
 from engines.classical.resolver import adjudicate
 
 Events = list[str]
@@ -119,7 +119,7 @@ def situation(state: State) -> Situation:
     return _situation(key)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _situation(key: tuple) -> Situation:
     phase, powers, units, centres, standoffs, dislodged = key
     found = Situation(
@@ -430,14 +430,5 @@ def timeout(state: State, events: Events) -> None:
     resolve(state, events)
 
 
-def civil_disorder_preview(state: State, power: str, count: int) -> list[str]:
-    """The units the rules would remove for ``power`` (the text view's hint to a late player)."""
-    return [unit.text for unit in civil_disorder(situation(state), power, count)]
-
-
 def is_over(state: State) -> bool:
     return state["phase"] == "over"
-
-
-def province_name(province: str) -> str:
-    return PROVINCES[province].name
