@@ -65,9 +65,7 @@ def render_text(view: dict[str, Any]) -> str:
     board = view["board"]
     counts = view["centre_counts"]
     lines.append(f"Units and centres (the game ends after Fall {view['last_year']}):")
-    owned: dict[str, list[str]] = {}
-    for province, power in board["centres"].items():
-        owned.setdefault(power, []).append(province)
+    owned = board["centres"]
     for power in view["seats"]:
         units = board["units"].get(power, [])
         if not units and not counts.get(power):
@@ -92,11 +90,11 @@ def render_text(view: dict[str, Any]) -> str:
 
 
 def _last(board: dict[str, Any]) -> list[str]:
-    if not board["orders"]:
+    if not board["last_orders"]:
         return []
     lines = ["", f"Last phase ({board['last_phase']}):"]
     by_power: dict[str, list[str]] = {}
-    for entry in board["orders"]:
+    for entry in board["last_orders"]:
         by_power.setdefault(entry["power"], []).append(f"{describe(entry)} ({entry['result']})")
     for power, texts in by_power.items():
         lines += _wrap(f"{power}: " + "; ".join(texts), "  ")

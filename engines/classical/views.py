@@ -5,9 +5,11 @@ may retreat, the last phase's orders with their results, and whether each power
 has given all its orders.  Sealed orders are the only secret: a power sees its own
 (and may change them until the phase resolves), never another's.
 
-``board`` is what a map needs (:func:`board`): units by power, centre owners,
-dislodged units, and the last resolved phase's orders as dicts with ``power``,
-``unit``, ``kind``, ``from``, ``to``, ``target_from``, ``target_to`` and ``result``.
+``board`` is what a map needs (:func:`board`, drawn by :mod:`engines.classical.drawing`):
+``units`` and ``centres`` (the centres each power owns) by power, ``dislodged``
+units, and ``last_orders``, the last resolved phase's orders as dicts with
+``power``, ``unit``, ``kind``, ``from``, ``to``, ``target_from``, ``target_to``
+and ``result``.
 """
 
 from __future__ import annotations
@@ -28,17 +30,20 @@ def phase_text(state: State) -> str:
 def board(state: State) -> dict[str, Any]:
     """The map's data (see the module's docstring)."""
     last = state["last"]
+    owned: dict[str, list[str]] = {}
+    for province, power in sorted(state["centres"].items()):
+        owned.setdefault(power, []).append(province)
     return {
         "phase": rules.phase_name(state) if not rules.is_over(state) else None,
         "units": {power: list(units) for power, units in state["units"].items() if units},
-        "centres": dict(sorted(state["centres"].items())),
+        "centres": {power: owned[power] for power in POWERS if power in owned},
         "dislodged": {
             power: [{"unit": e["unit"], "by": e["by"], "retreats": list(e["options"])} for e in entries]
             for power, entries in state["dislodged"].items()
         },
         "standoffs": list(state["standoffs"]) if state["phase"] == "retreat" else [],
         "last_phase": last["phase"] if last else None,
-        "orders": [dict(entry) for entry in last["orders"]] if last else [],
+        "last_orders": [dict(entry) for entry in last["orders"]] if last else [],
     }
 
 

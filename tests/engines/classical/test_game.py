@@ -69,7 +69,7 @@ def test_orders_are_sealed_replaceable_and_resolve_when_the_last_arrives():
     state = hold_all(state)
     assert ENGINE.phase(state) == "Fall 1901 Movement" and ENGINE.turn(state) == turn + 1
     assert sorted(state["units"]["France"]) == ["A bur", "A spa", "F mao"]
-    last = ENGINE.public_view(state)["board"]["orders"]
+    last = ENGINE.public_view(state)["board"]["last_orders"]
     assert {"power": "France", "unit": "A par", "kind": "move", "from": "par", "to": "bur", "target_from": None,
             "target_to": None, "result": "succeeds"} in last  # fmt: skip
     assert "spa" not in state["centres"]  # centres change hands only after a Fall
@@ -82,14 +82,15 @@ def test_the_board_for_the_map_has_every_order_with_its_result():
     state = hold_all(state)
     board = ENGINE.public_view(state)["board"]
     assert board["last_phase"] == "Spring 1901 Movement"
-    assert set(board) == {"phase", "units", "centres", "dislodged", "standoffs", "last_phase", "orders"}
-    by_unit = {o["unit"]: o for o in board["orders"]}
+    assert set(board) == {"phase", "units", "centres", "dislodged", "standoffs", "last_phase", "last_orders"}
+    by_unit = {o["unit"]: o for o in board["last_orders"]}
     assert len(by_unit) == 22
     assert by_unit["A ber"] == {"power": "Germany", "unit": "A ber", "kind": "support", "from": "ber", "to": None,
                                 "target_from": "mun", "target_to": "sil", "result": "succeeds"}  # fmt: skip
     assert by_unit["A mun"]["result"] == "succeeds" and by_unit["A par"]["result"] == "succeeds"
     assert by_unit["A vie"]["kind"] == "hold" and by_unit["A vie"]["result"] == "succeeds"
-    assert board["centres"]["par"] == "France" and board["units"]["Germany"] == ["A ber", "F den", "A sil"]
+    assert board["centres"]["France"] == ["bre", "mar", "par"]
+    assert board["units"]["Germany"] == ["A ber", "F den", "A sil"]
 
 
 def test_the_fleet_cannot_convoy_from_the_coast_so_the_order_is_refused():
@@ -257,3 +258,17 @@ def test_views_fit_and_name_every_power():
     for power in POWERS:
         assert power in text
     assert "Last phase (Spring 1901 Movement)" in text
+
+
+def test_the_board_is_what_the_map_draws():
+    """The view's board goes to the map's drawing as it is (units, centres, dislodged units, orders)."""
+    from engines.classical.drawing import svg
+
+    state = new()
+    state, _ = play(state, "Germany", "A mun-bur", "A ber-sil", "F kie-den")
+    state = hold_all(state)
+    board = ENGINE.public_view(state)["board"]
+    picture = svg.render(board, interactive=False)
+    assert picture.lstrip().startswith("<svg") and "</svg>" in picture
+    assert "#5a4632" in picture  # Germany's units and centres in Germany's colour
+    assert picture != svg.render({**board, "last_orders": []}, interactive=False)  # the orders are drawn
