@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, NotYourTurn, Option, Path, State, Step, Variant
-from engines.classical import bot, orders, render, rules, views
+from engines.classical import bot, orders, render, render_html, rules, views
 from engines.classical.board import POWERS
 from engines.classical.model import Order, format_order
 from engines.classical.notation import ORDER_WORDS
@@ -122,6 +122,7 @@ class ClassicalEngine(Engine):
     phase = staticmethod(views.phase_text)
     outcome = staticmethod(views.outcome)
     render_text = staticmethod(render.render_text)
+    render_html = staticmethod(render_html.render)
 
     def phase_key(self, state: State) -> str:
         return state["phase"] if not rules.is_over(state) else "movement"
