@@ -38,3 +38,22 @@ def test_the_score_counts_centres_and_occupied_ones():
     assert abs(ENGINE.bot_value(state, "Russia") - (0.05 + 0.9 * 4 / 18)) < 1e-9
     state["units"]["Russia"] = ["A mos", "F sev", "F stp/sc", "A war", "A rum"]
     assert ENGINE.bot_value(state, "Russia") > ENGINE.bot_value(start(), "Russia")
+
+
+def test_the_bot_retreats_and_adjusts():
+    state = start()
+    state["units"] = {p: [] for p in state["seats"]}
+    state["units"].update(France=["A bur", "A par"], Germany=["A mun", "A ruh"], Italy=["A pie"])
+    state["season"] = "fall"
+    for power, texts in {"Germany": ["A mun-bur", "A ruh S A mun-bur"], "France": ["A par hold", "A bur hold"],
+                         "Italy": ["A pie-mar"]}.items():  # fmt: skip
+        for text in texts:
+            state = ENGINE.apply_order(state, power, ENGINE.parse_order(state, power, text)).state
+    assert ENGINE.phase(state) == "Fall 1901 Retreat"
+    text = choose(ENGINE, state, "France", 3, SMALL)
+    assert text in ENGINE.legal_orders(state, "France")
+    state = ENGINE.apply_order(state, "France", ENGINE.parse_order(state, "France", text)).state
+    assert ENGINE.phase(state) == "Winter 1901 Adjustment"
+    for power in sorted(ENGINE.to_act(state)):
+        text = choose(ENGINE, state, power, 3, SMALL)
+        assert text in ENGINE.legal_orders(state, power)
