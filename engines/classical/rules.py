@@ -138,16 +138,25 @@ def _situation(key: tuple) -> Situation:
     return found
 
 
-def owed(state: State, power: str) -> int:
-    """How many orders ``power`` owes in the current phase (0 when it has nothing to decide)."""
+def owing(state: State) -> dict[str, int]:
+    """How many orders each power owes in the current phase, for the powers that owe any, in seat order.
+
+    Asked for by every view and every check of who acts, so it is one pass over the phase's table."""
     phase = state["phase"]
     if phase == "movement":
-        return len(state["units"].get(power, ()))
-    if phase == "retreat":
-        return len(state["dislodged"].get(power, ()))
-    if phase == "adjustment":
-        return abs(state["adjust"].get(power, 0))
-    return 0
+        table = {p: len(units) for p, units in state["units"].items()}
+    elif phase == "retreat":
+        table = {p: len(entries) for p, entries in state["dislodged"].items()}
+    elif phase == "adjustment":
+        table = {p: abs(n) for p, n in state["adjust"].items()}
+    else:
+        return {}
+    return {p: table[p] for p in POWERS if table.get(p)}
+
+
+def owed(state: State, power: str) -> int:
+    """How many orders ``power`` owes in the current phase (0 when it has nothing to decide)."""
+    return owing(state).get(power, 0)
 
 
 def missing(state: State, power: str) -> int:
@@ -156,7 +165,8 @@ def missing(state: State, power: str) -> int:
 
 def to_act(state: State) -> list[str]:
     """Powers that still owe orders, in seat order."""
-    return [power for power in POWERS if missing(state, power) > 0]
+    orders = state["orders"]
+    return [power for power, count in owing(state).items() if count > len(orders.get(power, ()))]
 
 
 def may_act(state: State, power: str) -> bool:

@@ -50,7 +50,7 @@ def board(state: State) -> dict[str, Any]:
 def public_view(state: State) -> dict[str, Any]:
     counts = rules.centre_counts(state)
     over = rules.is_over(state)
-    owing = {p: rules.missing(state, p) for p in POWERS if rules.owed(state, p)}
+    owing = {p: count - len(state["orders"].get(p, ())) for p, count in rules.owing(state).items()}
     return {
         "game": "Classical",
         "variant": state["variant"],
