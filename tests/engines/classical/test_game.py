@@ -272,3 +272,16 @@ def test_the_board_is_what_the_map_draws():
     assert picture.lstrip().startswith("<svg") and "</svg>" in picture
     assert "#5a4632" in picture  # Germany's units and centres in Germany's colour
     assert picture != svg.render({**board, "last_orders": []}, interactive=False)  # the orders are drawn
+
+
+def test_a_missed_retreat_disbands_the_unit():
+    state = position({"France": ["A par", "A bur"], "Germany": ["A mun", "A ruh"]}, {"par": "France"})
+    state, _ = play(state, "Germany", "A mun-bur", "A ruh S A mun-bur")
+    state, _ = play(state, "France", "A par hold", "A bur hold")
+    assert ENGINE.phase(state) == "Spring 1901 Retreat"
+    step = ENGINE.apply_timeout(state)
+    assert "their unordered dislodged units disband" in step.events[0]
+    assert ENGINE.phase(step.state) == "Fall 1901 Movement"
+    assert step.state["units"]["France"] == ["A par"]
+    last = {o["unit"]: o for o in ENGINE.public_view(step.state)["board"]["last_orders"]}
+    assert last["A bur"]["kind"] == "disband" and last["A bur"]["result"] == "succeeds"
