@@ -276,6 +276,9 @@ class Settings:
     env_file: Path | None = None
     #: Where ``base_url`` came from: ``PBEM_BASE_URL``, ``served`` (noted by ``pbem serve``) or ``default``.
     base_url_source: str = "default"
+    #: ``PBEM_ADMIN_EMAIL``: where the server tells its admin what needs them (a game's engine failed on
+    #: an order, a message could not be processed); None: the log and the admin console only.
+    admin_email: str | None = None
 
     @property
     def embedded_broker(self) -> bool:
@@ -355,6 +358,7 @@ def load_settings(**overrides: Any) -> Settings:
         stranger_budget=StrangerBudget.from_env(env),
         env_file=env_file,
         base_url_source=_base_url_source(env("PBEM_BASE_URL"), served_url(instance)),
+        admin_email=_admin_email(env("PBEM_ADMIN_EMAIL")),
     )
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
@@ -363,6 +367,16 @@ def load_settings(**overrides: Any) -> Settings:
 
 def _base_url_source(configured: str | None, served: str | None) -> str:
     return "PBEM_BASE_URL" if configured else "served" if served else "default"
+
+
+def _admin_email(raw: str | None) -> str | None:
+    """``PBEM_ADMIN_EMAIL``: one plain address, or None."""
+    value = (raw or "").strip()
+    if not value:
+        return None
+    if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+", value):
+        raise ConfigError(f"PBEM_ADMIN_EMAIL must be one email address, like admin@example.org, not {value!r}")
+    return value
 
 
 def _receipt_wait(value: str | None) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -456,3 +457,25 @@ class RatingChange(Base):
     before: Mapped[float] = mapped_column(Float)
     after: Mapped[float] = mapped_column(Float)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class EngineFault(Base):
+    """A game's engine raised where the contract allows only an order error (reading, checking or applying
+    one order): the player's line was answered in words, the rest of the message applied, and the admin
+    told (see :mod:`pbem.services.ops.engine_faults`)."""
+
+    __tablename__ = "engine_faults"
+    __table_args__ = (Index("ix_engine_faults_engine_created", "engine", "created_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engine: Mapped[str] = mapped_column(String(50))
+    #: The contract method that raised (``parse_order``, ``apply_order``...).
+    method: Mapped[str] = mapped_column(String(40))
+    #: ``Type: message`` of the exception, cut short.
+    error: Mapped[str] = mapped_column(String(500))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[str | None] = mapped_column(String(50))
+    #: The line the player wrote (for the admin only).
+    line: Mapped[str | None] = mapped_column(Text)
+    #: Whether this fault was the one the admin was told of (the first of its kind in a while).
+    told: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)

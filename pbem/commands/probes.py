@@ -76,6 +76,7 @@ def run_checks(settings: Settings) -> list[Finding]:
         ("metrics", check_metrics),
         ("trusted proxies", check_trusted_proxies),
         ("sender checks", check_authserv),
+        ("engine faults", check_faults),
     ]
     findings = []
     for name, check in checks:
@@ -134,6 +135,40 @@ def check_database(settings: Settings) -> Finding:
         state = f"schema at migration {current}" if current else "no tables yet"
         return problem("database", f"{shown}: {state}, the newest is {head}", "run `pbem db upgrade`")
     return ok("database", f"{shown}, schema at the newest migration {head}")
+
+
+def check_faults(settings: Settings) -> Finding:
+    """Games whose engine failed on a player's order, and messages that failed every attempt, in the last day."""
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.orm import Session
+    from sqlalchemy.pool import NullPool
+
+    from pbem.services.play import engine_faults
+
+    engine = create_engine(normalise_url(settings.database_url), poolclass=NullPool)
+    try:
+        with Session(engine) as session:
+            if not inspect(session.connection()).has_table("engine_faults"):
+                return ok("engine faults", "not checked: the schema is older (see database)")
+            found = engine_faults.recent(session)
+    except Exception as error:  # the database line says why
+        return ok("engine faults", f"not checked: the database did not answer ({reason(error)})")
+    finally:
+        engine.dispose()
+    if not found:
+        return ok("engine faults", "no game failed on an order, and no message failed, in the last 24 hours")
+    said = "; ".join(_fault_words(fault, engine_faults.FAILED_MESSAGE) for fault in found[:5])
+    names = sorted({fault.engine for fault in found if fault.engine})
+    fix = "the lines were answered in words and the admin console lists them; "
+    fix += f"run `pbem engine check {names[0]}` and fix or update the game's package" if names else "see the log"
+    return problem("engine faults", f"in the last 24 hours: {said}", fix)
+
+
+def _fault_words(fault, failed_message: str) -> str:
+    times = f"{fault.count} time{'s' if fault.count != 1 else ''}"
+    if fault.method == failed_message:
+        return f"{times} a message failed every attempt (the last: {fault.error})"
+    return f"{fault.engine} failed {times} in {fault.method} (the last: {fault.error})"
 
 
 def database_fix(error: BaseException, url) -> str:

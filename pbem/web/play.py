@@ -26,7 +26,7 @@ from pbem.services.mailout import preferences
 from pbem.services.play import history, press, rematch
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
-from pbem.services.play.queries import game_fields, seat_by_web_token
+from pbem.services.play.queries import game_fields, seat_by_web_token, view_fields
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
@@ -81,6 +81,8 @@ class SeatPage:
     since: list[dict[str, Any]] = field(default_factory=list)
     #: The zone the seat's player reads times in (None: the browser's).
     zone: str | None = None
+    #: What every view holds for a client (see ``queries.view_fields``), added to the view in JSON.
+    view_fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def press_open(self) -> bool:
@@ -103,7 +105,8 @@ class SeatPage:
             "prompt": self.prompt,
             "legal_orders": [choice.order for choice in self.choices if not choice.text],
             "text_orders": [choice.to_json() for choice in self.choices if choice.text],
-            "view": self.view,
+            # every field docs/api.md promises a view, whatever the engine's own view holds
+            "view": {**self.view_fields, "seat": self.seat, "prompt": self.prompt, **self.view},
             "deadline": self.game["deadline"],
             "house_rules": self.rules,
             "press": self.press_log,
@@ -139,6 +142,7 @@ def load_seat(token: str) -> SeatPage | None:
             },
             # a player who left keeps the public view only: the seat's secrets are its stand-in's now
             view=engine.public_view(game.state) if resigned else engine.private_view(game.state, seat.seat),
+            view_fields=view_fields(engine, game),
             to_act=to_act,
             may_act=may_act,
             prompt=engine.prompt(game.state, seat.seat) if active else "",

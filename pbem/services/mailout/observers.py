@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.engine_output import board_picture, html_board
+from pbem.engine_output import board_picture, html_board, safe_text
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -201,7 +201,7 @@ def queue_updates(
         return 0
     engine = get_engine(game.engine)
     public = engine.public_view(game.state)
-    public_text = engine.render_text(public)
+    public_text = safe_text(game.engine, public)
     public_html = html_board(game.engine, public)
     public_image = board_picture(game.engine, public)
     for observer in observers:

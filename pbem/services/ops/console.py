@@ -4,7 +4,7 @@ game's inbound mail and full log, and a resend of a seat's latest email."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -15,6 +15,7 @@ from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import drafts
 from pbem.services.mailout.notify import new_message_id
+from pbem.services.play import engine_faults
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
 from pbem.services.play.history import history_size
 from pbem.services.play.queries import game_fields
@@ -36,6 +37,8 @@ class Dashboard:
     #: Counted up to :data:`COUNT_CAP` (more reads as "COUNT_CAP+").
     games_total: int
     games_cap: int = COUNT_CAP
+    #: Engines that failed on an order (and messages that failed) in the last day, one entry per kind.
+    engine_faults: list[engine_faults.Recent] = field(default_factory=list)
 
 
 def dashboard(uow: UnitOfWork, limit: int = 100, games_limit: int = 50) -> Dashboard:
@@ -48,6 +51,7 @@ def dashboard(uow: UnitOfWork, limit: int = 100, games_limit: int = 50) -> Dashb
         failed_outbox=_failed_outbox(session, limit),
         games=_game_rows(session, games_limit),
         games_total=capped_count(session),
+        engine_faults=engine_faults.recent(session),
     )
 
 

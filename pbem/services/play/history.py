@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
 from engines.playout import apply_entry
+from pbem.engine_output import safe_text
 from pbem.models import Game, LogEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
@@ -39,13 +40,13 @@ def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str
             "turn": engine.turn(state),
             "phase": engine.phase(state),
             "public": public,
-            "public_text": engine.render_text(public),
+            "public_text": safe_text(game.engine, public),
             "events": events,
         }
         if private:
             views = {seat: engine.private_view(state, seat) for seat in seats}
             out["private"] = views
-            out["private_text"] = {seat: engine.render_text(view) for seat, view in views.items()}
+            out["private_text"] = {seat: safe_text(game.engine, view) for seat, view in views.items()}
         return out
 
     frames = [frame([])]

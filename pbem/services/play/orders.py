@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from engines.base import OrderError
+from engines.base import OrderError, State
+from engines.playout import canonical_json
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import forgiving, press
+from pbem.services.play import engine_faults, forgiving, press
 from pbem.services.play.locking import lock_game
 from pbem.services.play.queries import status_text
 from pbem.services.play.resign import RESIGNED
@@ -69,25 +71,52 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
     events: list[str] = []
     announce = False
     state = game.state
+    before, applied = canonical_json(state), []  # a line the engine fails on is undone from these
     for line in lines:
-        if engine.outcome(state) is not None:
-            verdicts.append(Verdict(line, False, "the game is over"))
-            continue
+        method = "outcome"
         try:
+            if engine.outcome(state) is not None:
+                verdicts.append(Verdict(line, False, "the game is over"))
+                continue
+            method = "parse_order"
             order, ignored = forgiving.parse(engine, state, seat.seat, line)
+            method = "apply_order"
             step = engine.apply_order(state, seat.seat, order)
+            method = "format_order"
+            text = engine.format_order(order)
         except OrderError as error:
             verdicts.append(Verdict(line, False, forgiving.refusal(engine, state, seat.seat, line, error)))
             continue
+        except Exception as error:  # the engine broke its contract on this line: it costs this line only
+            fault = engine_faults.Fault(engine.name, method, error, game_id=game.id, seat=seat.seat, line=line)
+            state = _undo_fault(engine, game, seat, UnitOfWork.of(session), fault, before, applied)
+            verdicts.append(Verdict(line, False, engine_faults.ANSWER))
+            continue
         state = step.state
         game.state = state
-        text = engine.format_order(order)
+        applied.append(order)
         append_log(session, game, kind="order", source=source, seat=seat.seat, text=text, events=step.events)
         said = step.receipt or f"{text}: accepted"
         verdicts.append(Verdict(line, True, said + forgiving.ignored_note(ignored)))
         events.extend(step.events)
         announce = announce or step.announce
     return verdicts, events, announce
+
+
+def _undo_fault(
+    engine, game: Game, seat: Seat, uow: UnitOfWork, fault: engine_faults.Fault, before: str, applied: list
+) -> State:
+    """Record the fault and give back the state as the lines applied before it left it.
+
+    The engine may have changed the state it was given before raising: the state is
+    rebuilt from the message's starting state and the orders applied since, so nothing
+    of the failed line is kept."""
+    engine_faults.record(uow, fault)
+    state = json.loads(before)
+    for order in applied:
+        state = engine.apply_order(state, seat.seat, order).state
+    game.state = state
+    return state
 
 
 def submit(

@@ -9,6 +9,8 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
+from engines.base import Engine
+from pbem.engine_output import safe_text
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
@@ -101,10 +103,26 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
             for seat in game.seats
         ]
         or open_table(session or object_session(game), game),
-        "public": engine.public_view(game.state),
+        "public": {**view_fields(engine, game), **engine.public_view(game.state)},
         "result": game.result,
         "created_at": iso(game.created_at),
         "finished_at": iso(game.finished_at),
+    }
+
+
+def view_fields(engine: Engine, game: Game) -> dict[str, Any]:
+    """What docs/api.md promises in every view, from the server's own knowledge, so a client can count
+    on it whatever the engine: the engine, variant, seats in order, players by seat, the phase in words
+    and the seats that must act (an engine's view that holds one of them keeps its own)."""
+    waiting = engine.to_act(game.state) if game.status == "active" else frozenset()
+    seats = [seat.seat for seat in game.seats]
+    return {
+        "game": engine.name,
+        "variant": game.variant,
+        "seats": seats,
+        "players": {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats},
+        "phase": engine.phase(game.state),
+        "to_act": [seat for seat in seats if seat in waiting],
     }
 
 
@@ -197,7 +215,7 @@ def seat_by_reply_token(session: Session, token: str) -> Seat | None:
 def status_text(game: Game, seat: Seat) -> str:
     """A seat's private view in text and, while the game runs, what it is asked to do."""
     engine = get_engine(game.engine)
-    view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
+    view = safe_text(game.engine, engine.private_view(game.state, seat.seat)).rstrip()
     prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
     shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
     return view if not prompt or shown else f"{view}\n\n{prompt}"
