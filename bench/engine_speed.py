@@ -62,6 +62,15 @@ def measure(engine, variant: str, games: int, rounds: int = 3) -> dict[str, floa
     }
 
 
+def adjudication_report() -> str:
+    """Classical's whole movement phase in milliseconds (``bench/classical_adjudication.py``)."""
+    try:
+        from bench import classical_adjudication
+    except ImportError:  # run as a script: bench/ itself is on the path
+        import classical_adjudication  # type: ignore[no-redef]
+    return classical_adjudication.report(classical_adjudication.measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
@@ -81,6 +90,8 @@ def main() -> None:
                 f"{(engine.name + '/' + variant)[:40]:<40} {row['games_per_s']:>9.1f} {row['orders_per_s']:>10.0f} "
                 f"{row['baseline_json_roundtrips_per_s']:>10.0f} {row['ratio_orders_to_baseline']:>7.2f}"
             )
+        if engine.name == "classical":  # its own figure: one whole movement phase adjudicated
+            print(adjudication_report())
 
 
 if __name__ == "__main__":

@@ -202,3 +202,20 @@ def test_pbem_never_imports_worker_and_engines_never_import_the_server():
 
     assert reaches("pbem", ("worker",)) == []
     assert reaches("engines", ("pbem", "worker", "flask", "sqlalchemy")) == []
+
+
+def test_the_classical_engine_stands_alone():
+    """Classical could ship as a package of its own: it imports only the engine contract, its kit and itself."""
+    known = modules("engines")
+    classical = {name: path for name, path in known.items() if name.startswith("engines.classical")}
+    assert "engines.classical.resolver" in classical and "engines.classical.position" in classical
+    allowed = ("engines.classical", "engines.base", "engines.rng", "engines.render_kit")
+    outside = sorted(
+        f"{name} -> {target}"
+        for name, path in classical.items()
+        for target in imports_of(name, path, known)
+        if target.split(".")[0] in ("pbem", "worker", "engines")
+        and not target.startswith(allowed)
+        and target != "engines"
+    )
+    assert outside == []

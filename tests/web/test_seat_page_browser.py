@@ -24,7 +24,7 @@ pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "seat"
 PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>",
-           "Ed <ed@example.org>"]  # fmt: skip
+           "Ed <ed@example.org>", "Fay <fay@example.org>", "Gus <gus@example.org>"]  # fmt: skip
 PHONE = {"width": 390, "height": 844}
 #: engine -> (players, random orders played first, seed); any other installed engine: its smallest table
 SHOWN = {"kidsprout": (3, 2, 11), "rankchain": (3, 5, 12), "sneak": (5, 1, 2), "sprawl": (3, 7, 14)}

@@ -41,6 +41,8 @@ PLAYERS = [
     "Cy <cy@example.org>",
     "Di <di@example.org>",
     "Ed <ed@example.org>",
+    "Fay <fay@example.org>",
+    "Gus <gus@example.org>",
 ]
 #: engine -> (players, random orders played before looking, seed): a board with pieces on it, for
 #: every installed engine (those below are chosen for the screenshots in docs/; others get a few orders).
