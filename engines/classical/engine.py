@@ -7,6 +7,7 @@ from typing import Any
 from engines.base import Engine, NotYourTurn, Option, Path, State, Step, Variant
 from engines.classical import bot, orders, render, render_html, rules, views
 from engines.classical.board import POWERS
+from engines.classical.drawing import png, svg
 from engines.classical.model import Order, format_order
 from engines.classical.notation import ORDER_WORDS
 
@@ -123,6 +124,17 @@ class ClassicalEngine(Engine):
     outcome = staticmethod(views.outcome)
     render_text = staticmethod(render.render_text)
     render_html = staticmethod(render_html.render)
+
+    def render_svg(self, view: dict[str, Any]) -> str | None:
+        """The map, drawn from the view's board: units, centres and the last phase's orders; a tap on a
+        unit or province offers the orders that start there."""
+        return svg.render(view["board"], interactive=True) if "board" in view else None
+
+    def render_png(self, view: dict[str, Any], *, full_size: bool = False) -> bytes | None:
+        """The same map as a picture for emails (inline, legible at 390 px), or full size for the web."""
+        if "board" not in view:
+            return None
+        return png.full_size(view["board"]) if full_size else png.render(view["board"])
 
     def phase_key(self, state: State) -> str:
         return state["phase"] if not rules.is_over(state) else "movement"
