@@ -249,7 +249,7 @@ class LogEntry(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
-#: SQL for "a message from someone who is not a player, to the server address" (see ``stranger_emails``).
+#: SQL for "a message answered (or not) at an unverified From:" (see ``stranger_emails``).
 STRANGER_MESSAGES = "stranger_emails IS NOT NULL"
 
 
@@ -288,7 +288,8 @@ class InboundMessage(Base):
     sender: Mapped[str | None] = mapped_column(String(320))
     received_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     processed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
-    #: For a message from a stranger to the server address: the emails sent in answer (0: withheld).
+    #: For a message whose answer goes to an unverified ``From:`` (to the server address, or refused when
+    #: not from the seat's own player): the emails sent in answer (0: withheld); see ``ops.strangers``.
     stranger_emails: Mapped[int | None] = mapped_column(Integer)
     #: The trusted hop's verdicts (Authentication-Results): pass, fail, none ...; None: no trusted result.
     spf: Mapped[str | None] = mapped_column(String(20))

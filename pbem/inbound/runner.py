@@ -8,9 +8,11 @@ not a redelivery, and a copy for each of two reply addresses is two messages),
 and nudges the worker after the commit, so that a transport can acknowledge as
 soon as the bytes are safe.
 
-:func:`process` runs :data:`pbem.inbound.pipeline.PIPELINE` on one stored message
-inside a single transaction: the orders, the receipt, any bounce bookkeeping
-and the message's own verdict commit together or not at all.  A crash leaves
+:func:`process` parses one stored message (before any transaction: on SQLite a
+write transaction holds the one write lock), then runs
+:data:`pbem.inbound.pipeline.PIPELINE` on it inside a single transaction: the
+orders, the receipt, any bounce bookkeeping and the message's own verdict commit
+together or not at all.  A crash leaves
 the message ``pending`` for the sweep; a message already handled is never
 handled twice.
 """
@@ -26,7 +28,7 @@ from sqlalchemy import Insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from pbem.clock import utcnow
-from pbem.mail.message import clean_address, dedupe_key, stored_id
+from pbem.mail.message import clean_address, dedupe_key, stored_id, structure_problem
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
@@ -77,6 +79,9 @@ def receive(
         return Received(None, refused=f"message too large: {len(raw)} bytes, the limit is {limit}")
     if not raw.strip():
         return Received(None, refused="empty message")
+    problem = structure_problem(raw)
+    if problem:  # refused at the door (the sending MTA tells its sender), never stored to fail later
+        return Received(None, refused=problem)
     recipient = _envelope(envelope_to)
     key = dedupe_key(raw, recipient)
     values = {
@@ -140,6 +145,7 @@ def process(
     from pbem.inbound import pipeline
 
     try:
+        prepared = _prepared(runtime, inbound_id)
         with runtime.unit() as uow:
             row = _claim(uow.session, inbound_id, skip_locked)
             if row is None:
@@ -147,7 +153,7 @@ def process(
             uow.claimed.append(row)  # its verdict is written as the game is (UnitOfWork._write_locked)
             if row.status != "pending":
                 return row.status
-            outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE)
+            outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE, prepared)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()
@@ -157,6 +163,18 @@ def process(
             raise  # not the message's fault: it stays pending, uncounted (the task reports the outage once)
         log.exception("inbound message %s could not be processed", inbound_id)
         return _record_failure(runtime, inbound_id, error)
+
+
+def _prepared(runtime: Runtime, inbound_id: int):
+    """The pending message parsed, before its unit of work opens (on SQLite that unit holds the one
+    write lock, which parsing a large message must not keep from every other writer); None if done."""
+    from pbem.inbound import pipeline
+
+    with runtime.db.read() as session:
+        found = session.execute(
+            select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+        ).first()
+    return pipeline.prepare(bytes(found[0])) if found else None
 
 
 def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
