@@ -27,6 +27,7 @@ class Task(StrEnum):
     SWEEP = "sweep"
     SEND_DIGESTS = "send_digests"
     SEND_OVERDUE_DIGESTS = "send_overdue_digests"
+    ANSWER_SIGNIN_REQUESTS = "answer_signin_requests"
 
     @property
     def celery_name(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from celery import shared_task
 
 from pbem.runtime import Runtime, UnitOfWork, get_runtime
-from pbem.services.mailout import digest, outbox
+from pbem.services.mailout import digest, outbox, signin
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
 from pbem.services.play import bot_turns, deadlines
@@ -119,6 +119,16 @@ def send_overdue_digests() -> int:
     with runtime.reading() as uow:
         recipients = digest.overdue_recipients(uow)
     return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
+
+
+@shared_task(name=Task.ANSWER_SIGNIN_REQUESTS.celery_name, acks_late=True)
+@quiet()
+def answer_signin_requests() -> int:
+    """Decide every pending sign-in request, each in a unit of its own (idempotent: a request is claimed)."""
+    runtime = get_runtime()
+    with runtime.reading() as uow:
+        pending = signin.pending_ids(uow)
+    return sum(_in_unit(runtime, lambda uow, item: signin.decide(uow, item) == "sent", request) for request in pending)
 
 
 def _in_unit(runtime: Runtime, work: Callable[[UnitOfWork, Any], int], item: Any) -> int:

@@ -137,14 +137,15 @@ def quieter(current: str | None, wanted: str) -> str:
 
 @dataclass(frozen=True)
 class Standing:
-    """What the unsubscribe page shows: the game, the player's choice and what they still get."""
+    """What the unsubscribe page shows: the game, the player's choice and what they still get.
+
+    The page's token is not the seat's: it reaches whoever the email was forwarded to, so the page
+    names neither the player's address nor their seat's link (``/play/<token>`` plays the seat)."""
 
     game_id: int
     game_name: str
-    email: str
     preference: str
     gets: str
-    play_url: str
     seat_choice: str | None
 
 
@@ -168,10 +169,8 @@ def _standing(runtime: Runtime, seat: Seat) -> Standing:
     return Standing(
         game_id=game.id,
         game_name=game.name,
-        email=seat.account.email,
         preference=pref,
         gets=still_get(pref, game),
-        play_url=f"{runtime.settings.base_url}/play/{seat.web_token}",
         seat_choice=seat.notify,
     )
 

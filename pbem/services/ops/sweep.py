@@ -1,6 +1,8 @@
 """The sweep: find every piece of pending work in the database and nudge it
 (due deadlines and reminders, unprocessed mail, unsent email, digests a missed
-daily run left waiting, bot seats left to act).
+daily run left waiting, bot seats left to act, sign-in requests not yet decided),
+and forget what is no longer needed (old sign-in requests, the raw bytes of
+strangers' mail that was left unanswered).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.  Mail and
@@ -20,7 +22,7 @@ from sqlalchemy import select
 from pbem.clock import utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import digest, folds, outbox
+from pbem.services.mailout import digest, folds, outbox, signin
 from pbem.services.play import bot_seats, deadline_timer, deadlines
 
 #: Work younger than this is left to the task nudged when it was stored.
@@ -37,6 +39,7 @@ class SweepResult:
     digests: list[str] = field(default_factory=list)
     scheduled: list[int] = field(default_factory=list)
     bots: list[int] = field(default_factory=list)
+    signin_requests: list[int] = field(default_factory=list)
 
 
 def pending_inbound_ids(uow: UnitOfWork, limit: int = 500) -> list[int]:
@@ -73,4 +76,8 @@ def sweep(uow: UnitOfWork) -> SweepResult:
         uow.nudge("send_overdue_digests")
     for game_id in result.bots:
         uow.nudge("play_bots", game_id)
+    result.signin_requests = signin.pending_ids(uow)
+    if result.signin_requests:
+        uow.nudge("answer_signin_requests")
+    signin.forget_old(uow)
     return result
