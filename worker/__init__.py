@@ -9,6 +9,7 @@ runtime, so importing this module has no side effects.
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from pbem import db
 from pbem.config import Settings
 from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
+from pbem.services.ops.secrets import secret_key_problem
 from pbem.tasks import Task, task_named
 from worker import broker
 from worker.preload import preload
@@ -185,6 +187,10 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
     runtime = get_runtime()
+    problem = secret_key_problem(runtime.settings.secret_key)
+    if problem:  # SystemExit passes through Celery's signal dispatch (an Exception would only be logged)
+        sys.stderr.write(f"Error: configuration: {problem}\n")
+        raise SystemExit(1)
     runtime.nudger, runtime.scheduler, runtime.sends_at_once = worker_nudge, send_later, reserve_inline_delivery
     preload()  # before the pool forks: every pool process starts with it loaded
 

@@ -51,7 +51,7 @@ AUTHSERV = "mx.abuse.test"
 #: A small budget for answers to strangers, so the suite sees it spent.
 BUDGET = {"PBEM_STRANGER_EMAILS_SENDER": "2", "PBEM_STRANGER_EMAILS_TOTAL": "6"}
 METRICS_TOKEN = "abuse-suite-metrics-token-0123456789"
-SECRET = "abuse-suite-secret"
+SECRET = "abuse-suite-secret-0123456789abcdef"
 
 
 @dataclass
