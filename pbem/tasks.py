@@ -28,6 +28,7 @@ class Task(StrEnum):
     SEND_DIGESTS = "send_digests"
     SEND_OVERDUE_DIGESTS = "send_overdue_digests"
     ANSWER_SIGNIN_REQUESTS = "answer_signin_requests"
+    TIDY = "tidy"
 
     @property
     def celery_name(self) -> str:

@@ -73,6 +73,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_schedule": {
             "sweep": {"task": Task.SWEEP.celery_name, "schedule": SWEEP_SECONDS},
             "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": crontab(hour=DIGEST_HOUR, minute=0)},
+            "tidy": {"task": Task.TIDY.celery_name, "schedule": crontab(minute=17)},
         },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",

@@ -14,6 +14,7 @@ from celery import shared_task
 
 from pbem.runtime import Runtime, UnitOfWork, get_runtime
 from pbem.services.mailout import digest, outbox, signin
+from pbem.services.ops import kept_mail
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
 from pbem.services.play import bot_turns, deadlines
@@ -129,6 +130,14 @@ def answer_signin_requests() -> int:
     with runtime.reading() as uow:
         pending = signin.pending_ids(uow)
     return sum(_in_unit(runtime, lambda uow, item: signin.decide(uow, item) == "sent", request) for request in pending)
+
+
+@shared_task(name=Task.TIDY.celery_name, acks_late=True)
+@quiet()
+def tidy() -> int:
+    """Hourly: forget decided sign-in requests of yesterday, and the bodies of old mail nothing was done with."""
+    with get_runtime().unit() as uow:
+        return signin.forget_old(uow) + kept_mail.forget_old_bodies(uow)
 
 
 def _in_unit(runtime: Runtime, work: Callable[[UnitOfWork, Any], int], item: Any) -> int:

@@ -32,6 +32,7 @@ from pbem.mail.message import clean_address, dedupe_key, stored_id, structure_pr
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
+from pbem.services.ops.kept_mail import headers_only
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +158,8 @@ def process(
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()
+            if outcome.status == "dropped" and row.seat_id is None:  # to nobody's seat, left unanswered
+                row.raw = headers_only(row.raw)
             return outcome.status
     except Exception as error:  # the transaction rolled back: nothing was applied
         if outage.unreachable(error):

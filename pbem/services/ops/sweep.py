@@ -1,8 +1,6 @@
 """The sweep: find every piece of pending work in the database and nudge it
 (due deadlines and reminders, unprocessed mail, unsent email, digests a missed
-daily run left waiting, bot seats left to act, sign-in requests not yet decided),
-and forget what is no longer needed (old sign-in requests, the raw bytes of
-strangers' mail that was left unanswered).
+daily run left waiting, bot seats left to act, sign-in requests not yet decided).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.  Mail and
@@ -79,5 +77,4 @@ def sweep(uow: UnitOfWork) -> SweepResult:
     result.signin_requests = signin.pending_ids(uow)
     if result.signin_requests:
         uow.nudge("answer_signin_requests")
-    signin.forget_old(uow)
     return result
