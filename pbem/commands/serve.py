@@ -73,12 +73,12 @@ def embedded_worker_command(concurrency: int) -> list[str]:
 def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool | None, concurrency: int) -> None:
     """Run web, SMTP listener, worker and beat together (the embedded default)."""
     check_urls(get_runtime().settings)
-    check_secret_key(get_runtime().settings.secret_key)  # it signs every capability and cookie
     if smtp is None:
         asked = ctx.get_parameter_source("smtp_port") is not click.core.ParameterSource.DEFAULT
         smtp = wants_smtp(get_runtime().settings, asked)
     check_ports(host, {"--port": port, **({"--smtp-port": smtp_port} if smtp else {})})
-    settings = runtime(create=True).settings
+    settings = runtime(create=True).settings  # a new instance's key is generated here
+    check_secret_key(settings.secret_key)  # it signs every capability and cookie
     check_broker(settings)
     click.echo(f"pbem: {upgrade_and_say(settings.database_url)}")  # the embedded server migrates, and says so
     env = dict(os.environ, PBEM_INSTANCE=str(settings.instance))
