@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import defer
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.clock import utcnow
 from pbem.mail.message import clean_address, dedupe_key, stored_id, structure_problem
@@ -125,15 +127,21 @@ def _store_once(dialect: str) -> Insert:
     return insert(_INBOUND).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_INBOUND.c.id)
 
 
-def _claim(session, inbound_id: int, skip_locked: bool = False) -> InboundMessage | None:
+def _claim(session, inbound_id: int, skip_locked: bool = False, raw: bytes | None = None) -> InboundMessage | None:
     """The row, locked for this transaction (SQLite already holds the write lock).
 
     With ``skip_locked``, a row another worker holds right now is not waited for: None.
+    With ``raw`` (its bytes, read already), they are not read again.
     """
     query = select(InboundMessage).where(InboundMessage.id == inbound_id)
+    if raw is not None:
+        query = query.options(defer(InboundMessage.raw))
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update(skip_locked=skip_locked)
-    return session.scalars(query).one_or_none()
+    row = session.scalars(query).one_or_none()
+    if row is not None and raw is not None:
+        set_committed_value(row, "raw", raw)
+    return row
 
 
 def process(
@@ -146,9 +154,9 @@ def process(
     from pbem.inbound import pipeline
 
     try:
-        prepared = _prepared(runtime, inbound_id)
+        raw, prepared = _prepared(runtime, inbound_id)
         with runtime.unit() as uow:
-            row = _claim(uow.session, inbound_id, skip_locked)
+            row = _claim(uow.session, inbound_id, skip_locked, raw)
             if row is None:
                 return "busy" if skip_locked else "missing"
             uow.claimed.append(row)  # its verdict is written as the game is (UnitOfWork._write_locked)
@@ -169,15 +177,22 @@ def process(
 
 
 def _prepared(runtime: Runtime, inbound_id: int):
-    """The pending message parsed, before its unit of work opens (on SQLite that unit holds the one
-    write lock, which parsing a large message must not keep from every other writer); None if done."""
+    """``(raw, parsed)`` of the pending message, read and parsed before its unit of work opens (on
+    SQLite that unit holds the one write lock, which parsing a large message must not keep from every
+    other writer); ``(None, None)`` if it is not pending.  One statement where reads need no transaction."""
     from pbem.inbound import pipeline
 
-    with runtime.db.read() as session:
-        found = session.execute(
-            select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
-        ).first()
-    return pipeline.prepare(bytes(found[0])) if found else None
+    query = select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+    if runtime.db.is_sqlite:
+        with runtime.db.read() as session:
+            found = session.execute(query).first()
+    else:
+        with runtime.db.statements() as connection:
+            found = connection.execute(query).first()
+    if found is None:
+        return None, None
+    raw = bytes(found[0])
+    return raw, pipeline.prepare(raw)
 
 
 def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:

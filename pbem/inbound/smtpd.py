@@ -67,7 +67,11 @@ class InboundHandler:
     def unsubscribe_problem(self, address: str) -> str | None:
         """A ``List-Unsubscribe`` mailto address is taken if this server signed it (one database read)."""
         cleaned = clean_address(address)
-        return None if cleaned and unsubscribe.signed_address(self.runtime, cleaned) else NO_SUCH_MAILBOX
+        if not cleaned:
+            return NO_SUCH_MAILBOX
+        with self.runtime.db.read() as session:
+            signed = unsubscribe.signed_owner(self.runtime, session, cleaned) is not None
+        return None if signed else NO_SUCH_MAILBOX
 
     def mailbox(self, address: str) -> str:
         """The recipient as stored: ``<Postmaster>`` without a domain is the domain's postmaster."""

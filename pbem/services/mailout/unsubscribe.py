@@ -87,7 +87,7 @@ def is_unsubscribe_address(runtime: Runtime, address: str | None) -> bool:
     return any(_KEY.match(key_from_address(t, address or "") or "") for t in runtime.settings.reply_templates)
 
 
-def _signed_owner(runtime: Runtime, session: Session, address: str) -> Seat | Account | None:
+def signed_owner(runtime: Runtime, session: Session, address: str) -> Seat | Account | None:
     """The seat (``u`` key) or account (``n`` key) whose mailto address ``address`` is, if signed by this server."""
     secret = runtime.settings.secret_key
     for template in runtime.settings.reply_templates:
@@ -106,20 +106,12 @@ def _signed_owner(runtime: Runtime, session: Session, address: str) -> Seat | Ac
     return None
 
 
-def signed_address(runtime: Runtime, address: str) -> bool:
-    """Whether ``address`` is a mailto address this server signed (the SMTP listener takes mail for it)."""
-    if not is_unsubscribe_address(runtime, address):
-        return False
-    with runtime.db.read() as session:
-        return _signed_owner(runtime, session, address) is not None
-
-
 def by_address(runtime: Runtime, session: Session, address: str) -> str:
     """Act on mail to an unsubscribe address (in the caller's transaction); what was done, for the log.
 
     Nothing is ever answered: an unsubscribe request wants less mail, not more.
     """
-    owner = _signed_owner(runtime, session, address)
+    owner = signed_owner(runtime, session, address)
     if isinstance(owner, Seat):
         owner.notify = quieter(owner.notify, "my_turn")
         return f"unsubscribed: seat {owner.id} gets no news emails"
