@@ -32,6 +32,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "cost": ("bench.cost", [], "CPU and statements per order by part: the service path and the mail path"),
     "email-count": ("bench.email_count", [], "emails per player in whole 3-player games by email (3 engines)"),
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
+    "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
 }
 
 

@@ -39,6 +39,9 @@ ParsedOrder: TypeAlias = Hashable
 TEXT = "<text>"
 #: The turn every game starts at (see :meth:`Engine.turn`).
 FIRST_TURN = 1
+#: The largest PNG an engine's ``render_png`` may give for an email (base64 makes it 200 KB).
+PNG_MAX_BYTES = 150_000
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class Setup(TypedDict):
@@ -224,6 +227,13 @@ class Engine(ABC):
     #: One seat moves at a time (turn by turn, no simultaneous phases as a rule): by default a
     #: player is then mailed when it is their turn, with what happened since, not on every move.
     one_at_a_time: ClassVar[bool] = False
+    #: The email default of this game's players: ``my_turn`` (an email only when something is asked of
+    #: the seat, with what happened since) or ``every``; empty: ``my_turn`` where one seat moves at a time.
+    #: A game whose turns are one seat's, with table-wide phases between (Sneak), says ``my_turn`` too.
+    notify_default: ClassVar[str] = ""
+    #: Verbs of orders that end a phase or the game for the whole table (a call for the vote, the last
+    #: call): never shown as an example reply, since a newcomer who copies the example would cut the game short.
+    phase_ending_verbs: ClassVar[frozenset[str]] = frozenset()
 
     # -- set-up -----------------------------------------------------------------
 
@@ -362,6 +372,20 @@ class Engine(ABC):
         """A view drawn as email-safe HTML (tables and inline styles), for emails and pages."""
         return None
 
+    def render_png(self, view: dict[str, Any], *, full_size: bool = False) -> bytes | None:
+        """A view's board as a PNG picture, if the game has a board no table can draw; None otherwise.
+
+        Emails carry it inline (so it shows without "load images"): keep it under
+        :data:`PNG_MAX_BYTES` (an email's limit is 200 KB, and base64 adds a third) and legible
+        at 390 pixels wide, as emails show it at most 600 pixels wide. ``full_size``: the larger
+        picture the email links to on the web."""
+        return None
+
+    def draws_maps(self) -> bool:
+        """True for a game whose board is a picture (it has :meth:`render_png`): its pages show the
+        SVG first, the HTML and text views folded under it."""
+        return type(self).render_png is not Engine.render_png
+
     def help_text(self) -> str:
         """The order syntax with examples, for ``help``: :attr:`order_help` unless overridden."""
         return self.order_help
@@ -412,6 +436,11 @@ class Engine(ABC):
         if result is None:
             return 0.5
         return outcome_value(result, seat)
+
+    def bot_phrases(self, state: State, seat: str) -> list[str]:
+        """Words the bot may write in a free-text order of ``seat`` now, drawn from what the seat
+        sees, so that they read as a player's; empty: the bot's own bank (:mod:`engines.bots.texts`)."""
+        return []
 
     def bot_finishers(self, state: State, seat: str) -> list[str]:
         """The legal orders of ``seat`` that might win the game at once: a playout that looks for a

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.base import FIRST_TURN, TEXT, Engine, OrderError, Outcome, State, Step
+from engines.base import FIRST_TURN, PNG_MAX_BYTES, PNG_SIGNATURE, TEXT, Engine, OrderError, Outcome, State, Step
 from engines.playout import apply_entry, canonical_json, choose_order, fill_text, random_playout, replay
 from engines.render_kit import email_problems
 from engines.rng import Rng
@@ -261,6 +261,12 @@ def check_drawings(engine: Engine, state: State) -> None:
         require(drawing is None or not email_problems(drawing), f"HTML not email-safe: {email_problems(drawing or '')}")
         svg = engine.render_svg(view)
         require(svg is None or svg.lstrip().startswith("<svg"), "render_svg() returns something that is not <svg>")
+        png = engine.render_png(view)
+        require(png is None or png.startswith(PNG_SIGNATURE), "render_png() returns something that is not a PNG")
+        require(
+            png is None or len(png) <= PNG_MAX_BYTES,
+            f"render_png() gives {len(png or b'')} bytes, over {PNG_MAX_BYTES}",
+        )
     for owner, paths in engine.secret_paths(state).items():
         if not paths:
             continue

@@ -20,6 +20,7 @@ from pbem.web import (
     inbound,
     live,
     lobby,
+    look,
     me,
     observe,
     ops,
@@ -30,6 +31,7 @@ from pbem.web import (
     ratelimit,
     rules,
     signin,
+    times,
     unsubscribe,
     yourturn,
 )
@@ -108,6 +110,8 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
     public.init_app(app)
     yourturn.init_app(app)
     live.init_app(app)
+    look.init_app(app)
+    times.init_app(app)
 
     @app.get("/healthz")
     def healthz():

@@ -53,8 +53,9 @@ class Budget:
 
 
 def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng) -> list[tuple[str, Any]]:
-    """Each legal order as (text, parsed order); free text filled from the bot's bank."""
+    """Each legal order as (text, parsed order); free text filled from the game's words or the bot's bank."""
     found: list[tuple[str, Any]] = []
+    bank = engine.bot_phrases(state, seat) if any(TEXT in text for text in texts) else []
     for text in texts:
         if TEXT in text:
 
@@ -65,7 +66,7 @@ def _parsed(engine: Engine, state: State, seat: str, texts: list[str], rng: Rng)
                     return False
                 return True
 
-            filled = fill(text, rng, accepts)
+            filled = fill(text, rng, accepts, bank)
             if filled is None:
                 continue
             text = filled

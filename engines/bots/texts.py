@@ -1,4 +1,5 @@
-"""The bot's own free text: a small bank of excuses and answers.
+"""The bot's own free text: the game's words where it gives some (``Engine.bot_phrases``), else a
+small bank of excuses and answers.
 
 A game may refuse a text (KidSprout never takes the same excuse twice), so the
 bot tries the bank in a seeded order and numbers a phrase only when all are used.
@@ -6,7 +7,7 @@ bot tries the bank in a seeded order and numbers a phrase only when all are used
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from engines.base import TEXT
 from engines.rng import Rng
@@ -31,12 +32,13 @@ BANK: tuple[str, ...] = (
 )
 
 
-def candidates(order: str, rng: Rng) -> Iterator[str]:
-    """``order`` with its ``<text>`` filled from the bank, in a seeded order, then numbered."""
+def candidates(order: str, rng: Rng, bank: Sequence[str] = ()) -> Iterator[str]:
+    """``order`` with its ``<text>`` filled from ``bank`` (the game's own words, else :data:`BANK`),
+    in a seeded order, then numbered."""
     if TEXT not in order:
         yield order
         return
-    phrases = list(BANK)
+    phrases = list(bank or BANK)
     rng.shuffle(phrases)
     for phrase in phrases:
         yield order.replace(TEXT, phrase)
@@ -44,9 +46,9 @@ def candidates(order: str, rng: Rng) -> Iterator[str]:
         yield order.replace(TEXT, f"{phrases[n % len(phrases)]}, take {n}")
 
 
-def fill(order: str, rng: Rng, accepts: Callable[[str], bool]) -> str | None:
+def fill(order: str, rng: Rng, accepts: Callable[[str], bool], bank: Sequence[str] = ()) -> str | None:
     """The first filled-in text the game accepts, or None."""
-    for text in candidates(order, rng):
+    for text in candidates(order, rng, bank):
         if accepts(text):
             return text
     return None

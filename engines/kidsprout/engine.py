@@ -20,6 +20,7 @@ class KidSproutEngine(Engine):
     bot_horizon = 20
     bot_width = 2
     one_at_a_time = False
+    phase_ending_verbs = frozenset({"gone"})
     order_words = frozenset(orders.VERBS)
     title = "KidSprout Jumboree"
     min_players = 3

@@ -13,6 +13,7 @@ the caller's bonus, and otherwise leaves the calling (and its risk) to others.
 from __future__ import annotations
 
 import math
+import re
 
 from engines.base import State
 from engines.rng import Rng
@@ -163,3 +164,35 @@ def evaluate(state: State, seat: str) -> float:
     if state["phase"] != "over":
         margin += coming_vote(state, seat)
     return 1 / (1 + math.exp(-margin / 3))
+
+
+#: How a challenge's instruction starts ("Describe ...", "In words, give ..."): dropped from an answer.
+_LEADS = re.compile(
+    r"^(?:in\s+(?:a\s+few\s+)?words,\s*)?(?:describe|name|write|say|tell|give|list|explain|suggest|pick|choose|"
+    r"invent|share|act\s+out|mime|show)\s+(?:us\s+)?",
+    re.IGNORECASE,
+)
+_PRONOUNS = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "you'd": "I'd", "you're": "I'm"}
+#: Ways a player hands in an answer, around the challenge's own words.
+_SHAPES = (
+    "{core}: the first thing that came to mind",
+    "honestly, {core}? something simple",
+    "{core}, and nothing fancy",
+    "easy one: {core}, the way my family does it",
+    "{core}, same as last time",
+    "{core}, no question",
+)
+
+
+def answer_phrases(instruction: str | None) -> list[str]:
+    """Answers in the challenge's own words ("the breakfast I would serve a visiting queen: the first
+    thing that came to mind"), so the bot's answer reads as a player's, never as a canned line."""
+    if not instruction:
+        return []
+    first = re.split(r"(?<=[.?!])\s+", instruction.replace("Follow either. Sporks: ", "").strip())[0]
+    first = re.sub(r"^Act as a \w+:\s*", "", first)
+    core = re.split(r",\s*and\s+", _LEADS.sub("", first))[0].rstrip(".?! ")
+    words = [_PRONOUNS.get(word.lower(), word) for word in core.split()]
+    core = " ".join(words)
+    core = core[:1].lower() + core[1:] if core[:2] != "I " else core
+    return [shape.format(core=core) for shape in _SHAPES] if core else []

@@ -50,6 +50,8 @@ class SneakEngine(Engine):
     bot_iterations = 48
     bot_horizon = 0
     one_at_a_time = False
+    notify_default = "my_turn"  # the turns are one seat's: the others hear the news when next asked
+    phase_ending_verbs = frozenset({"vote"})
     order_words = frozenset(orders.VERBS)
     title = "Sneak"
     min_players = 4
@@ -96,6 +98,10 @@ class SneakEngine(Engine):
     parse_order = staticmethod(orders.parse_order)
     format_order = staticmethod(orders.format_order)
     illegal_examples = staticmethod(orders.illegal_examples)
+
+    def bot_phrases(self, state: State, seat: str) -> list[str]:
+        """An answer in the challenge's own words, as the seat reads it (its camp's instruction)."""
+        return bot.answer_phrases(views.private_view(state, seat).get("instruction"))
 
     def apply_order(self, state: State, seat: str, order: Any) -> Step:
         state = self.clone(state)

@@ -5,7 +5,9 @@ Handles ``>`` quoting (bottom-, top- and inline posting), attribution lines
 one), unquoted originals ("-----Original Message-----", a rule, or a header
 block of From, Sent or Date, To and Subject lines in any order and language, as
 Outlook, GMX and many webmails write it), ``-- `` signatures, "Sent from my
-phone" footers, and a greeting or sign-off around the orders.
+phone" footers, and a greeting or sign-off around the orders.  An attribution
+that names no address, time or year ("On Sat, Rank Chain #2 wrote:") is still
+one when quoted text follows it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ _WROTE = (
 )
 _ATTRIBUTION_END = re.compile(rf"(?:{_WROTE})[^:：]{{0,60}}[:：]\s*$|>\s*[:：]\s*$|wrote\s*$", re.IGNORECASE)
 _ATTRIBUTION_START = re.compile(
-    r"^(?:on|am|le|el|il|op|em|den|da|w\s+dniu|в|dne|στις|\d{1,4}[./\-年]|"
+    r"^(?:on|am|le|el|il|op|em|den|da|w\s+dniu|dnia|в|dne|στις|\d{1,4}[./\-年]|"
     r"(?:mon|tue|wed|thu|fri|sat|sun|lun|mar|mer|jeu|ven|sam|dim|mo|di|mi|do|fr|sa|so|"
     r"пн|вт|ср|чт|пт|сб|вс)[a-zé.]*,?\s)",
     re.IGNORECASE,
@@ -31,14 +33,17 @@ _ATTRIBUTION_FACT = re.compile(r"@|\d{1,2}[:.h]\d{2}|\b(?:19|20)\d{2}\b")
 _ORIGINAL_MARKERS = re.compile(
     r"^\s*-{2,}\s*(?:original\s+message|ursprüngliche\s+nachricht|message\s+d'origine|mensaje\s+original|"
     r"messaggio\s+originale|oorspronkelijk\s+bericht|mensagem\s+original|originalmeddelande|"
-    r"opprinnelig\s+melding|oryginalna\s+wiadomość|исходное\s+сообщение|forwarded\s+message|"
+    r"opprinnelig\s+melding|oprindelig\s+meddelelse|ursprungligt\s+meddelande|oryginalna\s+wiadomość|"
+    r"wiadomość\s+oryginalna|původní\s+zpráva|pôvodná\s+správa|alkuperäinen\s+viesti|eredeti\s+üzenet|"
+    r"orijinal\s+ileti|исходное\s+сообщение|forwarded\s+message|"
     r"weitergeleitete\s+nachricht|message\s+transféré)\s*-{2,}\s*$",
     re.IGNORECASE,
 )
 _HEADER_FROM = re.compile(r"^\s*\*?(?:from|von|de|da|van|od|от|från|fra|lähettäjä)\s*\*?\s*[:：]", re.IGNORECASE)
 _HEADER_NEXT = re.compile(
     r"^\s*\*?(?:sent|date|to|subject|cc|gesendet|datum|an|betreff|envoyé|date|à|objet|enviado|fecha|para|asunto|"
-    r"inviato|data|oggetto|verzonden|aan|onderwerp|отправлено|дата|кому|тема|skickat|ämne|wysłano|temat)"
+    r"inviato|data|oggetto|a|verzonden|aan|onderwerp|отправлено|дата|кому|тема|skickat|till|ämne|sendt|til|emne|"
+    r"wysłano|do|temat|odesláno|komu|předmět|lähetetty|vastaanottaja|aihe|assunto|kopie|kopia|kopi)"
     r"\s*\*?\s*[:：]",
     re.IGNORECASE,
 )
@@ -66,6 +71,8 @@ _SIGN_OFF = re.compile(
     r"^(?:thanks|thank\s+you|thx|cheers|regards|best|best\s+regards|kind\s+regards|warm\s+regards|all\s+the\s+best|"
     r"bye|ciao|cordialement|merci|à\s+bientôt|bises|grüße|gruß|viele\s+grüße|liebe\s+grüße|lg|mfg|danke|"
     r"saludos|un\s+saludo|gracias|grazie|saluti|abraços|obrigado|groetjes|mvg|hälsningar|mvh|"
+    r"met\s+vriendelijke\s+groet(?:en)?|med\s+venlig\s+hilsen|venlig\s+hilsen|vennlig\s+hilsen|hilsen|"
+    r"pozdrawiam|s\s+pozdravem|terveisin|cumprimentos|atenciosamente|"
     r"спасибо|с\s+уважением|пока)[\s,.!]*$",
     re.IGNORECASE,
 )
@@ -97,16 +104,24 @@ def _header_block_at(lines: list[str], index: int) -> bool:
 
 
 def _attribution_span(lines: list[str], end: int) -> int | None:
-    """If lines ending at ``end`` are an attribution ("On <date>, <who> wrote:"), where it starts."""
+    """If lines ending at ``end`` are an attribution ("On <date>, <who> wrote:"), where it starts.
+
+    It must name an address, a time or a year, unless quoted text follows it: an order that
+    happens to end in "wrote:" is followed by more orders, never by a quote."""
     if not _ATTRIBUTION_END.search(lines[end]):
         return None
+    after = _next_nonblank(lines, end + 1)
+    quote_follows = after is not None and _is_quoted(lines[after])
+
+    def attested(span: str) -> bool:
+        return quote_follows or bool(_ATTRIBUTION_FACT.search(span))
+
     for start in range(end, max(end - 3, -1), -1):
         if not lines[start].strip():
-            return None
-        span = " ".join(lines[start : end + 1])
-        if _ATTRIBUTION_START.match(lines[start].strip()) and _ATTRIBUTION_FACT.search(span):
+            break
+        if _ATTRIBUTION_START.match(lines[start].strip()) and attested(" ".join(lines[start : end + 1])):
             return start
-    return end if re.search(_WROTE, lines[end], re.IGNORECASE) and _ATTRIBUTION_FACT.search(lines[end]) else None
+    return end if re.search(_WROTE, lines[end], re.IGNORECASE) and attested(lines[end]) else None
 
 
 def strip_quotes(text: str) -> str:

@@ -1,6 +1,11 @@
-// Live deadline countdowns and local times; the page reads fine without this.
+// Live deadline countdowns, and times in the reader's own zone.  The server writes every time in
+// the zone the reader chose, or in UTC when it does not know one (<time data-when>): this script
+// then rewrites it into the browser's zone, in the same shape, with UTC beside it.  The page reads
+// fine without it.
 (function () {
   "use strict";
+  var DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   function left(ms) {
     if (ms <= 0) { return "passed"; }
     var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600),
@@ -19,18 +24,26 @@
   }
   function pad(n) { return (n < 10 ? "0" : "") + n; }
   // Written out by hand: the first toLocaleString() loads the browser's locale data, a long task on a phone.
-  function local(at) {
-    var offset = -at.getTimezoneOffset(), sign = offset >= 0 ? "+" : "-";
-    offset = Math.abs(offset);
-    return at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate()) + " " + pad(at.getHours()) +
-      ":" + pad(at.getMinutes()) + " (UTC" + sign + pad(Math.floor(offset / 60)) + ":" + pad(offset % 60) + ")";
+  function day(at) {
+    return DAYS[at.getDay()] + " " + pad(at.getDate()) + " " + MONTHS[at.getMonth()] + ", " + pad(at.getHours()) +
+      ":" + pad(at.getMinutes());
   }
+  function utc(at) { return pad(at.getUTCHours()) + ":" + pad(at.getUTCMinutes()) + " UTC"; }
   function showLocal() {
-    document.querySelectorAll("[data-local-for]").forEach(function (el) {
-      var at = new Date(el.getAttribute("data-local-for"));
-      if (!isNaN(at.getTime())) {
-        el.textContent = "your time: " + local(at);
-        el.hidden = false;
+    if (new Date(0).getTimezoneOffset() === 0 && new Date(15552000000).getTimezoneOffset() === 0) { return; }  // UTC already
+    document.querySelectorAll("time[data-when]").forEach(function (el) {
+      var at = new Date(el.getAttribute("datetime"));
+      if (isNaN(at.getTime())) { return; }
+      el.textContent = day(at);
+      el.removeAttribute("data-when");
+      var beside = el.closest(".deadline") && el.closest(".deadline").querySelector("[data-utc-for]");
+      if (beside) {
+        beside.textContent = " · " + utc(at);
+      } else {
+        var note = document.createElement("span");
+        note.className = "muted";
+        note.textContent = " (" + utc(at) + ")";
+        el.after(note);
       }
     });
   }

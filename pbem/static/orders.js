@@ -1,5 +1,6 @@
-// The order form, enhanced.  A tap on the board (a square, card, coin or seat
-// marked data-pick) offers the legal orders that name it; the chosen order is
+// The order form, enhanced.  A tap on the board (a square, card, coin, seat or
+// unit marked data-pick) offers the legal orders that name it (a phrase that
+// starts with "^": the orders that start with it, "^A par" a unit's own); the chosen order is
 // shown before it is sent; one that takes effect at once is confirmed first; the
 // box for the player's own words shows only for an order that needs them.
 // Without this script the same form works as it is (the server asks to confirm).
@@ -7,13 +8,18 @@
   "use strict";
 
   function form() { return document.querySelector("[data-order-form]"); }
-  function words(text) { return text.toLowerCase().split(/\s+/).filter(Boolean); }
+  // An order's words, lower-case; "spa(sc)" is read as "spa/sc" and "par-bur" as "par - bur".
+  function words(text) {
+    return text.toLowerCase().replace(/\(/g, "/").replace(/\)/g, "").replace(/-/g, " - ")
+      .split(/\s+/).filter(Boolean);
+  }
 
-  // True if the order's words hold the phrase's words, in a row.
+  // True if the order's words hold the phrase's words, in a row (at the start, for "^...").
   function holds(order, phrase) {
-    var o = words(order), p = words(phrase);
+    var start = phrase.charAt(0) === "^";
+    var o = words(order), p = words(start ? phrase.slice(1) : phrase);
     if (!p.length) { return false; }
-    for (var i = 0; i + p.length <= o.length; i += 1) {
+    for (var i = 0; i + p.length <= o.length && (i === 0 || !start); i += 1) {
       var all = true;
       for (var j = 0; j < p.length && all; j += 1) { all = o[i + j] === p[j]; }
       if (all) { return true; }
@@ -70,7 +76,7 @@
 
   function showPicks(f, element) {
     var found = matching(f, element), panel = f.querySelector("[data-picks]");
-    var name = element.getAttribute("data-pick").split("|")[0];
+    var name = element.getAttribute("data-pick").split("|")[0].replace(/^\^/, "");
     document.querySelectorAll(".picked").forEach(function (el) { el.classList.remove("picked"); });
     element.classList.add("picked");
     panel.textContent = "";

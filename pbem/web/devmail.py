@@ -15,7 +15,7 @@ it is a 404.
 from __future__ import annotations
 
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
+from email.utils import formatdate, make_msgid, parseaddr
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
@@ -70,6 +70,7 @@ def _page(address: str, before: int | None = None, *, error: str | None = None, 
         typed=typed or {},
         older=older,
         newer=before is not None,
+        reply_to={message.id: reply_address(message) for message in messages},
     )
 
 
@@ -81,9 +82,20 @@ def recipient():
     return _page(address, before)
 
 
+def reply_address(message) -> str | None:
+    """Where a reply to an outbox email goes: its ``Reply-To`` (a seat's address), else the server's own
+    address when the email came from it (a request to confirm joining a game, an answer to commands)."""
+    reply_to = (message.headers or {}).get("Reply-To")
+    if reply_to:
+        return reply_to
+    server = common.runtime().settings.server_address
+    sender = parseaddr((message.headers or {}).get("From", ""))[1]
+    return server if server and sender.lower() == server.lower() else None
+
+
 def build_reply(message, body: str) -> tuple[bytes, str, str]:
     """``(raw bytes, envelope from, envelope to)`` of the player's reply to an outbox email."""
-    reply_to = (message.headers or {}).get("Reply-To")
+    reply_to = reply_address(message)
     if not reply_to:
         raise NotFound("this email has no reply address")
     reply = EmailMessage()

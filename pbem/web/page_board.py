@@ -18,11 +18,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from flask import g
+from flask import Response, current_app, g
 from markupsafe import Markup
 
 from engines import get_engine
-from pbem.engine_output import safe_html
+from pbem.engine_output import board_png, safe_html
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
@@ -98,6 +98,8 @@ class Board:
     svg: Markup | None
     text: str
     html: WebHtml | None = None
+    #: The drawing is a map (the engine draws pictures): shown first, the HTML folded under it.
+    map_first: bool = False
 
 
 class LruCache:
@@ -133,6 +135,7 @@ def render_view(engine_name: str, view: dict[str, Any]) -> Board:
         svg=safe_svg(engine.render_svg(view)),
         text=engine.render_text(view),
         html=web_html(safe_html(engine.render_html(view))),
+        map_first=engine.draws_maps(),
     )
 
 
@@ -144,3 +147,12 @@ def public_board(scope: str, game_id: int, version: int, status: str, engine_nam
         board = render_view(engine_name, view)
         _cache.put(key, board)
     return board
+
+
+def map_picture(engine_name: str, view: dict[str, Any]) -> Response | None:
+    """The full-size picture of ``view`` (the map an email links to); None if the engine draws no
+    picture. Drawn once per view (:func:`~pbem.engine_output.board_png` keeps it)."""
+    data = board_png(engine_name, view, full_size=True)
+    if data is None:
+        return None
+    return current_app.response_class(data, mimetype="image/png")

@@ -20,10 +20,10 @@ from sqlalchemy.orm import aliased
 
 from engines import get_engine
 from pbem.engine_output import example_from
-from pbem.models import Game, LobbyEntry, PressMessage, Seat, public_name
+from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
-from pbem.services.play import press, rematch
+from pbem.services.play import history, press, rematch
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token
@@ -32,7 +32,7 @@ from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
 from pbem.web.choices import Choice, finals, grouped, plain_grammar, seat_choices
 from pbem.web.forms import FormProblem, chosen_choice, lines_from_form
-from pbem.web.page_board import render_view
+from pbem.web.page_board import map_picture, render_view
 from pbem.web.public import API_VERSION, time_left
 
 bp = Blueprint("play", __name__)
@@ -75,6 +75,12 @@ class SeatPage:
     rematch: dict[str, Any] | None = None
     #: The legal orders as concrete choices (free text named, final ones marked).
     choices: list[Choice] = field(default_factory=list)
+    #: Each seat's player (as the public sees them), in seat order.
+    players: dict[str, str] = field(default_factory=dict)
+    #: The table's moves since this seat's last one (public lines): see ``history.since_last_move``.
+    since: list[dict[str, Any]] = field(default_factory=list)
+    #: The zone the seat's player reads times in (None: the browser's).
+    zone: str | None = None
 
     @property
     def press_open(self) -> bool:
@@ -126,6 +132,7 @@ def load_seat(token: str) -> SeatPage | None:
             player=public_name(seat.account.name, seat.position, seat.account.email),
             game={
                 **game_fields(game),
+                "result": game.result if game.status == "finished" else None,
                 "title": engine.title,
                 "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
                 "status_url": url_for("public.game_page", game_id=game.id, _external=False),
@@ -145,6 +152,9 @@ def load_seat(token: str) -> SeatPage | None:
             notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
             resigned=resigned,
         )
+        page.zone = seat.account.tz
+        page.players = {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats}
+        page.since = history.since_last_move(session, game.id, seat.seat) if game.status != "open" else []
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)
         page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
@@ -162,6 +172,7 @@ def _seat_or_404(token: str) -> SeatPage:
 
 
 def _render(page: SeatPage, *, status: int = 200, tag: str | None = None, **extra: Any):
+    yourturn.set_viewer_zone(page.zone)  # this page is the seat's: its player's zone, whoever opens it
     board = render_view(page.game["engine"], page.view)
     context = {
         "page": page,
@@ -172,7 +183,7 @@ def _render(page: SeatPage, *, status: int = 200, tag: str | None = None, **extr
         "confirm": None,
         "chosen": "",
         "chosen_text": "",
-        "example": example_from(page.legal),
+        "example": example_from(page.legal, get_engine(page.game["engine"]).phase_ending_verbs),
         "verdicts": None,
         "headline": None,
         "typed": "",
@@ -219,8 +230,10 @@ _SEAT_PROBE = (
         _PRESS_SEEN,
         _REMATCH_SEEN.with_only_columns(func.max(_REMATCH.updated_at)).scalar_subquery(),
         _REMATCH_SEEN.with_only_columns(func.count(LobbyEntry.id)).scalar_subquery(),
+        Account.tz,
     )
     .join(Game, Game.id == Seat.game_id)
+    .join(Account, Account.id == Seat.account_id)
     .where(Seat.web_token == bindparam("token"))
 )
 
@@ -255,6 +268,22 @@ def play_page(token: str):
         if verdict.get("reread"):
             verdict["message"] = common.runtime().in_reading(reread, page.game_id, page.seat_id, verdict["line"])
     return _render(page, verdicts=verdicts, headline=shown["headline"], typed=shown.get("typed", ""))
+
+
+@bp.get("/play/<token>/map.png")
+def play_map(token: str):
+    """The seat's board as a full-size picture (linked from its emails): what the seat's view holds
+    and no more; 404 for an unknown link or an engine that draws no picture."""
+    tag = seat_tag(token, "map.png")
+    if tag is None:
+        abort(404)
+    if caching.fresh(tag):
+        return caching.not_modified(tag)
+    page = _seat_or_404(token)
+    picture = map_picture(page.game["engine"], page.view)
+    if picture is None:
+        abort(404)
+    return caching.tagged(picture, tag)
 
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:

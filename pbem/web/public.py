@@ -25,7 +25,7 @@ from pbem.services.play.history import history_size
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.queries import acted_seats, lean_game, load_game, public_history, public_row, public_summary
 from pbem.web import caching, common, longpoll, prg, replay, yourturn
-from pbem.web.page_board import LruCache, public_board
+from pbem.web.page_board import LruCache, map_picture, public_board
 from pbem.web.ratelimit import mail_wait, minutes
 
 bp = Blueprint("public", __name__)
@@ -289,6 +289,27 @@ def game_page(game_id: int):
         body = cached[0]
     response = current_app.make_response(body)
     return caching.tagged(response, tag, policy) if tag else response
+
+
+@bp.get("/games/<int:game_id>/map.png")
+def game_map(game_id: int):
+    """The public board as a full-size picture (linked from observers' emails), for an engine that
+    draws one; 404 otherwise."""
+    with caching.quick_read() as db:
+        probe = _probe(db, game_id)
+    if probe is None:
+        abort(404)
+    tag = caching.etag_of("map.png", game_id, probe[0], probe[1])
+    if caching.fresh(tag):
+        return caching.not_modified(tag)
+    with common.runtime().db.read() as db:
+        game = lean_game(db, game_id)
+    if game is None:
+        abort(404)
+    picture = map_picture(game.engine, get_engine(game.engine).public_view(game.state))
+    if picture is None:
+        abort(404)
+    return caching.tagged(picture, tag)
 
 
 # -- feed, export, following by email ---------------------------------------------------

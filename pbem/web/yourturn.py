@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Flask, g, session
 
+from pbem.models import Account
 from pbem.services.people.turns import SeatTurn, Turns, turns_of
 from pbem.web import caching, common
 from pbem.web.signin import current_account_id
@@ -43,7 +44,27 @@ def viewer_key() -> tuple[Any, ...]:
     """What a page shows differently to this reader (part of its ``ETag``): an admin's menu, a player's turns."""
     turns = viewer_turns()
     admin = ("admin", session.get("admin_id")) if session.get("admin_id") else ()
-    return (*admin, "player", current_account_id(), turns.probe) if turns is not None else (*admin, "anyone")
+    if turns is None:
+        return (*admin, "anyone")
+    return (*admin, "player", current_account_id(), turns.probe, viewer_zone())
+
+
+def viewer_zone() -> str | None:
+    """The reader's chosen zone (None: not known, the browser's is used), read once per request."""
+    if "viewer_zone" not in g:
+        account_id = current_account_id()
+        tz = None
+        if account_id is not None:
+            with common.runtime().db.read() as session:
+                account = session.get(Account, account_id)
+                tz = account.tz if account is not None else None
+        g.viewer_zone = tz if tz and tz != "UTC" else None
+    return g.viewer_zone
+
+
+def set_viewer_zone(tz: str | None) -> None:
+    """The zone of this page's reader when the page knows better (a seat's page: its player's)."""
+    g.viewer_zone = tz if tz and tz != "UTC" else None
 
 
 def personal() -> bool:

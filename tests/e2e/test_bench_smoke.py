@@ -111,6 +111,11 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             rf"rankchain: emails per player per move {RATE} before, {RATE} after; after / before {RATE}",
         ],
     ),
+    "map": (
+        ["--rounds", "1"],
+        (),
+        [rf"autumn +PNG 760 px \(email\) +{RATE} +{RATE} +{RATE} +\d+$", rf"opening +SVG \(page\) +{RATE}"],
+    ),
 }
 
 

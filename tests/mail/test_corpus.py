@@ -133,3 +133,25 @@ def test_html_pre_keeps_its_line_breaks():
     html = "<html><body><p>My orders:</p><pre>play 3\r\nexcuse 1 + Moons  late\n\nhelp</pre><p>a\nb</p></body></html>"
     lines = ["My orders:", "", "play 3", "excuse 1 + Moons late", "", "help", "", "a b"]
     assert html_to_text(html).split("\n") == lines
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "On Sat, Rank Chain #2 wrote:",
+        "Rank Chain #2 wrote:",
+        "Dnia 15.01.2024 o 10:00, pbem napisał(a):",
+        "Den mån 15 jan. 2024 kl 10:00 skrev pbem:",
+        "Dne 15. 01. 24 v 10:00 pbem napsal(a):",
+    ],
+)
+def test_an_attribution_over_a_quote_is_not_an_order(attribution):
+    reply = f"play 2\n\n{attribution}\n> Example reply: play 4\n> pass\n"
+    assert order_lines(reply) == ["play 2"]
+    assert order_lines(f"{attribution}\n\n> play 4\n") == []
+
+
+def test_a_line_ending_in_wrote_with_no_quote_under_it_is_kept():
+    """Without an address, a time, a year or a quote under it, "... wrote:" is the player's own line."""
+    lines = ["mime the squirrel I wrote:", "play 2"]
+    assert order_lines("\n".join(lines)) == lines

@@ -44,14 +44,14 @@ def test_a_slip_after_an_order_is_read_as_the_order_and_named(table, line):
     assert game_row(runtime, game_id).state["sealed"]["Suns"] == 4
     ignored = split_trailing(line)[1]
     text = answer_to(runtime, seat)
-    assert "1 line(s) accepted, 0 refused" in text and f"read without “{ignored}” at the end of the line" in text
+    assert f"Your order is in: {line}." in text and f"read without “{ignored}” at the end of the line" in text
 
 
 def test_a_misspelt_word_gets_did_you_mean_when_one_legal_word_is_close(table):
     runtime, game_id, seat, address = table
     deliver(runtime, mail(address, seat.account.email, "paly 4\nplya 4\nfrobnicate 4"))
     text = answer_to(runtime, seat)
-    assert "0 line(s) accepted, 3 refused" in text
+    assert "3 lines were refused: see why below." in text
     assert text.count("Did you mean “play 4”?") == 2  # both misspellings, and only they
     assert "frobnicate" in text and game_row(runtime, game_id).state["sealed"].get("Suns") is None
 
@@ -79,7 +79,7 @@ def test_a_reply_to_an_earlier_turns_email_applies_to_this_turn_with_a_first_lin
     answer = outbox(runtime, seat_id=seat.id)[-1]
     assert answer.status == "pending", "a warning is never kept waiting"
     assert answer.body_text.startswith(f"NOTE: You replied to the email of turn 1; the game is now at turn {game.turn}")
-    assert "1 line(s) accepted" in flat(answer.body_text)
+    assert "Your order is in:" in flat(answer.body_text)
 
 
 def test_a_reply_to_this_turns_email_gets_no_warning(table):
@@ -102,7 +102,7 @@ def test_an_accepted_order_with_nothing_left_to_do_waits_for_the_next_email(tabl
     turn_mail = outbox(runtime, seat_id=seat.id)[-1]
     assert turn_mail.kind == "turn" and turn_mail.status == "pending" and turn_mail.subject.startswith("Re: ")
     lines = turn_mail.body_text.splitlines()
-    assert lines[0].startswith("Turn 2:") and "Your orders: 1 line(s) accepted, 0 refused." in lines
+    assert lines[0].startswith("Turn 2:") and "Your order is in: play 2." in lines
     assert "> play 2" in turn_mail.body_text and turn_mail.headers["In-Reply-To"] in turn_mail.headers["References"]
 
 

@@ -44,7 +44,7 @@ def test_a_charset_that_makes_lone_surrogates_still_applies_the_orders(table, ch
     assert status == "done", inbound(runtime, inbound_id).verdict
     assert log_count(runtime) == applied + 1
     [receipt] = outbox(runtime, kind="receipt")
-    assert "2 line(s) accepted" in receipt.body_text
+    assert "Your order is in:" in receipt.body_text and "Done: press." in receipt.body_text
     with runtime.db.read() as session:
         assert session.scalars(select(PressMessage)).one().text == "hi \ufffd"
 
@@ -81,7 +81,7 @@ def test_an_endless_line_is_refused_and_quoted_short(table):
     assert status == "done"
     [receipt] = outbox(runtime, kind="receipt")
     assert f"at most {MAX_LINE_CHARS} are read" in receipt.body_text
-    assert "1 line(s) accepted, 1 refused" in receipt.body_text
+    assert "Your order is in: play 3. 1 line was refused: see why below." in receipt.body_text
     assert len(receipt.body_text) < 10_000 and len(receipt.body_html) < 20_000
     quoted = receipt.body_text.split("> press all:")[1].split("REFUSED")[0]
     assert quoted.rstrip().endswith("...") and len(" ".join(quoted.replace(">", " ").split())) <= QUOTE_CHARS

@@ -213,8 +213,9 @@ def test_command_mode_answers_help_games_and_status_without_secrets(table):
     assert seat.reply_token not in text and seat.web_token not in text and "play-" not in text
     footer = " ".join(text.split("\n-- \n")[-1].split())
     assert "with your orders" not in footer and "Reply to this email" not in footer
-    assert all(word in footer for word in ('"help"', '"games"', '"status GAME"', '"observe GAME"'))
+    assert all(word in footer for word in ('"help"', '"games"', '"status GAME"', '"observe GAME"', '"join GAME"'))
     assert "with your orders" not in reply.body_html and "<code>observe GAME</code>" in reply.body_html
+    assert "<code>join GAME</code>" in reply.body_html
 
 
 def test_observe_at_the_base_address_sends_a_confirmation_link_to_the_sender(table):

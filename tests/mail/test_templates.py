@@ -25,8 +25,8 @@ def template_text() -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in ROOT.rglob("*.txt"))
 
 
-#: The HTML part's table frame and its box macro: plain text has neither.
-HTML_ONLY = {Path("_frame"), Path("_panel")}
+#: The HTML part's table frame, its box macro and the board's picture: plain text has none of them.
+HTML_ONLY = {Path("_frame"), Path("_panel"), Path("_board_image")}
 
 
 def test_every_template_has_a_text_and_an_html_part():

@@ -137,4 +137,4 @@ def test_resending_a_waiting_receipt_sends_it_as_it_would_go_alone(waiting):
     [copy] = outbox(runtime, id=copy_id)
     alone = drafts.rendered(row.fold, row.kind, row.subject)
     assert (copy.body_text, copy.body_html) == (alone["body_text"], alone["body_html"])
-    assert "Your orders: 1 line(s) accepted, 0 refused." in copy.body_text
+    assert "Your order is in: play" in copy.body_text

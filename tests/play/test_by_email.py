@@ -107,7 +107,7 @@ def test_press_private_and_broadcast_and_answered_by_reply(world):
 
     answer = t.write("Moons", "Only if you bring the canoe.", answering=private)
     assert "press sent to Suns" in answer and "answered a press email" in answer
-    assert "> Only if you bring the canoe." in answer and "1 line(s) accepted, 0 refused" in answer
+    assert "> Only if you bring the canoe." in answer and "Done: press." in answer
     assert "press reply:" not in answer  # the command the server added is not echoed as if typed
     assert any("bring the canoe" in text_of(m) for m in t.inbox("Suns"))
     assert not any("bring the canoe" in text_of(m) for m in t.inbox("Arms") + t.inbox("Crowns"))
@@ -208,7 +208,7 @@ def test_a_seat_that_keeps_missing_is_played_by_the_bot_until_its_player_returns
     while "Crowns" not in _to_act(t):
         seat = sorted(_to_act(t))[0]
         t.write(seat, _first_legal(t, seat))
-    assert "1 line(s) accepted" in t.write("Crowns", _first_legal(t, "Crowns"))
+    assert "Your order is in:" in t.write("Crowns", _first_legal(t, "Crowns"))
     with t.runtime.db.read() as session:
         from pbem.models import Seat
 

@@ -38,7 +38,7 @@ def test_every_is_kidsprouts_default_and_every_email_says_how_to_change_it(runti
             assert all(len(line) <= 72 for line in mail.body_text.splitlines() if "http" not in line)
 
 
-@pytest.mark.parametrize(("engine", "default"), [("kidsprout", "every"), ("sneak", "every"),
+@pytest.mark.parametrize(("engine", "default"), [("kidsprout", "every"), ("sneak", "my_turn"),
                                                  ("rankchain", "my_turn"), ("sprawl", "my_turn")])  # fmt: skip
 def test_each_engine_says_which_default_its_players_get(runtime, engine, default):
     game_id = start_with(runtime, engine=engine, players=PLAYERS[:4] if engine != "sneak" else [*PLAYERS, "e@x.org"])
@@ -202,3 +202,30 @@ def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
     with runtime.writing() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
     assert runtime.in_unit(sweep.sweep).digests == ["ann@example.org"] and "send_overdue_digests" in nudges
+
+
+def test_sneak_mails_a_seat_only_when_something_is_asked_with_what_happened_since(runtime):
+    """Sneak's turns are one seat's: the others are not mailed "Nothing is asked of you now" every turn."""
+    from engines import get_engine
+    from tests.support.play import outbox as sent
+    from tests.support.play import play_one
+
+    game_id = start_with(runtime, engine="sneak", players=[*PLAYERS, "e@x.org"])
+    engine = get_engine("sneak")
+    rng = Rng(4)
+    for serial in range(40):
+        game = game_row(runtime, game_id)
+        if game.state["phase"] == "turn" and len(engine.to_act(game.state)) == 1 and serial:
+            break
+        play_one(runtime, game_id, rng, serial)
+    idle = [seat for seat in game.seats if seat.seat not in engine.to_act(game.state)]
+    assert idle
+    for seat in idle:
+        latest = sent(runtime, seat_id=seat.id)[-1]
+        assert latest.status == preferences.WAITING or "Nothing is asked of you now" not in latest.body_text, seat.seat
+    play_one(runtime, game_id, rng, 99)  # the active seat moves: the table's phase changes, each is asked
+    game = game_row(runtime, game_id)
+    asked = [seat for seat in game.seats if seat.seat in engine.to_act(game.state) and seat in idle]
+    for seat in asked:
+        latest = sent(runtime, seat_id=seat.id)[-1]
+        assert latest.status != preferences.WAITING and "What happened" in latest.body_text, seat.seat

@@ -45,7 +45,7 @@ def test_player_page_orders_and_press(db_client, runtime):
     response = db_client.post(
         f"/play/{tokens['Suns']}", data={"csrf_token": csrf_of(html), "order": "play ace"}, follow_redirects=True
     )
-    assert "1 line(s) accepted, 0 refused." in response.get_data(as_text=True)
+    assert "Your order is in: play ace." in response.get_data(as_text=True)
     answer = db_client.post(f"/play/{tokens['Moons']}.json", json={"orders": "press all: hi all\nplay 3"}).get_json()
     assert [v["ok"] for v in answer["verdicts"]] == [True, True]
     html = db_client.get(f"/play/{tokens['Crowns']}").get_data(as_text=True)

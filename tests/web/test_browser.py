@@ -68,7 +68,7 @@ def flags(page) -> dict[str, str]:
 
 def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
     ARTIFACTS.mkdir(exist_ok=True)
-    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context = browser.new_context(viewport={"width": 1000, "height": 900}, timezone_id="Asia/Tokyo")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -94,7 +94,8 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
     assert flags(page) == {"Suns": "no", "Moons": "no", "Crowns": "no"}
     countdown = page.locator("[data-countdown]").first
     assert re.match(r"in 1 d 23 h|in 2 d 0 h", countdown.inner_text())
-    assert page.locator("[data-local-for]").first.is_visible()  # the script showed the local time
+    deadline = page.locator(".deadline").first.inner_text()  # the script showed the browser's time, UTC beside it
+    assert page.locator("time[data-when]").count() == 0 and re.search(r"· \d\d:\d\d UTC", deadline), deadline
 
     coins = {"ann@example.org": "4", "bob@example.org": "5", "cy@example.org": "ace"}
     player_page = context.new_page()
@@ -112,7 +113,7 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
             assert player_page.locator("[data-confirm]").is_visible()
             player_page.get_by_role("button", name="Yes, send it").click()
         receipt = player_page.locator("section.receipt")
-        assert "1 line(s) accepted, 0 refused." in receipt.inner_text()
+        assert f"Your order is in: play {coin}." in receipt.inner_text()
         assert "ACCEPTED:" in receipt.inner_text()
         if number == 1:
             player_page.screenshot(path=str(ARTIFACTS / "player-page.png"), full_page=True)

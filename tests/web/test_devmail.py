@@ -112,7 +112,7 @@ def test_a_receipt_waiting_for_the_next_email_is_shown_as_it_would_go_alone(clie
     waiting = latest_to(sqlite_runtime, address)
     assert waiting.kind == "receipt" and waiting.status == "deferred" and waiting.body_text == ""  # a draft
     page = client.get(response.location).get_data(as_text=True)
-    assert "Your orders: 1 line(s) accepted, 0 refused." in page and "ACCEPTED" in page
+    assert "Your order is in: play 3." in page and "ACCEPTED" in page
 
 
 def test_reply_errors_keep_the_text(client, sqlite_runtime, game_id):
@@ -184,3 +184,28 @@ def test_a_long_mailbox_is_paged(client, sqlite_runtime, game_id):
         url = older.group(1).replace("&amp;", "&") if older else ""
         assert ("Newest emails" in html) == (len(shown) > len(page_ids))
     assert shown == ids  # every email once, newest first
+
+
+def test_an_email_from_the_server_address_has_a_reply_box_so_joining_by_mail_plays_in_the_browser(
+    client, sqlite_runtime
+):
+    from pbem.inbound.runner import process, receive
+    from pbem.services.play import games, lobby
+
+    runtime = sqlite_runtime
+    request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], open_seats=1, seed=3)
+    open_id = runtime.in_unit(lobby.create_open_game, request)
+    server = runtime.settings.server_address
+    headers = f"From: New <new@example.net>\r\nTo: {server}\r\nSubject: hi\r\nMessage-ID: <j1@example.net>\r\n"
+    asked = f"{headers}\r\njoin {open_id}\r\n"
+    received = receive(runtime, asked.encode(), transport="test", envelope_from="new@example.net", envelope_to=server)
+    process(runtime, received.id)
+    with runtime.db.read() as session:
+        confirm = session.scalars(select(OutboxMessage).where(OutboxMessage.kind == "join_confirm")).one()
+    assert "Reply-To" not in (confirm.headers or {}), "the request to confirm comes from the server address itself"
+
+    html = client.get("/dev/mail/to?address=new@example.net").get_data(as_text=True)
+    assert f'action="/dev/mail/reply/{confirm.id}"' in html and f"to {server}" in html
+    response = client.post(f"/dev/mail/reply/{confirm.id}", data={"csrf_token": csrf_of(html), "body": "yes"})
+    assert response.status_code == 303
+    assert game_row(runtime, open_id).status == "active", "the reply to the request took the last seat"

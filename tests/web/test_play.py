@@ -48,7 +48,7 @@ def test_button_order_gives_the_receipt(client, sqlite_runtime, game_id):
     html = client.post(
         f"/play/{token}", data={"csrf_token": csrf, "order": "play ace"}, follow_redirects=True
     ).get_data(as_text=True)
-    assert "1 line(s) accepted, 0 refused." in html
+    assert "Your order is in: play ace." in html
     assert "ACCEPTED:" in html and "&gt; play ace" in html
     assert log_count(sqlite_runtime, game_id) == 1
     # the same words as the service's verdict (which the email receipt uses), on an identical game
@@ -65,7 +65,7 @@ def test_free_text_verdicts_and_refused_lines_kept(client, sqlite_runtime, game_
     html = client.post(
         f"/play/{token}", data={"csrf_token": csrf, "orders": "play banana\r\nplay 3\r\n"}, follow_redirects=True
     ).get_data(as_text=True)
-    assert "1 line(s) accepted, 1 refused." in html
+    assert "Your order is in: play 3. 1 line was refused: see why below." in html
     assert "REFUSED:" in html and "banana" in html
     assert re.search(r'<textarea id="orders" name="orders"[^>]*>play banana</textarea>', html)
 
@@ -78,7 +78,7 @@ def test_help_shows_the_engines_help_and_the_commands(client, sqlite_runtime, ga
     )
     assert "KidSprout Jumboree orders (one per line" in html
     assert "press SEAT: TEXT" in html and "vacation DAYS" in html  # the commands an email may hold too
-    assert "1 line(s) accepted, 0 refused." in html
+    assert "Done: help." in html
     assert log_count(sqlite_runtime, game_id) == 0
 
 
@@ -88,7 +88,7 @@ def test_empty_submission_says_no_orders(client, sqlite_runtime, game_id):
     html = client.post(f"/play/{token}", data={"csrf_token": csrf, "orders": "  \n"}, follow_redirects=True).get_data(
         as_text=True
     )
-    assert "No orders found." in html
+    assert "Your message held no orders." in html
 
 
 def test_csrf_is_required_and_nothing_is_lost(client, app, sqlite_runtime, game_id):
@@ -142,7 +142,7 @@ def test_text_control_needs_its_text(client, sqlite_runtime, game_id):
         data={"csrf_token": csrf, "order": "excuse 1 + Suns", "text": "he was\nlost in the woods", "confirmed": "yes"},
         follow_redirects=True,
     ).get_data(as_text=True)
-    assert "1 line(s) accepted" in html
+    assert "Your order is in: excuse 1 + Suns" in html
     assert log_count(sqlite_runtime, game_id) == before + 1
     # a page drawn with the placeholder in the order (before an upgrade) still works
     html = client.post(
@@ -190,7 +190,7 @@ def test_json_get_and_post(client, sqlite_runtime, game_id):
     assert data["seat"] == "Crowns" and data["to_act"] is True
     assert "play ace" in data["legal_orders"] and data["prompt"] and data["view"]["seat"] == "Crowns"
     answer = client.post(f"/play/{token}.json", json={"orders": "play 9\nplay 5\nhelp"}).get_json()
-    assert answer["headline"] == "2 line(s) accepted, 1 refused."
+    assert answer["headline"] == "Your order is in: play 5. Done: help. 1 line was refused: see why below."
     assert [(v["line"], v["ok"]) for v in answer["verdicts"]] == [("play 9", False), ("play 5", True), ("help", True)]
     assert "KidSprout Jumboree orders" in answer["verdicts"][2]["message"]
     assert answer["to_act"] is False  # sealed; may still replace

@@ -67,7 +67,10 @@ def test_the_web_answers_exactly_as_an_email_reply(client, app, sqlite_runtime, 
     # commands before the first order come first; the rest after the orders; status last
     assert lines == ["press all: hello table", "play 9", "play 5", "notify my_turn", "help",
                      "press Moons: psst", "status"]  # fmt: skip
-    assert answer["headline"] == "6 line(s) accepted, 1 refused."
+    assert (
+        answer["headline"]
+        == "Your order is in: play 5. Done: press, notify, help, status. 1 line was refused: see why below."
+    )
     with sqlite_runtime.db.read() as session:
         web_player = session.scalars(
             select(Account).where(Account.email == seat_email(sqlite_runtime, web_game, "Suns"))
@@ -87,7 +90,7 @@ def test_the_form_takes_commands_too(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     response = post_lines(client, token, "vacation 3\nplay 4\nvacation lots")
     html = response.get_data(as_text=True)
-    assert "2 line(s) accepted, 1 refused." in html
+    assert "Your order is in: play 4. Done: vacation. 1 line was refused: see why below." in html
     assert "&gt; vacation 3" in html and "write vacation DAYS" in html
     assert re.search(r'<textarea id="orders" name="orders"[^>]*>vacation lots</textarea>', html)
     with sqlite_runtime.db.read() as session:

@@ -27,9 +27,9 @@ def test_a_reload_after_sending_press_and_orders_sends_nothing_twice(client, sql
     assert response.status_code == 303 and response.location.startswith(f"/play/{token}")
     assert press_count(sqlite_runtime) == 1
     shown = client.get(response.location).get_data(as_text=True)  # the browser follows the 303 with a GET
-    assert "2 line(s) accepted, 0 refused." in shown and "press sent to every other seat" in shown
+    assert "Your order is in: play 3. Done: press." in shown and "press sent to every other seat" in shown
     again = client.get(response.location).get_data(as_text=True)  # the reload repeats that GET, not the POST
-    assert press_count(sqlite_runtime) == 1 and "2 line(s) accepted" not in again
+    assert press_count(sqlite_runtime) == 1 and "Your order is in" not in again
     log_seq = game_row(sqlite_runtime, game_id).log_seq
     assert log_seq == 1
 
@@ -47,7 +47,7 @@ def test_press_form_redirects_with_303(client, sqlite_runtime, game_id):
 def test_the_form_forgives_as_email_does(client, sqlite_runtime, game_id):
     token = web_tokens(sqlite_runtime, game_id)["Moons"]
     page = client.get(send(client, token, "play 4 👍\npaly 5").location).get_data(as_text=True)
-    assert "1 line(s) accepted, 1 refused." in page
+    assert "Your order is in: play 4 👍. 1 line was refused: see why below." in page
     assert "read without “👍” at the end of the line" in page and "Did you mean “play 5”?" in page
     assert game_row(sqlite_runtime, game_id).state["sealed"]["Moons"] == 4
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
 
 from engines import get_engine
+from pbem.models import Account
 from pbem.services.play import games, orders
 from pbem.web.page_board import safe_svg
 from tests.support.play import game_row, play_some, seat_ids, start
@@ -56,7 +58,8 @@ def test_status_json_fields(client, game_id):
 def test_deadline_shown_in_utc_with_countdown(client, sqlite_runtime):
     game_id = start(sqlite_runtime, deadline_seconds=2 * 86400)
     html = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert " UTC</time>" in html and "data-countdown=" in html and "data-local-for=" in html
+    assert " UTC</time>" in html and "data-countdown=" in html and "data-utc-for=" in html
+    assert re.search(r'<time datetime="[0-9T:-]+Z" data-deadline="[0-9T:-]+Z" data-when>', html), "for the script"
     assert "in 1 d 23 h" in html or "in 2 d 0 h" in html
     assert re.search(r"/static/countdown\.[0-9a-f]{12}\.js", html)
 
@@ -127,3 +130,39 @@ def test_safe_svg_refuses_active_content():
         None,
     ):
         assert safe_svg(bad) is None, bad
+
+
+def test_times_read_alike_on_me_the_status_page_and_the_seat_page_once_a_zone_is_chosen(client, sqlite_runtime):
+    """One zone everywhere: the one the player picked (UTC beside it); before that, UTC for the browser to rewrite."""
+    from tests.play.test_lobby import sign_in_as
+
+    game_id = start(sqlite_runtime, deadline_seconds=2 * 86400)
+    account_id = sign_in_as(client, sqlite_runtime, "ann@example.org")
+    token = next(s.web_token for s in game_row(sqlite_runtime, game_id).seats if s.account_id == account_id)
+    pages = ("/me", f"/games/{game_id}", f"/play/{token}")
+    for path in pages:
+        html = client.get(path).get_data(as_text=True)
+        assert "data-when>" in html and "data-zone" not in html, path
+    with sqlite_runtime.writing() as session:
+        session.get(Account, account_id).tz = "Asia/Tokyo"  # UTC+9, no summer time
+    deadline = game_row(sqlite_runtime, game_id).deadline
+    tokyo = (deadline + dt.timedelta(hours=9)).strftime("%a %d %b, %H:%M")
+    for path in pages:
+        html = client.get(path).get_data(as_text=True)
+        assert f"data-zone>{tokyo}</time>" in html and f"{deadline:%H:%M} UTC" in html, path
+
+
+def test_an_open_game_shows_that_seats_are_drawn_at_the_start_not_a_made_up_board(client, sqlite_runtime):
+    from pbem.services.play import lobby
+
+    request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], open_seats=1, seed=3)
+    game_id = sqlite_runtime.in_unit(lobby.create_open_game, request)
+    html = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "drawn when the last seat is taken" in html
+    assert "was drawn to play first" not in html and "data-board" not in html and 'id="replay"' not in html
+
+
+def test_the_admins_nav_says_who_is_signed_in(admin_client):
+    html = admin_client.get("/").get_data(as_text=True)
+    nav = html.split('<nav aria-label="Site">', 1)[1].split("</nav>", 1)[0]
+    assert "Signed in: root" in nav and ">Sign in<" not in nav

@@ -68,7 +68,7 @@ def test_without_the_fault_the_same_lines_are_applied_together(client, sqlite_ru
     before = applied(sqlite_runtime, game_id)
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     answer = client.post(f"/play/{token}.json", json={"orders": LINES}).get_json()
-    assert answer["headline"] == "4 line(s) accepted, 0 refused."
+    assert answer["headline"] == "Your order is in: play 3. Done: press, vacation, notify."
     after = applied(sqlite_runtime, game_id)
     assert after["press"] == before["press"] + 1 and after["vacations"] == before["vacations"] + 1
     assert after["log"] > before["log"] and "digest" in after["notify"]

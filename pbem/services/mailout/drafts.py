@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from pbem.engine_output import drawn
+from pbem.engine_output import board_picture, drawn
 from pbem.mail.compose import render
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.services.mailout import preferences
@@ -40,6 +40,11 @@ GAME_FIELDS = ("name", "engine", "turn", "phase", "status")
 AT_SEND = frozenset({("turn", "turn"), ("turn", "announce"), ("turn", "admin"), ("turn", "vacation")})
 #: The context's key of a seat's private view as JSON, drawn (text and board) when rendered.
 VIEW = "view"
+#: The context's key of a picture the email shows inline (the public board of an observer's email).
+IMAGE = "board_image"
+#: The key of a row's ``fold`` listing the pictures its HTML shows inline (``cid:``): each drawn
+#: again from its view when the email is written (:func:`pbem.engine_output.inline_pictures`).
+PICTURES = "pictures"
 SEAT_FIELDS = ("seat",)
 
 
@@ -65,6 +70,16 @@ class Draft:
             text, html = preferences.with_footer(text, html, *self.footer)
         return text, html
 
+    def pictures(self, game: Any) -> list[dict[str, Any]]:
+        """The pictures the rendered HTML shows inline: the seat's board drawn from its kept view
+        (drawn once: :func:`~pbem.engine_output.board_png` keeps it), or one the context names."""
+        found = []
+        if VIEW in self.context and game is not None:
+            found.append(board_picture(game.engine, self.context[VIEW]))
+        elif isinstance(self.context.get(IMAGE), dict):
+            found.append(self.context[IMAGE])
+        return [picture for picture in found if picture]
+
     def kept(self, game: Game | None, seat: Seat | None) -> dict[str, Any]:
         """The draft as JSON, with what its templates read of ``game`` and ``seat`` as they are now."""
         return {
@@ -84,8 +99,13 @@ def rendered(fold: dict[str, Any] | None, kind: str, subject: str) -> dict[str, 
         return {}
     footer = kept.get("footer")
     draft = Draft(kept["template"], kind, subject, kept["context"], tuple(footer) if footer else None)
-    text, html = draft.render(_namespace(kept.get("game")), _namespace(kept.get("seat")))
-    return {"body_text": text, "body_html": html, "fold": {key: value for key, value in fold.items() if key != KEY}}
+    game = _namespace(kept.get("game"))
+    text, html = draft.render(game, _namespace(kept.get("seat")))
+    left = {key: value for key, value in fold.items() if key != KEY}
+    pictures = draft.pictures(game)
+    if pictures:
+        left[PICTURES] = pictures
+    return {"body_text": text, "body_html": html, "fold": left}
 
 
 def text_and_html(row: Any, bodies: dict[str, Any] | None = None) -> tuple[str, str]:
@@ -93,6 +113,13 @@ def text_and_html(row: Any, bodies: dict[str, Any] | None = None) -> tuple[str, 
     not given) if it kept one, else its own."""
     bodies = rendered(row.fold, row.kind, row.subject) if bodies is None else bodies
     return bodies.get("body_text", row.body_text), bodies.get("body_html", row.body_html)
+
+
+def pictures_of(row: Any, bodies: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The pictures ``row``'s HTML shows inline, as its draft's ``bodies`` (:func:`rendered`) or
+    the row itself keep them."""
+    fold = (bodies or {}).get("fold", row.fold) or {}
+    return list(fold.get(PICTURES) or ())
 
 
 def fill(row: OutboxMessage) -> None:

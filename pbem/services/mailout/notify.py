@@ -191,6 +191,8 @@ def queue(
         row.fold = deferred.to_json()
     if later:
         row.fold = {**(row.fold or {}), drafts.KEY: draft.kept(game, seat)}
+    elif pictures := draft.pictures(game):
+        row.fold = {**(row.fold or {}), drafts.PICTURES: pictures}
     unit = UnitOfWork.of(session)
     sent_here = status == "pending" and unit.runtime.sends_at_once()
     if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.engine_output import html_board
+from pbem.engine_output import board_picture, html_board
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -207,6 +207,7 @@ def queue_updates(
     public = engine.public_view(game.state)
     public_text = engine.render_text(public)
     public_html = html_board(game.engine, public)
+    public_image = board_picture(game.engine, public)
     for observer in observers:
         links = urls(runtime, observer)
         row = notify.queue(
@@ -224,6 +225,7 @@ def queue_updates(
             events=list(events),
             public_text=public_text,
             public_html=public_html,
+            board_image=public_image,
             **links,
         )
         row.headers = {

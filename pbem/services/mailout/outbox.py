@@ -34,6 +34,7 @@ from typing import Any
 from sqlalchemy import Row, bindparam, func, select, update
 
 from pbem.clock import utcnow
+from pbem.engine_output import inline_pictures
 from pbem.mail import mime
 from pbem.mail.mime import UnsendableMessage
 from pbem.models import OutboxMessage
@@ -68,7 +69,9 @@ def bodies(row: OutboxMessage | Row) -> dict[str, Any]:
 def email_bytes(row: OutboxMessage | Row | SimpleNamespace, rendered: dict[str, Any] | None = None) -> bytes:
     """The email of ``row`` as sent, its draft ``rendered`` (:func:`bodies`, rendered here if not
     given); :class:`UnsendableMessage` if it cannot be one."""
-    text, html = drafts.text_and_html(row, bodies(row) if rendered is None else rendered)
+    rendered = bodies(row) if rendered is None else rendered
+    text, html = drafts.text_and_html(row, rendered)
+    inline = inline_pictures(drafts.pictures_of(row, rendered)) if html else []
     headers = {
         "To": row.recipient,
         "Subject": row.subject,
@@ -77,7 +80,7 @@ def email_bytes(row: OutboxMessage | Row | SimpleNamespace, rendered: dict[str, 
         **(row.headers or {}),
     }
     try:
-        return mime.compose(headers.items(), text, html or None)
+        return mime.compose(headers.items(), text, html or None, inline)
     except UnsendableMessage:
         raise
     except (ValueError, TypeError, LookupError) as error:  # a lone surrogate, a value of the wrong type

@@ -88,8 +88,9 @@ def normalise(pref: str, allowed: tuple[str, ...] = PREFERENCES) -> str:
 
 
 def game_default(game: Game) -> str:
-    """``my_turn`` where one seat moves at a time, else ``every``."""
-    return "my_turn" if get_engine(game.engine).one_at_a_time else "every"
+    """The engine's own default, else ``my_turn`` where one seat moves at a time and ``every`` elsewhere."""
+    engine = get_engine(game.engine)
+    return engine.notify_default or ("my_turn" if engine.one_at_a_time else "every")
 
 
 def resolve(pref: str | None, game: Game | None) -> str:

@@ -128,6 +128,7 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "play_url": f"{runtime.settings.base_url}/play/{seat.web_token}",
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": (game.result or {}).get("summary") if game.status == "finished" else None,
+        "outcome": game.result if game.status == "finished" else None,
     }
 
 
@@ -148,6 +149,7 @@ def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
         "play_url": None,
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": None,
+        "outcome": None,
     }
 
 

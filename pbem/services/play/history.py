@@ -85,3 +85,38 @@ def private_views_by_turn(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]
     if game.status != "finished":
         raise ServiceError(f"game {game_id} is {game.status}; private views are shown once it is finished")
     return _frames(game, entries, private=True)
+
+
+#: Lines of "since your last move" shown at most (the oldest are left out past it).
+SINCE_LIMIT = 60
+
+
+def since_last_move(session, game_id: int, seat: str, limit: int = SINCE_LIMIT) -> list[dict[str, Any]]:
+    """Every public line of the game's log since ``seat``'s last order, that order's own lines included
+    (its outcome, e.g. the turn it closed), oldest first: ``[{turn, seat, lines, mine}]``.
+
+    A seat that has not moved yet gets the whole log. Only public event lines are read, so nothing
+    here is another seat's secret. Past ``limit`` lines the oldest entries are left out."""
+    last = session.scalar(
+        select(func.max(LogEntry.seq)).where(
+            LogEntry.game_id == game_id, LogEntry.kind == "order", LogEntry.seat == seat
+        )
+    )
+    query = select(LogEntry.seq, LogEntry.turn, LogEntry.seat, LogEntry.kind, LogEntry.events).where(
+        LogEntry.game_id == game_id
+    )
+    if last is not None:
+        query = query.where(LogEntry.seq >= last)
+    rows = session.execute(query.order_by(LogEntry.seq.desc()).limit(limit)).all()
+    entries, count = [], 0
+    for row in rows:  # newest first, until the limit of lines
+        lines = [line for line in (row.events or []) if isinstance(line, str) and line.strip()]
+        if not lines:
+            continue
+        if count + len(lines) > limit and entries:
+            break
+        count += len(lines)
+        entries.append(
+            {"turn": row.turn, "seat": row.seat, "lines": lines, "mine": row.seat == seat and row.kind == "order"}
+        )
+    return list(reversed(entries))

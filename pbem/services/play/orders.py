@@ -27,6 +27,8 @@ class Verdict:
     line: str
     ok: bool
     message: str
+    #: The command the line was (``press``, ``help``...), empty for an order.
+    command: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {"line": self.line, "ok": self.ok, "message": self.message}
@@ -127,17 +129,46 @@ def submit(
 
 def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
     """The answer to one message as a block: every line with its verdict (``status`` lines answered with ``status``)."""
-    every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status) for line in reply.status)]
-    data = {"headline": receipt_headline(every), "verdicts": [v.to_json() for v in every], "warning": reply.warning}
+    every = [*reply.before, *verdicts, *reply.after, *(Verdict(line, True, status, "status") for line in reply.status)]
+    data = {
+        "headline": receipt_headline(every),
+        "verdicts": [v.to_json() for v in every],
+        "warning": reply.warning,
+    }
     return Fold("receipt", data, answers=reply.in_reply_to)
 
 
 def receipt_headline(verdicts: list[Verdict]) -> str:
-    """The receipt's first line (the player's page shows it too)."""
+    """The receipt's first line in plain words (the player's page shows it too): "Your order is in: play 2."."""
     if not verdicts:
-        return "No orders found."
-    accepted = sum(v.ok for v in verdicts)
-    return f"{accepted} line(s) accepted, {len(verdicts) - accepted} refused."
+        return "Your message held no orders."
+    orders = [v.line for v in verdicts if v.ok and not v.command]
+    commands = [v.command for v in verdicts if v.ok and v.command]
+    refused = sum(not v.ok for v in verdicts)
+    parts = []
+    if "resign" in commands:  # a bare resign only asks; "resign yes" has left the game
+        commands.remove("resign")
+        left = any(v.ok and v.line.lower().split()[1:] for v in verdicts if v.command == "resign")
+        parts.append("You have left the game." if left else "Nothing done yet: resigning asks you to confirm.")
+    if orders:
+        shown = "; ".join(_short(line) for line in orders[:3])
+        more = f" and {len(orders) - 3} more" if len(orders) > 3 else ""
+        many = f"Your {len(orders)} orders are in: {shown}{more}."
+        parts.append(f"Your order is in: {shown}." if len(orders) == 1 else many)
+    if commands:
+        parts.append(f"Done: {', '.join(dict.fromkeys(commands))}.")
+    if refused:
+        single = refused == 1 and len(verdicts) == 1
+        parts.append(
+            "Refused: see why below."
+            if single
+            else f"{refused} line{'s were' if refused != 1 else ' was'} refused: see why below."
+        )
+    return " ".join(parts)
+
+
+def _short(line: str, size: int = 60) -> str:
+    return line if len(line) <= size else line[: size - 1].rstrip() + "…"
 
 
 def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> bool:

@@ -9,7 +9,7 @@ message's orders.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engines import get_engine
 from pbem.engine_output import rules_url
@@ -87,7 +87,9 @@ class SeatLines:
     status: list[str] = field(default_factory=list)
 
     def answer(self, verdict: Verdict) -> None:
-        (self.after if self.orders else self.before).append(verdict)
+        """A command's verdict, named by the command (the receipt's headline tells commands from orders)."""
+        named = verdict if verdict.command else replace(verdict, command=first_word(verdict.line))
+        (self.after if self.orders else self.before).append(named)
 
 
 def first_word(line: str) -> str:

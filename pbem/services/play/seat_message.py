@@ -87,7 +87,7 @@ def handle(uow: UnitOfWork, seat: Seat, lines: list[str], channel: Channel) -> S
             warning=channel.warning if split.orders else None,
         )
     result = orders.submit(uow, game.id, seat.id, split.orders, source=channel.source, reply=reply)
-    status = [Verdict(line, True, status_text(game, seat)) for line in split.status]
+    status = [Verdict(line, True, status_text(game, seat), "status") for line in split.status]
     every = [*split.before, *result.verdicts, *split.after, *refused, *status]
     return SeatAnswer(every, receipt_headline(every), result)
 
@@ -96,4 +96,4 @@ def _press_reply_verdict(sent: Verdict, text: list[str]) -> Verdict:
     """One verdict for a reply to a press email, quoting what was written, not the hidden command."""
     quoted = seat_commands.quote(" ".join(" ".join(text).split()))
     note = f"{sent.message} {PRESS_REPLY_NOTE}" if sent.ok else sent.message
-    return Verdict(quoted, sent.ok, note)
+    return Verdict(quoted, sent.ok, note, "press")

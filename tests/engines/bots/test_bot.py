@@ -86,6 +86,31 @@ def test_free_text_comes_from_the_bank():
     assert all(any(phrase in t for phrase in BANK) for t in excuses)
 
 
+def test_sneak_answers_are_drawn_from_the_challenges_own_words_and_seeded():
+    """A canned line ("I followed a very confident squirrel") gives the bot away: its answer restates
+    the instruction its seat reads, in the same words, the same for the same seed."""
+    engine = get_engine("sneak")
+    for seed in range(200):  # find an answer phase
+        state = midgame(engine, 5, seed, 1 + seed % 4)
+        if state["phase"] == "answer" and engine.to_act(state):
+            break
+    assert state["phase"] == "answer"
+    seat = sorted(engine.to_act(state))[0]
+    instruction = engine.private_view(state, seat)["instruction"]
+    answers = {choose(engine, state, seat, seed, Budget(iterations=20, horizon=2)) for seed in range(6)}
+    written = [a for a in answers if a.startswith("answer")]
+    assert written, answers
+    for answer in written:
+        assert not any(phrase in answer for phrase in BANK), answer
+        shared = {w.strip(".,?!:").lower() for w in answer.split()} & {
+            w.strip(".,?!").lower() for w in instruction.split()
+        }
+        assert len(shared - {"a", "the", "to", "of", "i", "my", "you", "your"}) >= 2, (answer, instruction)
+    assert choose(engine, state, seat, 3, Budget(iterations=20, horizon=2)) == choose(
+        engine, state, seat, 3, Budget(iterations=20, horizon=2)
+    )
+
+
 # -- the bot sees no secrets ---------------------------------------------------------------
 
 
