@@ -74,6 +74,12 @@ def as_kept(table: sa.Table, row: dict) -> dict:
     return row
 
 
+def _sql(column: sa.Column, value: object) -> object:
+    """``value`` as the column keeps it: a reflected JSON column would write ``None`` as the JSON
+    ``null``, where the models (``none_as_null``) write SQL NULL."""
+    return sa.null() if value is None and isinstance(column.type, sa.JSON) else value
+
+
 def fill(url: str, rows: dict[str, list[dict]]) -> set[str]:
     """Write ``rows`` into the schema at ``url`` with the columns it has, parents first; the
     tables that schema has."""
@@ -85,7 +91,10 @@ def fill(url: str, rows: dict[str, list[dict]]) -> set[str]:
             for table in tables.sorted_tables:
                 if table.name not in rows or not rows[table.name]:
                     continue
-                wanted = [{k: v for k, v in as_kept(table, row).items() if k in table.c} for row in rows[table.name]]
+                wanted = [
+                    {k: _sql(table.c[k], v) for k, v in as_kept(table, row).items() if k in table.c}
+                    for row in rows[table.name]
+                ]
                 connection.execute(table.insert(), wanted)
             if connection.dialect.name == "postgresql":  # as an old release's inserts left the sequences
                 for table in tables.sorted_tables:
