@@ -414,6 +414,8 @@ class SigninRequest(Base):
     done_at: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
     #: What it decided: ``sent``, ``unknown``, ``over budget``, for the admin.
     outcome: Mapped[str] = mapped_column(String(40), default="")
+    #: Wrong codes typed in the asking browser (its code entry shuts at ``signin.MAX_CODE_TRIES``).
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class PlayerSession(Base):

@@ -152,18 +152,23 @@ def test_the_code_typed_in_the_asking_browser_signs_in_and_only_there(sqlite_run
     assert type_code(player, code).status_code == 400  # used once
 
 
-def test_wrong_codes_use_the_link_up(sqlite_runtime, app):
+def test_wrong_codes_shut_the_browsers_code_entry_but_spend_no_link(sqlite_runtime, app):
+    """Wrong codes count against the browser that types them: a stranger who asked in Ann's name and
+    guesses her code is stopped, and Ann's link and code still work for her."""
     from pbem.services.mailout.signin import MAX_CODE_TRIES
 
     start(sqlite_runtime, players=PLAYERS[:3])
-    player = app.test_client()
+    player, guesser = app.test_client(), app.test_client()
     ask(player)
-    path, code = latest_link(sqlite_runtime)
-    token = csrf_of(player.get("/signin").get_data(as_text=True))
+    ask(guesser)  # in Ann's name, from elsewhere
+    _, code = latest_link(sqlite_runtime)
+    token = csrf_of(guesser.get("/signin").get_data(as_text=True))
     for _ in range(MAX_CODE_TRIES):
-        player.post("/signin/code", data={"csrf_token": token, "code": "2222-2222"})
-    assert player.post("/signin/code", data={"csrf_token": token, "code": code}).status_code == 400
-    assert player.get(path).status_code == 400 and not signed_in(player)
+        assert guesser.post("/signin/code", data={"csrf_token": token, "code": "2222-2222"}).status_code == 400
+    assert guesser.post("/signin/code", data={"csrf_token": token, "code": code}).status_code == 400
+    assert not signed_in(guesser)
+    own = csrf_of(player.get("/signin").get_data(as_text=True))
+    assert player.post("/signin/code", data={"csrf_token": own, "code": code}).status_code == 303 and signed_in(player)
 
 
 def test_signin_does_the_same_work_for_known_and_unknown_addresses_before_answering(sqlite_runtime, app):

@@ -27,6 +27,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("done_at", sa.DateTime(), nullable=True),
         sa.Column("outcome", sa.String(length=40), nullable=False),
+        sa.Column("attempts", sa.Integer(), server_default="0", nullable=False),
     )
     op.create_index("ix_signin_requests_address", "signin_requests", ["address", "created_at"])
     op.create_index("ix_signin_requests_binding", "signin_requests", ["binding"])

@@ -230,14 +230,19 @@ def _open(link: SigninLink | None) -> bool:
     )
 
 
-def _asked_addresses(session, binding: str | None) -> set[str]:
-    """The addresses this browser asked for a link to within a link's lifetime."""
+def _asked(session, binding: str | None) -> list[SigninRequest]:
+    """This browser's requests for a link within a link's lifetime."""
     if not binding:
-        return set()
-    query = select(SigninRequest.address).where(
+        return []
+    query = select(SigninRequest).where(
         SigninRequest.binding == _digest(binding), SigninRequest.created_at > utcnow() - LINK_LIFETIME
     )
-    return set(session.scalars(query))
+    return list(session.scalars(query))
+
+
+def _asked_addresses(session, binding: str | None) -> set[str]:
+    """The addresses this browser asked for a link to within a link's lifetime."""
+    return {request.address for request in _asked(session, binding)}
 
 
 def _bound_here(session, link: SigninLink, binding: str | None) -> bool:
@@ -287,22 +292,21 @@ def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
 def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int | None:
     """The code from the email, typed in a browser that asked: the account id, or None (:data:`WRONG_CODE`).
 
-    Only open links to addresses this browser asked for are candidates; a wrong code counts against
-    each of them, so it returns rather than raises: the caller's unit must commit the count."""
+    Open links to the addresses this browser asked for are candidates.  Wrong codes count against
+    the browser (its requests), not the links: after :data:`MAX_CODE_TRIES` it may type no more,
+    and a stranger guessing in a player's name never uses up the player's links.  So it returns
+    rather than raises: the caller's unit must commit the count."""
     session = uow.session
-    addresses = _asked_addresses(session, binding)
-    if not addresses:
+    requests = _asked(session, binding)
+    if not requests or sum(request.attempts for request in requests) >= MAX_CODE_TRIES:
         return None
+    addresses = {request.address for request in requests}
     query = select(SigninLink).join(Account, Account.id == SigninLink.account_id).where(Account.email.in_(addresses))
     links = [link for link in session.scalars(query.where(SigninLink.created_at > utcnow() - LINK_LIFETIME))]
-    links = [link for link in links if _open(link)]
     secret = uow.settings.secret_key
     for link in links:
-        if link.code_hash and hmac.compare_digest(link.code_hash, _code_hash(secret, link.nonce, code or "")):
+        typed = _code_hash(secret, link.nonce, code or "")
+        if _open(link) and link.code_hash and hmac.compare_digest(link.code_hash, typed):
             return _spend(session, link)
-    session.execute(
-        update(SigninLink)
-        .where(SigninLink.id.in_([link.id for link in links]))
-        .values(attempts=SigninLink.attempts + 1)
-    )
+    requests[0].attempts += 1
     return None
