@@ -390,7 +390,8 @@ class SigninLink(Base):
     binding: Mapped[str | None] = mapped_column(String(64))
     #: SHA-256 of the short code in the email, typed back in the asking browser (another device's mail).
     code_hash: Mapped[str | None] = mapped_column(String(64))
-    #: Wrong codes typed for this link; at :data:`pbem.services.mailout.signin.MAX_CODE_TRIES` it is spent.
+    #: Wrong codes typed for this link by releases that counted them here (now the asking browser's
+    #: :class:`SigninRequest` counts them); at :data:`pbem.services.mailout.signin.MAX_CODE_TRIES` it is spent.
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 

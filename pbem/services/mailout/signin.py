@@ -7,8 +7,8 @@ for a link to that address within its lifetime: that browser holds a secret in
 its session whose hash is on its request (:class:`~pbem.models.SigninRequest`),
 so a link read in a log, or fetched by a mail scanner, signs no one in
 elsewhere.  The email also carries a short code, to be typed in that browser
-when the email is read on another device (wrong codes use the link up after
-:data:`MAX_CODE_TRIES`).
+when the email is read on another device (after :data:`MAX_CODE_TRIES` wrong codes
+that browser may type no more).
 
 Asking for a link (:func:`ask`) stores the request and nothing else, known
 address or not, so the answer takes the same time and work either way; the
@@ -46,7 +46,7 @@ MAX_LINKS = 3
 BATCH = 100
 #: Decided requests are kept this long (they let a browser use links asked for by others meanwhile).
 KEPT = dt.timedelta(days=1)
-#: Wrong codes that use a link up.
+#: Wrong codes one browser may type within a link's lifetime.
 MAX_CODE_TRIES = 5
 INVALID = "This sign-in link is not valid any more (each link works once, for 15 minutes). Ask for a new one."
 ELSEWHERE = (
