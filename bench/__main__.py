@@ -2,6 +2,7 @@
 
     python -m bench                 # all of them (needs PostgreSQL and Redis on loopback)
     python -m bench engine web      # some of them
+    python -m bench soak --days 30 --json   # one, with its own arguments, its output as it prints it
 
 Each benchmark measures its own baseline in the same run, so the ratios it prints
 hold on a busy machine; the output of each is also written to ``bench/out/``.
@@ -32,6 +33,7 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "cost": ("bench.cost", [], "CPU and statements per order by part: the service path and the mail path"),
     "email-count": ("bench.email_count", [], "emails per player in whole 3-player games by email (3 engines)"),
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
+    "soak": ("bench.soak", ["--days", "30"], "a month of play on a fast clock through pbem serve (about 40 minutes)"),
     "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
 }
 
@@ -59,6 +61,8 @@ def run(name: str) -> int:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) > 1 and argv[0] in BENCHES and argv[1].startswith("-"):  # one benchmark, its own arguments
+        return subprocess.call([sys.executable, "-m", BENCHES[argv[0]][0], *argv[1:]], cwd=ROOT, env=environment())
     unknown = [name for name in argv if name not in BENCHES]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(BENCHES)}", file=sys.stderr)

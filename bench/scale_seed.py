@@ -114,7 +114,7 @@ def seed(runtime: Runtime, templates: Templates, first_id: int, count: int, now:
                 game_id = first_id + n
                 deadline = now + dt.timedelta(seconds=rng.randint(3600, 30 * 86400))
                 yield {**template, "id": game_id, "name": f"Table {game_id}", "seed": game_id,
-                       "deadline": deadline, "next_reminder": None, "thread_id": f"<game-{game_id}@pbem.bench>",
+                       "deadline": deadline, "next_reminder": None,
                        "created_at": now, "updated_at": now}  # fmt: skip
 
         def seat_rows():

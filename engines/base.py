@@ -268,9 +268,15 @@ class Engine(ABC):
             raise ValueError(f"unknown option(s) {names} for {self.name}; known options: {known}")
         return result
 
+    def players_text(self, dash: str = "–") -> str:
+        """The table sizes in words: "2 players" for a game of exactly two, else "2–4 players"."""
+        if self.min_players == self.max_players:
+            return f"{self.min_players} player{'s' if self.min_players != 1 else ''}"
+        return f"{self.min_players}{dash}{self.max_players} players"
+
     def check_players(self, count: int) -> None:
         if not self.min_players <= count <= self.max_players:
-            raise ValueError(f"{self.title} takes {self.min_players} to {self.max_players} players, not {count}")
+            raise ValueError(f"{self.title} takes {self.players_text(' to ')}, not {count}")
 
     @abstractmethod
     def seat_names(self, players: int, variant: str) -> list[str]:

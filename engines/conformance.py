@@ -13,12 +13,28 @@ import contextlib
 import copy
 import dataclasses
 import json
+import os
+import re
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from engines.base import FIRST_TURN, PNG_MAX_BYTES, PNG_SIGNATURE, TEXT, Engine, OrderError, Outcome, State, Step
+from engines.checking import (
+    Failed,
+    acting_seats,
+    changed_by,
+    first_difference,
+    mutation_message,
+    require,
+    shown,
+    state_seats,
+    where_found,
+)
+from engines.oddities import check_events, check_odd_orders
 from engines.playout import apply_entry, canonical_json, choose_order, fill_text, random_playout, replay
+from engines.processes import check_processes
 from engines.render_kit import email_problems
 from engines.rng import Rng
 
@@ -40,15 +56,6 @@ MARKER = "\u27e6SECRET-{owner}-{index}\u27e7"
 TEXT_COLUMNS = 72
 #: A game that has not ended after this many steps is taken to loop.
 MAX_STEPS = 20_000
-
-
-class Failed(AssertionError):
-    """A conformance check failed; the message says what was wrong."""
-
-
-def require(condition: object, message: str) -> None:
-    if not condition:
-        raise Failed(message)
 
 
 # -- cases ------------------------------------------------------------------------------
@@ -133,16 +140,6 @@ def set_path(state: State, path: tuple, value: Any) -> None:
     for key in path[:-1]:
         target = target[key]
     target[path[-1]] = value
-
-
-def state_seats(engine: Engine, state: State) -> list[str]:
-    return list(engine.public_view(state)["seats"])
-
-
-def acting_seats(engine: Engine, state: State) -> list[str]:
-    """Seats that must act and seats that may (optional orders are orders too)."""
-    to_act = engine.to_act(state)
-    return sorted(s for s in state_seats(engine, state) if s in to_act or engine.may_act(state, s))
 
 
 def views_of(engine: Engine, state: State, seats: list[str]) -> dict[str, str]:
@@ -246,11 +243,36 @@ def check_no_leaks(engine: Engine, state: State) -> None:
         others = [seat for seat in seats if seat != owner]
         after = views_of(engine, mutated, others)
         for seat, text in after.items():
-            who = f"seat {seat}" if seat else "the public view"
-            require(not any(m in text for m in markers), f"{who} shows a secret of {owner or 'nobody'}")
-            require(text == before[seat], f"{who} depends on a secret of {owner or 'nobody'}")
-            rendered = engine.render_text(json.loads(text))
-            require(not any(m in rendered for m in markers), f"{who}'s text shows a secret of {owner or 'nobody'}")
+            _no_secret_in_view(engine, seat, text, before[seat], owner, list(zip(markers, paths, strict=True)))
+
+
+def _no_secret_in_view(
+    engine: Engine, seat: str, text: str, before: str, owner: str, secrets: list[tuple[str, Any]]
+) -> None:
+    """One view, its secrets replaced by markers: no marker in it or its text, and no other change.
+
+    A failure names the view's method, the secret's place in the state and the field of the view."""
+    who = f"seat {seat}'s private view" if seat else "the public view"
+    method = f"private_view(state, {seat!r})" if seat else "public_view(state)"
+    whose = owner or "nobody"
+    fix = f"{method} must hold only what {seat or 'everyone'} may know; name every secret in secret_paths()"
+    view = json.loads(text)
+    for marker, path in secrets:
+        if marker in text:
+            field = shown(where_found(view, marker) or ())
+            raise Failed(f"{who} shows a secret of {whose}, {shown(tuple(path), 'state')}, at {field}: {fix}")
+    if text != before:
+        field = shown(first_difference(json.loads(before), view) or ())
+        places = ", ".join(shown(tuple(path), "state") for _, path in secrets[:3]) + ("..." if len(secrets) > 3 else "")
+        raise Failed(f"{who} depends on a secret of {whose} ({places}) at {field}: {fix}")
+    rendered = engine.render_text(view)
+    for marker, path in secrets:
+        if marker in rendered:
+            line = next(line for line in rendered.splitlines() if marker in line)
+            raise Failed(
+                f"render_text() of {who} shows a secret of {whose}, {shown(tuple(path), 'state')}, in the line "
+                f"{line.strip()!r}: render only what the view holds"
+            )
 
 
 def check_drawings(engine: Engine, state: State) -> None:
@@ -268,18 +290,26 @@ def check_drawings(engine: Engine, state: State) -> None:
             f"render_png() gives {len(png or b'')} bytes, over {PNG_MAX_BYTES}",
         )
     for owner, paths in engine.secret_paths(state).items():
-        if not paths:
-            continue
-        mutated = copy.deepcopy(state)
-        markers = [MARKER.format(owner=owner or "nobody", index=index) for index in range(len(paths))]
-        for marker, path in zip(markers, paths, strict=True):
-            set_path(mutated, tuple(path), marker)
-        others = [s for s in seats if s != owner]
-        # the public view and one other seat's (a different one per owner): drawing every view is too slow
-        views = [engine.public_view(mutated), *(engine.private_view(mutated, s) for s in others[:1])]
-        for view in views:
-            for drawing in (engine.render_html(view), engine.render_svg(view)):
-                require(not any(m in (drawing or "") for m in markers), f"a drawing shows a secret of {owner}")
+        if paths:
+            _drawings_hide(engine, state, seats, owner, paths)
+
+
+def _drawings_hide(engine: Engine, state: State, seats: list[str], owner: str, paths: list[Any]) -> None:
+    """No drawing of the public view or of one other seat's view shows ``owner``'s secrets (markers)."""
+    mutated = copy.deepcopy(state)
+    markers = [MARKER.format(owner=owner or "nobody", index=index) for index in range(len(paths))]
+    for marker, path in zip(markers, paths, strict=True):
+        set_path(mutated, tuple(path), marker)
+    others = [s for s in seats if s != owner]
+    # the public view and one other seat's (a different one per owner): drawing every view is too slow
+    views = {"the public view": engine.public_view(mutated)}
+    views.update((f"{s}'s private view", engine.private_view(mutated, s)) for s in others[:1])
+    for who, view in views.items():
+        for method, drawing in (("render_html", engine.render_html(view)), ("render_svg", engine.render_svg(view))):
+            for marker, path in zip(markers, paths, strict=True):
+                secret = f"{owner or 'nobody'}, {shown(tuple(path), 'state')}"
+                said = f"{method}() of {who} shows a secret of {secret}: draw only what the view holds"
+                require(marker not in (drawing or ""), said)
 
 
 def check_views(engine: Engine, state: State) -> None:
@@ -297,39 +327,68 @@ def check_views(engine: Engine, state: State) -> None:
 
 
 def check_orders(engine: Engine, state: State, rng: Rng, serial: int, sample: int = 40) -> None:
-    """Legal orders round-trip and are accepted; illegal ones are refused with a message."""
+    """Legal orders round-trip and are accepted; illegal ones are refused with a message; the state is left alone.
+
+    A method that changes the state it is given makes every later call see another
+    game (a legal order then looks refused, a seat looks done): that is reported as
+    what it is, naming the call, before anything it caused."""
     frozen = canonical_json(state)
-    to_act = engine.to_act(state)
-    for seat in acting_seats(engine, state):
-        legal = engine.legal_orders(state, seat)
-        require(legal or seat not in to_act, f"{seat} must act but has no legal order")
-        picks = legal if len(legal) <= sample else [rng.choice(legal) for _ in range(sample)]
-        for template in picks:
-            require(template.split()[0].casefold() in engine.order_words, f"{template!r}: order word not declared")
-            text = fill_text(template, rng, serial)
-            order = engine.parse_order(state, seat, text)
-            check_order_value(engine, state, seat, order, text)
-            if TEXT not in template:
-                again = engine.parse_order(state, seat, engine.format_order(order).upper())
-                require(again == order, "orders are case-sensitive")
-            step = engine.apply_order(state, seat, order)
-            check_step(step, acted=True)
-        for template in {t for t in legal if TEXT in t}:
-            check_awkward_texts(engine, state, seat, template)
-        for bad in GARBAGE + engine.illegal_examples(state, seat):
-            try:
-                engine.parse_order(state, seat, bad)
-            except OrderError as error:
-                require(str(error).strip(), f"empty error for {bad!r}")
-            else:
-                raise Failed(f"{bad!r} accepted from {seat} at {engine.phase(state)}")
+    calls: list[tuple[str, str, str]] = []
+    try:
+        for seat in acting_seats(engine, state):
+            _check_seat_orders(engine, state, seat, rng, serial, sample, calls)
+    except Exception as error:
+        if canonical_json(state) != frozen:
+            then = f" (then: {_say(error)})"
+            raise Failed(mutation_message(changed_by(engine, json.loads(frozen), calls), then)) from None
+        raise
+    if canonical_json(state) != frozen:
+        raise Failed(mutation_message(changed_by(engine, json.loads(frozen), calls)))
+
+
+def _check_seat_orders(
+    engine: Engine, state: State, seat: str, rng: Rng, serial: int, sample: int, calls: list[tuple[str, str, str]]
+) -> None:
+    legal = engine.legal_orders(state, seat)
+    require(legal or seat not in engine.to_act(state), f"{seat} must act but legal_orders() gives no order")
+    picks = legal if len(legal) <= sample else [rng.choice(legal) for _ in range(sample)]
+    for template in picks:
+        require(template.split()[0].casefold() in engine.order_words,
+                f"legal_orders() gives {template!r}, whose first word is not in order_words")  # fmt: skip
+        text = fill_text(template, rng, serial)
+        calls.append(("parse_order", seat, text))
         try:
-            engine.parse_order(state, seat, "frobnicate now")
+            order = engine.parse_order(state, seat, text)
         except OrderError as error:
-            require("frobnicate" in str(error).lower(), f"the error for 'frobnicate now' does not name it: {error}")
+            call = f"parse_order(state, {seat!r}, {text!r})"
+            raise Failed(f"{call} refuses an order legal_orders() gives: {error}") from None
+        check_order_value(engine, state, seat, order, text)
+        if TEXT not in template:
+            again = engine.parse_order(state, seat, engine.format_order(order).upper())
+            require(again == order, f"parse_order reads {text.upper()!r} as another order: orders ignore case")
+        calls.append(("apply_order", seat, text))
+        try:
+            step = engine.apply_order(state, seat, order)
+        except OrderError as error:
+            call = f"apply_order(state, {seat!r}, <{text!r}>)"
+            raise Failed(f"{call} refuses an order legal_orders() gives: {error}") from None
+        check_step(step, acted=True)
+    for template in {t for t in legal if TEXT in t}:
+        check_awkward_texts(engine, state, seat, template)
+    for bad in GARBAGE + engine.illegal_examples(state, seat):
+        calls.append(("parse_order", seat, bad))
+        try:
+            engine.parse_order(state, seat, bad)
+        except OrderError as error:
+            require(str(error).strip(), f"parse_order(state, {seat!r}, {bad!r}) raises an OrderError with no message")
         else:
-            raise Failed("'frobnicate now' accepted")
-    require(canonical_json(state) == frozen, "checking orders mutated the state")
+            raise Failed(f"parse_order(state, {seat!r}, {bad!r}) accepts it at {engine.phase(state)}")
+    try:
+        engine.parse_order(state, seat, "frobnicate now")
+    except OrderError as error:
+        require("frobnicate" in str(error).lower(), f"the error for 'frobnicate now' does not name it: {error}")
+    else:
+        raise Failed("'frobnicate now' accepted")
 
 
 def check_awkward_texts(engine: Engine, state: State, seat: str, template: str) -> None:
@@ -371,8 +430,11 @@ def check_timeout(engine: Engine, state: State) -> None:
     frozen = canonical_json(state)
     step = engine.apply_timeout(state)
     check_step(step, acted=False)
-    require(canonical_json(state) == frozen, "apply_timeout mutated the state it was given")
-    require(canonical_json(step.state) != frozen, "a timeout changed nothing")
+    if canonical_json(state) != frozen:
+        raise Failed(mutation_message(("apply_timeout(state)", first_difference(json.loads(frozen), state) or ())))
+    require(canonical_json(step.state) != frozen,
+            f"apply_timeout(state) changed nothing at {engine.phase(state)}: a deadline applies the defaults of "
+            "every seat in missing_seats() (a lowest card, a pass, a random legal move)")  # fmt: skip
 
 
 def check_determinize(engine: Engine, state: State, rng: Rng) -> None:
@@ -399,6 +461,12 @@ STEP_CHECKS: tuple[tuple[str, Callable[..., None]], ...] = (
     ("orders", check_idle_seats_refused),
     ("deadlines", lambda engine, state, rng, serial: check_timeout(engine, state)),
     ("determinize", lambda engine, state, rng, serial: check_determinize(engine, state, rng)),
+)
+#: Checks that cost a few dozen engine calls per state: ``(name, check, every, most)``, run at every
+#: ``every``-th step of a walk and at most ``most`` times per game, so a long game stays affordable.
+SPARSE_CHECKS: tuple[tuple[str, Callable[..., None], int, int], ...] = (
+    ("odd-orders", check_odd_orders, 4, 10),
+    ("events", check_events, 2, 40),
 )
 
 
@@ -443,9 +511,11 @@ def walk(
     only: set[str] | None = None,
     options: dict[str, Any] | None = None,
 ) -> Iterator[Problem]:
-    """Play one seeded game with random legal orders, checking every state on the way; stop at the first problem.
+    """Play one seeded game with random legal orders, checking every state on the way.
 
-    ``only`` limits the checks to those named (see :data:`STEP_CHECKS`).
+    Each check reports its first problem of the game and is not run again in it, so one
+    mistake does not hide the others; the game stops where it cannot go on.  ``only``
+    limits the checks to those named (see :data:`STEP_CHECKS` and :data:`SPARSE_CHECKS`).
     """
     rng = Rng(seed + 7)
     state = new_state(engine, variant, players, seed, options)
@@ -453,45 +523,85 @@ def walk(
     if turn != FIRST_TURN:
         yield Problem("shapes", where(engine, variant, players, seed, None, options), f"the game starts at turn {turn}")
         return
+    sparse_runs = dict.fromkeys((name for name, *_ in SPARSE_CHECKS), 0)
+    wanted = set(only) if only else {name for name, _ in STEP_CHECKS} | set(sparse_runs) | {"playouts"}
     for serial in range(MAX_STEPS):
         place = where(engine, variant, players, seed, state, options) + f" (step {serial})"
         over = engine.outcome(state) is not None
-        for name, check in STEP_CHECKS:
-            if (over and name in ("orders", "deadlines", "determinize")) or (only and name not in only):
-                continue
-            problem = _run(name, place, check, engine, state, rng, serial)
-            if problem:
-                yield problem
-                return
-        if (serial % drawings_every == 0 or over) and (not only or "views" in only):  # drawings are slow
-            problem = _run("views", place, lambda e, s, r, n: check_drawings(e, s), engine, state, rng, serial)
-            if problem:
-                yield problem
-                return
+        problems = _check_state(engine, state, rng, serial, place, wanted, over, drawings_every)
+        problems += _check_sparse(engine, state, Rng(seed * 7919 + serial), serial, place, wanted, sparse_runs)
+        for problem in problems:
+            wanted.discard(problem.check)
+            yield problem
         if over:
             return
-        seat = rng.choice(acting_seats(engine, state) if serial % 3 == 0 else sorted(engine.to_act(state)))
-        if not engine.legal_orders(state, seat):
-            seat = rng.choice(sorted(engine.to_act(state)))
-        text = choose_order(engine, state, seat, rng, serial)
-        state = engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
-        problem = None
-        if not only or "shapes" in only:
-            problem = _run("shapes", place, check_shapes, engine, state, turn)
-        if problem:
-            yield problem
+        try:
+            seat = rng.choice(acting_seats(engine, state) if serial % 3 == 0 else sorted(engine.to_act(state)))
+            if not engine.legal_orders(state, seat):
+                seat = rng.choice(sorted(engine.to_act(state)))
+            text = choose_order(engine, state, seat, rng, serial)
+            state = engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
+        except Exception as error:  # the game cannot go on: the checks above name the cause, if they can
+            if "playouts" in wanted:
+                yield Problem("playouts", place, f"the game cannot go on: {_say(error)}")
             return
+        if "shapes" in wanted:
+            problem = _run("shapes", place, check_shapes, engine, state, turn)
+            if problem:
+                wanted.discard("shapes")
+                yield problem
         turn = engine.turn(state)
     yield Problem("playouts", where(engine, variant, players, seed, None, options), f"no end in {MAX_STEPS} steps")
+
+
+def _check_state(
+    engine: Engine,
+    state: State,
+    rng: Rng,
+    serial: int,
+    place: str,
+    wanted: set[str],
+    over: bool,
+    drawings_every: int,
+) -> list[Problem]:
+    """The checks of :data:`STEP_CHECKS` on one state of a walk, and now and then its drawings."""
+    problems = []
+    for name, check in STEP_CHECKS:
+        if (over and name in ("orders", "deadlines", "determinize")) or name not in wanted:
+            continue
+        if any(p.check == name for p in problems):
+            continue
+        problem = _run(name, place, check, engine, state, rng, serial)
+        problems += [problem] if problem else []
+    drawn = "views" in wanted and not any(p.check == "views" for p in problems)
+    if drawn and (serial % drawings_every == 0 or over):  # drawings are slow
+        problem = _run("views", place, lambda e, s, r, n: check_drawings(e, s), engine, state, rng, serial)
+        problems += [problem] if problem else []
+    return problems
+
+
+def _check_sparse(
+    engine: Engine, state: State, rng: Rng, serial: int, place: str, wanted: set[str], runs: dict[str, int]
+) -> list[Problem]:
+    """The checks of :data:`SPARSE_CHECKS` due at this step (with a generator of their own, so that
+    running them or not plays the same game)."""
+    if engine.outcome(state) is not None:
+        return []
+    problems = []
+    for name, check, every, most in SPARSE_CHECKS:
+        if name not in wanted or serial % every or runs[name] >= most:
+            continue
+        runs[name] += 1
+        problem = _run(name, place, check, engine, state, rng, serial)
+        problems += [problem] if problem else []
+    return problems
 
 
 def _run(name: str, place: str, check: Callable[..., None], *args: Any) -> Problem | None:
     try:
         check(*args)
-    except Failed as error:
-        return Problem(name, place, str(error))
     except Exception as error:
-        return Problem(name, place, f"{type(error).__name__}: {error}")
+        return Problem(name, place, _say(error))
     return None
 
 
@@ -527,17 +637,36 @@ def check_determinism(
         try:
             first = random_playout(engine, players, seed, variant, options, timeout_rate=0.1, optional_rate=0.2)
             second = random_playout(engine, players, seed, variant, options, timeout_rate=0.1, optional_rate=0.2)
-            require(canonical_json(first.state) == canonical_json(second.state),
-                    "the same seed and orders gave different states")  # fmt: skip
             states = list(replay(engine, first.setup, first.log))
+            if canonical_json(first.state) != canonical_json(second.state):
+                _part(engine, states, list(replay(engine, second.setup, second.log)), first.log, "two games of")
             require(canonical_json(states[-1]) == canonical_json(first.state), "replaying the log gives another state")
             for index, (before, entry, after) in enumerate(zip(states[:-1], first.log, states[1:], strict=True)):
                 again = apply_entry(engine, before, entry).state
-                require(canonical_json(again) == canonical_json(after),
-                        f"log entry {index} ({entry}) gives another state when applied again")  # fmt: skip
+                if canonical_json(again) != canonical_json(after):
+                    _part(engine, [before, after], [before, again], [entry], f"log entry {index} applied twice, as")
         except Exception as error:
             yield Problem("determinism", place, _say(error))
             return
+
+
+#: How to make a game that is not deterministic so.
+DETERMINISM_FIX = (
+    "take randomness only from the state's generator (use state.rng: engines.rng.StateRng(state)), never the "
+    "global random, the clock or id(); iterate sorted(...) or lists, not sets"
+)
+
+
+def _part(engine: Engine, left: list[State], right: list[State], log: list[Any], what: str) -> None:
+    """Fail naming the first step where two runs of the same seed and orders part, and the field."""
+    for index, (a, b) in enumerate(zip(left, right, strict=False)):
+        place = first_difference(a, b)
+        if place is None:
+            continue
+        step = "new_game()" if index == 0 else f"log entry {index - 1} ({log[index - 1]})"
+        raise Failed(f"{what} the same seed and orders part after {step}, at {shown(place, 'state')}: "
+                     f"{DETERMINISM_FIX}")  # fmt: skip
+    raise Failed(f"{what} the same seed and orders end in different states: {DETERMINISM_FIX}")
 
 
 def check_deadlines(
@@ -558,7 +687,33 @@ def check_deadlines(
 
 
 def _say(error: Exception) -> str:
-    return str(error) if isinstance(error, Failed) else f"{type(error).__name__}: {error}"
+    """A failure's message; for any other exception, the engine method that raised it and where."""
+    if isinstance(error, Failed):
+        return str(error)
+    said = f"{type(error).__name__}: {error}"
+    method, raised_at = _blame(error)
+    if method:
+        said = f"{method}() raised {said}"
+    return f"{said} ({raised_at})" if raised_at else said
+
+
+#: The suite's own modules: the frame that called the engine is the last of these in a traceback.
+_SUITE = ("conformance.py", "oddities.py", "checking.py", "playout.py", "golden.py")
+_CALL = re.compile(r"\bengine\.(\w+)\(")
+
+
+def _blame(error: BaseException) -> tuple[str, str]:
+    """``(method, "at rules.py:40, in bid")``: the contract method the suite called, and the line that raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    method = ""
+    for frame in frames:
+        if os.path.basename(frame.filename) in _SUITE and frame.line:
+            calls = _CALL.findall(frame.line)
+            method = calls[-1] if calls else method
+    last = frames[-1] if frames else None
+    if last is None or os.path.basename(last.filename) in _SUITE:
+        return method, ""
+    return method, f"at {os.path.basename(last.filename)}:{last.lineno}, in {last.name}"
 
 
 # -- the report -------------------------------------------------------------------------
@@ -576,8 +731,14 @@ CHECKS: dict[str, str] = {
     "deadlines": "a deadline always changes the game; deadlines alone finish it",
     "determinism": "same seed and orders, same bytes; replaying a log reproduces every state",
     "determinize": "the bot's sampled worlds look the same to their seat as the real game",
+    "odd-orders": "odd lines (an order word alone or with junk, a word too many, fuzz) raise only OrderError",
+    "events": "no event line tells what the views hide (events reach every email, page and feed)",
+    "processes": "the same seed and orders give the same states in processes with another PYTHONHASHSEED",
+    "rules": "RULES.md is there, says something, and is no placeholder",
     "golden": "the playthroughs shipped in golden/ still replay to the same states and views",
 }
+#: Problems a report lists per check (the first ones; the rest are counted).
+SHOWN_PER_CHECK = 5
 
 
 @dataclass
@@ -598,7 +759,9 @@ class Report:
         for name in self.ran:
             found = self.failed(name)
             lines.append(f"{'FAIL' if found else 'ok  '} {name:<12} {CHECKS[name]}")
-            lines += [f"       {p.where}: {p.message}" for p in found]
+            lines += [f"       {p.where}: {p.message}" for p in found[:SHOWN_PER_CHECK]]
+            if len(found) > SHOWN_PER_CHECK:
+                lines.append(f"       ... and {len(found) - SHOWN_PER_CHECK} more of the same check")
         verdict = "passes" if self.ok else f"fails {len({p.check for p in self.problems})} check(s)"
         return "\n".join([*lines, f"{self.engine} {verdict}."])
 
@@ -617,33 +780,78 @@ def check_engine(engine: Engine, *, playouts: int = 20, deep: int = 2, only: set
 
     wanted = [name for name in CHECKS if not only or name in only]
     report = Report(engine.name, ran=wanted)
-    stepwise = {name for name, _ in STEP_CHECKS} & set(wanted)
     if "definition" in wanted:
         report.problems += _guard("definition", engine.name, lambda: check_definition(engine))
         if report.problems:
             return report  # nothing else can be trusted to run
+    if "rules" in wanted:
+        report.problems += _guard("rules", engine.name, lambda: check_rules(engine))
+    if "processes" in wanted:
+        variant, players = engine.default_variant, engine.min_players
+        steps = PROCESS_STEPS * max(1, deep)
+        place = where(engine, variant, players, 1) + f" (the first {steps} steps)"
+        report.problems += _guard("processes", place, lambda: check_processes(engine, variant, players, 1, steps))
     for variant, players in sizes(engine):
-        if "playouts" in wanted and (variant, players) in cases(engine):
-            report.problems += check_playouts(engine, variant, players, playouts)
-        if stepwise:
-            for seed in range(deep):
-                report.problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"})
-        if "deadlines" in wanted and (variant, players) in cases(engine):
-            report.problems += check_deadlines(engine, variant, players)
-        if "determinism" in wanted:
-            report.problems += check_determinism(engine, variant, players, seeds=tuple(range(1, 1 + max(1, deep))))
+        main = (variant, players) in cases(engine)
+        report.problems += _case(engine, variant, players, None, set(wanted), main, playouts, deep)
     for variant, players, options in option_cases(engine):
-        if "playouts" in wanted:
-            report.problems += check_playouts(engine, variant, players, playouts, options)
-        for seed in range(deep if stepwise else 0):
-            report.problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"}, options=options)
-        if "deadlines" in wanted:
-            report.problems += check_deadlines(engine, variant, players, options)
-        if "determinism" in wanted:
-            report.problems += check_determinism(engine, variant, players, tuple(range(1, 1 + deep)), options)
+        report.problems += _case(engine, variant, players, options, set(wanted), True, playouts, deep)
     if "golden" in wanted:
         report.problems += golden.check_all(engine)
     return report
+
+
+def _case(
+    engine: Engine,
+    variant: str,
+    players: int,
+    options: dict[str, Any] | None,
+    wanted: set[str],
+    main: bool,
+    playouts: int,
+    deep: int,
+) -> list[Problem]:
+    """The checks of one variant and table size (and option set); ``main``: one of :func:`cases`
+    (random games and deadlines run there; the other table sizes are walked only)."""
+    stepwise = ({name for name, _ in STEP_CHECKS} | {name for name, *_ in SPARSE_CHECKS}) & wanted
+    problems: list[Problem] = []
+    if "playouts" in wanted and main:
+        problems += check_playouts(engine, variant, players, playouts, options)
+    for seed in range(deep if stepwise else 0):
+        problems += walk(engine, variant, players, seed, only=stepwise | {"playouts"}, options=options)
+    if "deadlines" in wanted and main:
+        problems += check_deadlines(engine, variant, players, options)
+    if "determinism" in wanted:
+        problems += check_determinism(engine, variant, players, tuple(range(1, 1 + max(1, deep))), options)
+    return problems
+
+
+#: Steps of the game replayed in other processes, per ``deep`` (a long game is cut short: its first
+#: steps hold most of what a hash-dependent order changes).
+PROCESS_STEPS = 100
+#: Words that mark a RULES.md as a draft (matched as whole words, in capitals).
+RULES_PLACEHOLDERS = re.compile(r"\b(TODO|TBD|FIXME|XXX)\b|lorem ipsum", re.IGNORECASE)
+#: The fewest words of rules that can say how a game is played.
+RULES_WORDS = 40
+
+
+def check_rules(engine: Engine) -> None:
+    """RULES.md is there, holds rules (not a few words) and no placeholder: every email links to it."""
+    path = engine.rules_path
+    write = (f"players read it at /rules/{engine.name}, linked from every email: write the rules in your own "
+             "words, with every decision (docs/engines.md, 'The decisions an author states')")  # fmt: skip
+    require(path.is_file(), f"RULES.md is missing ({path}): {write}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise Failed(f"RULES.md cannot be read as UTF-8 text ({path}: {error})") from None
+    words = len(re.findall(r"\w+", text))
+    require(words >= RULES_WORDS, f"RULES.md is {'empty' if not words else f'only {words} words'} ({path}): {write}")
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = RULES_PLACEHOLDERS.search(line)
+        if found and (found.group(0).isupper() or found.group(0).lower() == "lorem ipsum"):
+            raise Failed(f"RULES.md line {number} holds the placeholder {found.group(0)!r} ({path}): "
+                         "finish the rules before players read them")  # fmt: skip
 
 
 def _guard(name: str, place: str, check: Callable[[], None]) -> list[Problem]:

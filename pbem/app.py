@@ -97,9 +97,7 @@ def create_app(overrides: dict[str, Any] | None = None, runtime: Runtime | None 
         # the cookie is renewed when the server notes a use, not on every response.
         PERMANENT_SESSION_LIFETIME=sessions.IDLE,
         SESSION_REFRESH_EACH_REQUEST=False,
-        PBEM_EMBEDDED=settings.embedded,
-        PBEM_DEV_MAILBOX=settings.dev_mailbox,
-        PBEM_TRUSTED_PROXIES=hops,
+        PBEM_DEV_MAILBOX=settings.dev_mailbox,  # the layout links the dev mailbox while it is served
     )
     app.url_map.converters["int"] = IdConverter
     if hops:

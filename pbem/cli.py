@@ -76,8 +76,8 @@ def engines_command(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    for row in rows:
-        players = f"{row['min_players']}-{row['max_players']} players"
+    for listed, row in zip(registry().values(), rows, strict=True):
+        players = listed.players_text("-")
         variants = ", ".join(row["variants"]) + (" (combine with +)" if row["variants_combine"] else "")
         phases = ", ".join(row["phase_kinds"])
         click.echo(f"{row['name']:<12} {row['title']} ({players}); variants: {variants}; phase kinds: {phases}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pbem import envfile
+from pbem import clock, envfile
 from pbem.clock import DurationError, parse_duration
 from pbem.tokens import default_template, template_problem
 
@@ -259,6 +259,8 @@ class Settings:
     max_message_bytes: int = 2_000_000
     #: How long a receipt that only says "accepted" may wait to ride in the seat's next email (0: never).
     receipt_wait_seconds: int = 86_400
+    #: ``PBEM_KEEP_EMAILS``: how long a sent email's text is kept (then only its envelope).
+    keep_email_seconds: int = 14 * 86_400
     #: ``PBEM_HARD_BOUNCES``: hard bounces in a row after which an address is no longer mailed.
     hard_bounce_limit: int = 3
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
@@ -279,6 +281,9 @@ class Settings:
     env_file: Path | None = None
     #: Where ``base_url`` came from: ``PBEM_BASE_URL``, ``served`` (noted by ``pbem serve``) or ``default``.
     base_url_source: str = "default"
+    #: ``PBEM_ADMIN_EMAIL``: where the server tells its admin what needs them (a game's engine failed on
+    #: an order, a message could not be processed); None: the log and the admin console only.
+    admin_email: str | None = None
 
     @property
     def embedded_broker(self) -> bool:
@@ -352,20 +357,60 @@ def load_settings(**overrides: Any) -> Settings:
         dkim_key=env("PBEM_DKIM_KEY") or None,
         dkim_selector=env("PBEM_DKIM_SELECTOR") or None,
         receipt_wait_seconds=_receipt_wait(env("PBEM_RECEIPT_WAIT")),
+        keep_email_seconds=_keep_emails(env("PBEM_KEEP_EMAILS")),
         dev_mailbox_setting=_switch("PBEM_DEV_MAILBOX", env("PBEM_DEV_MAILBOX")),
         metrics_token=(env("PBEM_METRICS_TOKEN") or "").strip() or None,
         authserv_ids=_authserv_ids(env("PBEM_AUTHSERV_ID")),
         stranger_budget=StrangerBudget.from_env(env),
         env_file=env_file,
         base_url_source=_base_url_source(env("PBEM_BASE_URL"), served_url(instance)),
+        admin_email=_admin_email(env("PBEM_ADMIN_EMAIL")),
     )
+    _set_clock()
     if bool(settings.dkim_key) != bool(settings.dkim_selector):
         raise ConfigError("set both PBEM_DKIM_KEY (the private key file) and PBEM_DKIM_SELECTOR, or neither")
     return settings.with_(**overrides) if overrides else settings
 
 
+def clock_setting() -> clock.ClockSetting:
+    """``PBEM_CLOCK_RATE`` and ``PBEM_CLOCK_EPOCH``, from the environment only (not the environment file):
+    every process reads them before anything else (see :mod:`pbem.clock`); :class:`clock.ClockError` if unusable."""
+    return clock.parse_setting(os.environ.get("PBEM_CLOCK_RATE"), os.environ.get("PBEM_CLOCK_EPOCH"))
+
+
+def _set_clock() -> None:
+    """This process's clock from its settings, or a start-up error naming them."""
+    try:
+        clock.configure(clock_setting())
+    except clock.ClockError as error:
+        raise ConfigError(str(error)) from None
+
+
 def _base_url_source(configured: str | None, served: str | None) -> str:
     return "PBEM_BASE_URL" if configured else "served" if served else "default"
+
+
+def _admin_email(raw: str | None) -> str | None:
+    """``PBEM_ADMIN_EMAIL``: one plain address, or None."""
+    value = (raw or "").strip()
+    if not value:
+        return None
+    if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+", value):
+        raise ConfigError(f"PBEM_ADMIN_EMAIL must be one email address, like admin@example.org, not {value!r}")
+    return value
+
+
+def _keep_emails(value: str | None) -> int:
+    """``PBEM_KEEP_EMAILS``: how long sent emails' texts are kept, a duration like ``14d`` (at least an hour)."""
+    if value is None or not value.strip():
+        return Settings.keep_email_seconds
+    try:
+        seconds = parse_duration(value)
+    except DurationError as error:
+        raise ConfigError(f"PBEM_KEEP_EMAILS: {error}") from None
+    if seconds < 3600:
+        raise ConfigError(f"PBEM_KEEP_EMAILS must be at least an hour (1h), not {value!r}: an admin's resend needs it")
+    return seconds
 
 
 def _receipt_wait(value: str | None) -> int:

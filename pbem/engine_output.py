@@ -2,7 +2,9 @@
 
 An engine's HTML is used only after it passes the email-safe check (no SVG,
 script, stylesheet, image, form or event handler); otherwise the reader gets the
-fixed-width text instead, never markup an engine failed to escape.
+fixed-width text instead, never markup an engine failed to escape.  A drawing
+that raises falls back the same way, and a text view that raises gives way to a
+sentence saying so (:func:`contained`): the email or page goes out either way.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from markupsafe import Markup
 
@@ -22,6 +25,29 @@ from engines.render_kit import email_problems
 log = logging.getLogger(__name__)
 #: The alternative text of a board's picture (the email's text and HTML say the same in words).
 PICTURE_ALT = "The board as a map (the same board is written out below)"
+#: What a reader sees where a game's text view failed to draw (the fault is in the log).
+TEXT_FALLBACK = "(The board could not be drawn this time: the game's program failed on it. The admin can see why.)"
+#: ``(engine, method)`` faults already logged with their traceback in this process: later ones take one line.
+_LOGGED: set[tuple[str, str]] = set()
+
+T = TypeVar("T")
+
+
+def contained(engine_name: str, method: str, draw: Callable[[], T], fallback: T) -> T:
+    """``draw()``, or ``fallback`` if the engine raises: a view or drawing that fails never costs a
+    reader the email or the page; the fault is logged (its traceback once per process and kind)."""
+    try:
+        return draw()
+    except Exception:
+        first = (engine_name, method) not in _LOGGED
+        _LOGGED.add((engine_name, method))
+        log.error("the engine %r failed in %s; shown without it", engine_name, method, exc_info=first)
+        return fallback
+
+
+def safe_text(engine_name: str, view: dict[str, Any]) -> str:
+    """The view as the engine's fixed-width text, or :data:`TEXT_FALLBACK` if that fails."""
+    return contained(engine_name, "render_text", lambda: get_engine(engine_name).render_text(view), TEXT_FALLBACK)
 
 
 def safe_html(markup: str | None) -> Markup | None:
@@ -32,15 +58,16 @@ def safe_html(markup: str | None) -> Markup | None:
 
 
 def html_board(engine_name: str, view: dict[str, Any]) -> Markup | None:
-    """The view drawn in email-safe HTML, if the engine draws one."""
-    return safe_html(get_engine(engine_name).render_html(view))
+    """The view drawn in email-safe HTML, if the engine draws one (and drawing does not fail: then the text)."""
+    drawing = contained(engine_name, "render_html", lambda: get_engine(engine_name).render_html(view), None)
+    return safe_html(drawing)
 
 
 def drawn(engine_name: str, view: dict[str, Any]) -> dict[str, Any]:
     """A seat's private view as an email shows it: ``view_text``, ``board_html`` and
     ``board_image`` (the picture it carries inline, see :func:`board_picture`)."""
     return {
-        "view_text": get_engine(engine_name).render_text(view),
+        "view_text": safe_text(engine_name, view),
         "board_html": html_board(engine_name, view),
         "board_image": board_picture(engine_name, view),
     }

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -29,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.outbox_status import OutboxStatus
 
 
@@ -113,7 +115,8 @@ class Game(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     #: Display names in seat order, as given to the engine at set-up.
     players: Mapped[list[Any]] = mapped_column(default=list)
-    status: Mapped[str] = mapped_column(String(20), default="active", index=True)
+    #: A :class:`pbem.game_status.GameStatus`.
+    status: Mapped[str] = mapped_column(String(20), default=GameStatus.ACTIVE, index=True)
     state: Mapped[dict[str, Any]] = mapped_column(default=dict)
     version: Mapped[int] = mapped_column(Integer, default=0)
     turn: Mapped[int] = mapped_column(Integer, default=0)
@@ -125,7 +128,6 @@ class Game(Base):
     reminders_sent: Mapped[list[Any]] = mapped_column(default=list)
     paused_remaining: Mapped[int | None] = mapped_column(Integer)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
-    thread_id: Mapped[str] = mapped_column(String(300), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
@@ -160,18 +162,13 @@ def is_bot_address(email: str) -> bool:
     return email.lower().endswith("@" + BOT_DOMAIN)
 
 
-#: The account of a seat whose player was removed and that the game's defaults play (no email,
-#: no bot): in the bot's reserved domain, so no mail is ever sent to it.
-VACANT_ADDRESS = f"vacant@{BOT_DOMAIN}"
-
-
-def is_vacant_address(email: str) -> bool:
-    return email.lower() == VACANT_ADDRESS
-
-
 def new_thread_key() -> str:
     """64 random bits for a seat's thread root."""
     return secrets.token_hex(8)
+
+
+#: SQL for "the seat's player left" (see ``Seat.left_at``).
+SEATS_LEFT = "left_at IS NOT NULL"
 
 
 class Seat(Base):
@@ -185,6 +182,8 @@ class Seat(Base):
             postgresql_where=text("missed_deadlines > 0"),
             sqlite_where=text("missed_deadlines > 0"),
         ),
+        # The seats whose player left: the sweep finds their games without reading every seat.
+        Index("ix_seats_left", "game_id", postgresql_where=text(SEATS_LEFT), sqlite_where=text(SEATS_LEFT)),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
@@ -203,21 +202,19 @@ class Seat(Base):
     #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
     notify: Mapped[str | None] = mapped_column(String(20))
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
-    #: When the seat's player resigned: the game's late-seat policy plays the seat from then on.
-    resigned_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: When the seat's player left the game (see :mod:`pbem.seating`): the game's late-seat policy
+    #: plays the seat from then on.  The account stays: it is who played the seat until then.
+    left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    #: Why they left: a :class:`pbem.seating.Left` (resigned, removed, dropped); set with ``left_at``.
+    left_reason: Mapped[str | None] = mapped_column(String(20))
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
 
     @property
-    def is_bot(self) -> bool:
-        """Played by the server's bot (``--bot N``): its account's address is in the reserved bot domain."""
-        return is_bot_address(self.account.email) and not self.is_vacant
-
-    @property
-    def is_vacant(self) -> bool:
-        """Nobody plays it: its player was removed and the game's defaults are played for it."""
-        return is_vacant_address(self.account.email)
+    def held_by_bot(self) -> bool:
+        """Its account is the bot's (a ``--bot N`` seat): who plays it is :func:`pbem.seating.who_plays`'s answer."""
+        return is_bot_address(self.account.email)
 
     @property
     def public_player(self) -> str:
@@ -238,11 +235,12 @@ class LogEntry(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
-    #: order | timeout | admin
+    #: A :class:`pbem.game_status.LogKind`: order, timeout, relabel (what replay applies) or admin.
     kind: Mapped[str] = mapped_column(String(20))
     seat: Mapped[str | None] = mapped_column(String(50))
     text: Mapped[str] = mapped_column(Text, default="")
-    #: email | web | admin | deadline | cli; bot (orders a bot played for a late seat), player (a vacation)
+    #: email | web | admin | deadline | cli; bot (orders the bot played), defaults (the game's defaults for
+    #: seats whose players left), player (a vacation, a resignation)
     source: Mapped[str] = mapped_column(String(20))
     turn: Mapped[int] = mapped_column(Integer, default=0)
     events: Mapped[list[Any]] = mapped_column(default=list)
@@ -297,11 +295,20 @@ class InboundMessage(Base):
     dmarc: Mapped[str | None] = mapped_column(String(20))
 
 
+#: An outbox row that still holds what it said: its text, or a draft or block to render it from
+#: (:mod:`pbem.services.mailout.retention` drops them once the email is done with and old).
+KEPT_BODY = "body_text <> '' OR fold IS NOT NULL"
+
+
 class OutboxMessage(Base):
     """An email to send; its ``status`` moves as :mod:`pbem.outbox_status` allows (only ``pending`` is sent)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_due", "status", "next_try_at"),)
+    __table_args__ = (
+        Index("ix_outbox_due", "status", "next_try_at"),
+        # The oldest rows still holding a text, for the sweep's pruning: pruned rows leave the index.
+        Index("ix_outbox_kept_bodies", "created_at", sqlite_where=text(KEPT_BODY), postgresql_where=text(KEPT_BODY)),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     recipient: Mapped[str] = mapped_column(String(320), index=True)
     subject: Mapped[str] = mapped_column(String(500))
@@ -488,3 +495,25 @@ class RatingChange(Base):
     before: Mapped[float] = mapped_column(Float)
     after: Mapped[float] = mapped_column(Float)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class EngineFault(Base):
+    """A game's engine raised where the contract allows only an order error (reading, checking or applying
+    one order): the player's line was answered in words, the rest of the message applied, and the admin
+    told (see :mod:`pbem.services.ops.engine_faults`)."""
+
+    __tablename__ = "engine_faults"
+    __table_args__ = (Index("ix_engine_faults_engine_created", "engine", "created_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engine: Mapped[str] = mapped_column(String(50))
+    #: The contract method that raised (``parse_order``, ``apply_order``...).
+    method: Mapped[str] = mapped_column(String(40))
+    #: ``Type: message`` of the exception, cut short.
+    error: Mapped[str] = mapped_column(String(500))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    seat: Mapped[str | None] = mapped_column(String(50))
+    #: The line the player wrote (for the admin only).
+    line: Mapped[str | None] = mapped_column(Text)
+    #: Whether this fault was the one the admin was told of (the first of its kind in a while).
+    told: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)

@@ -175,8 +175,8 @@ class UnitOfWork:
     locked: dict[int, Any] = field(default_factory=dict)
     #: Other rows this unit locked (a message it processes), written as the locked games are.
     claimed: list[Any] = field(default_factory=list)
-    #: Game id -> its bot seats and resigned seats as its lock read them (see ``bot_seats.stand_ins``).
-    stand_ins: dict[int, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    #: Game id -> who plays its seats, as far as its lock read it (see ``pbem.services.play.occupants``).
+    stand_ins: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: Whether the session's statements are watched for the queued rows (see :meth:`_queued`).
     listening: bool = False
     #: Rows to insert, by table: each a callable giving its values (read when written, so a row

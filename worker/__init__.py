@@ -9,6 +9,7 @@ runtime, so importing this module has no side effects.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -18,7 +19,7 @@ from celery import Celery, bootsteps
 from celery.schedules import crontab
 from celery.signals import after_setup_logger, task_prerun, worker_init, worker_process_init
 
-from pbem import db
+from pbem import clock, db
 from pbem.config import Settings
 from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
@@ -27,8 +28,9 @@ from pbem.tasks import Task, task_named
 from worker import broker
 from worker.preload import preload
 
-SWEEP_SECONDS = 2.0
-#: When the daily digest goes out (UTC).
+#: The sweep's period in game time; real seconds between sweeps: :func:`pbem.clock.sweep_interval`.
+SWEEP_SECONDS = clock.SWEEP_SECONDS
+#: When the daily digest goes out (UTC, by the server's clock).
 DIGEST_HOUR = 6
 #: Emails a task delivers itself once its transaction commits, over the process's kept
 #: SMTP connection; any more (a big turn, many observers) go to the pool as tasks.
@@ -71,13 +73,18 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_enable_remote_control": not settings.embedded_broker,
         "worker_hijack_root_logger": False,
         "beat_schedule": {
-            "sweep": {"task": Task.SWEEP.celery_name, "schedule": SWEEP_SECONDS},
-            "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": crontab(hour=DIGEST_HOUR, minute=0)},
+            "sweep": {"task": Task.SWEEP.celery_name, "schedule": clock.sweep_interval()},
+            "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": daily_digest_schedule()},
             "tidy": {"task": Task.TIDY.celery_name, "schedule": crontab(minute=17)},
         },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",
     }
+
+
+def daily_digest_schedule() -> crontab:
+    """:data:`DIGEST_HOUR` by the server's clock (game time), so a fast test clock has its mornings too."""
+    return crontab(hour=DIGEST_HOUR, minute=0, nowfun=clock.aware_now)
 
 
 app = Celery("pbem", include=["worker.tasks"])
@@ -123,8 +130,9 @@ def send(task: str, args: tuple[Any, ...]) -> None:
 
 
 def send_later(task: str, args: tuple[Any, ...], seconds: float) -> None:
-    """The scheduler: the broker holds the task until it is due (a deadline fired on time)."""
-    _publish(task, args, countdown=max(0.0, seconds))
+    """The scheduler: the broker holds the task until it is due (a deadline fired on time); ``seconds``
+    of game time, which pass sooner on a fast clock."""
+    _publish(task, args, countdown=max(0.0, clock.real_seconds(seconds)))
 
 
 def _publish(task: str, args: tuple[Any, ...], **options: Any) -> None:
@@ -192,6 +200,10 @@ def _on_worker_start(**_: Any) -> None:
     if problem:  # SystemExit passes through Celery's signal dispatch (an Exception would only be logged)
         sys.stderr.write(f"Error: configuration: {problem}\n")
         raise SystemExit(1)
+    if clock.setting().accelerated:
+        logging.getLogger(__name__).warning(
+            "the clock runs %s (PBEM_CLOCK_RATE): for tests and benchmarks only", clock.describe()
+        )
     runtime.nudger, runtime.scheduler, runtime.sends_at_once = worker_nudge, send_later, reserve_inline_delivery
     preload()  # before the pool forks: every pool process starts with it loaded
 

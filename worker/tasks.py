@@ -99,7 +99,7 @@ def play_bots(game_id: int) -> int:
 def sweep() -> dict[str, int]:
     with get_runtime().unit() as uow:
         result = sweeping.sweep(uow)
-    return {name: len(ids) for name, ids in vars(result).items()}
+    return {name: found if isinstance(found, int) else len(found) for name, found in vars(result).items()}
 
 
 @shared_task(name=Task.SEND_DIGESTS.celery_name, acks_late=True)

@@ -151,10 +151,6 @@ def new_branch(owner: str, size: int, direction: str, parent: str, root: str) ->
     return {"kind": "branch", "owner": owner, "size": size, "dir": direction, "parent": parent, "root": root}
 
 
-def is_tower(cell: Cell | None) -> bool:
-    return cell is not None and cell["kind"] == "tower"
-
-
 def controller(tower: Cell) -> str:
     """Towers belong to whoever owns their top piece."""
     return tower["pieces"][-1][0]

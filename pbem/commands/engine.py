@@ -50,13 +50,15 @@ def check(name: str, playouts: int, deep: int, only: tuple[str, ...], as_json: b
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder to create (default: ./pbem-NAME).")  # fmt: skip
 @click.option("--title", default=None, help="The game's title (default: from NAME).")
-def new(name: str, folder: Path | None, title: str | None) -> None:
+@click.option("--board", is_flag=True,
+              help="Start from a two-player game on a square grid (default: a sealed-bid card game).")  # fmt: skip
+def new(name: str, folder: Path | None, title: str | None, board: bool) -> None:
     """Make a new game NAME as an installable package: a small working game, its RULES.md, views and tests."""
     from pbem.scaffold import ScaffoldError, create
 
     folder = folder or Path(f"pbem-{name}")
     try:
-        written = create(name, folder, title)
+        written = create(name, folder, title, kind="board" if board else "cards")
     except ScaffoldError as error:
         raise click.UsageError(str(error)) from None
     click.echo(f"Wrote {len(written)} files in {folder}. Next:")
@@ -69,6 +71,29 @@ def new(name: str, folder: Path | None, title: str | None) -> None:
 @click.argument("name")
 @click.option("--fresh", is_flag=True, help="Play new games instead of replaying the order logs kept.")
 def golden(name: str, fresh: bool) -> None:
-    """Record the engine's golden playthroughs again (after a deliberate rules change: review the diff)."""
-    for path in write_all(installed(name), fresh=fresh):
+    """Record the engine's golden playthroughs again (after a deliberate rules change: review the diff).
+
+    Each file keeps its order log, so the diff shows what the change does to games players
+    have seen; a file whose log the rules no longer accept is named and left alone, and
+    `--fresh` plays new games for every case (removing files of cases gone)."""
+    engine = installed(name)
+    try:
+        done = write_all(engine, fresh=fresh)
+    except Exception as error:  # the engine itself fails a game: the conformance suite says where
+        raise click.ClickException(
+            f"{name} could not play a game to record ({type(error).__name__}: {error}); "
+            f"run `pbem engine check {name}` to see where"
+        ) from None
+    for path in done.written:
         click.echo(f"wrote {path}")
+    for path in done.removed:
+        click.echo(f"removed {path} (it matches no variant and table size of {name} now)")
+    for path, why in done.kept:
+        click.echo(f"kept {path} as it was: {why}", err=True)
+    for path in done.stale:
+        click.echo(f"stale {path}: it matches no variant and table size of {name} now", err=True)
+    if done.kept or done.stale:
+        raise click.ClickException(
+            f"{len(done.kept) + len(done.stale)} golden file(s) not recorded: after a change to the rules, "
+            f"`pbem engine golden {name} --fresh` plays new games for every case (then review them)"
+        )

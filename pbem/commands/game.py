@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from pbem.clock import DurationError, parse_duration
 from pbem.commands import fail, runtime
+from pbem.game_status import OVER, GameStatus
+from pbem.seating import who_plays
 from pbem.services import ServiceError
-from pbem.services.people.players import PlayerError, split_players
-from pbem.services.play import games, house_rules, lobby
+from pbem.services.play import games, new_game
 from pbem.services.play.export import export_game, load_export, verify_export
 from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page
+from pbem.services.play.games import MAX_BOTS
+from pbem.services.play.lobby import MAX_OPEN_SEATS
 from pbem.services.play.queries import game_summary, load_game, public_row
 from pbem.services.play.verify import verify
 from pbem.tokens import reply_address
 
 #: Time per turn of a game created without --deadline (or --no-deadline).
-DEFAULT_DEADLINE = games.DEFAULT_DEADLINE
+DEFAULT_DEADLINE = new_game.DEFAULT_DEADLINE
 #: Game ids are INTEGER columns: anything larger is refused as a bad argument, not sent to the database.
 GAME_ID = click.IntRange(1, 2**31 - 1)
 
@@ -37,16 +41,6 @@ def duration(value: str | None, flag: str) -> int | None:
         raise click.BadParameter(str(error), param_hint=flag) from None
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
-        options[name.strip()] = value.strip()
-    return options
-
-
 def seat_rows(game_id: int) -> list[dict[str, str]]:
     rt = runtime()
     settings = rt.settings
@@ -59,138 +53,111 @@ def seat_rows(game_id: int) -> list[dict[str, str]]:
                 "email": seat.account.email,
                 "play_url": f"{settings.base_url}/play/{seat.web_token}",
                 "reply_address": reply_address(settings.secret_key, seat.reply_token, settings.reply_template),
-                "bot": seat.is_bot,
+                "bot": who_plays(game.house_rules, seat).bot_seat,
             }
             for seat in game.seats
         ]
 
 
+#: Each option of ``game create`` and the field of :mod:`pbem.services.play.new_game` it fills.
+CREATE_FLAGS = {
+    "engine_name": ("--engine", "engine"),
+    "variant": ("--variant", "variant"),
+    "name": ("--name", "name"),
+    "options": ("--option", "options"),
+    "players": ("--player", "players"),
+    "open_seats": ("--open-seats", "open_seats"),
+    "bots": ("--bot", "bots"),
+    "deadline": ("--deadline", "deadline"),
+    "phase_deadlines": ("--phase-deadline", "phase_deadlines"),
+    "reminders": ("--reminders", "reminders"),
+    "seed": ("--seed", "seed"),
+    "press_mode": ("--press", "press"),
+    "press_identity": ("--press-identity", "press_identity"),
+    "late_policy": ("--late", "late"),
+    "drop_after": ("--drop-after", "drop_after"),
+    "vacation_per_game": ("--vacation-per-game", "vacation_per_game"),
+    "vacation_per_year": ("--vacation-per-year", "vacation_per_year"),
+}
+#: The option that fills each field, for naming it in an error.
+FLAG_OF = {field: flag for flag, field in CREATE_FLAGS.values()}
+
+
 @game_group.command("create")
-@click.option("--engine", "engine_name", required=True, help="Engine name (see `pbem engines`).")
+@click.option("--engine", "engine_name", help="Engine name (see `pbem engines`).")
 @click.option("--variant", default=None)
 @click.option(
     "--player", "players", multiple=True, help="EMAIL or 'Name <EMAIL>'; repeat (or separate players with commas)."
 )
 @click.option(
     "--open-seats",
-    type=click.IntRange(0, 12),
-    default=0,
-    help="Seats left for players to take (join on the web or by mail); the game starts when all are taken.",
+    default=None,
+    help=f"Seats left for players to take (join on the web or by mail), 0 to {MAX_OPEN_SEATS}; "
+    "the game starts when all are taken.",
 )
-@click.option("--bot", "bots", type=click.IntRange(min=0), default=0, help="Seats played by the server's bot.")
+@click.option("--bot", "bots", default=None, help=f"Seats played by the server's bot (0 to {MAX_BOTS}).")
 @click.option("--name", default=None, help="A name for the game.")
 @click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
 @click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
-@click.option(
-    "--seed",
-    type=click.IntRange(*games.SEED_RANGE),
-    default=None,
-    help="Fix the random seed (for tests and replays).",
-)
+@click.option("--seed", default=None, help="Fix the random seed (for tests and replays).")
 @click.option("--press", "press_mode", default=None, help="Table talk: full (default), public or none.")
 @click.option("--press-identity", default=None, help="Press is signed (default) or anonymous.")
 @click.option("--late", "late_policy", default=None, help="Missed deadlines: defaults (default), grace:N or bot:N.")
-@click.option("--vacation-per-game", type=int, default=None, help="Vacation days per player in this game (14).")
-@click.option("--vacation-per-year", type=int, default=None, help="Vacation days per account per year (28).")
+@click.option(
+    "--drop-after",
+    default=None,
+    help="A player who misses N deadlines in a row leaves the game (0: never, the default).",
+)
+@click.option("--vacation-per-game", default=None, help="Vacation days per player in this game (14).")
+@click.option("--vacation-per-year", default=None, help="Vacation days per account per year (28).")
 @click.option("--json", "as_json", is_flag=True)
-def game_create(
-    engine_name,
-    variant,
-    players,
-    bots,
-    name,
-    deadline,
-    no_deadline,
-    phase_deadlines,
-    reminders,
-    options,
-    seed,
-    press_mode,
-    press_identity,
-    late_policy,
-    vacation_per_game,
-    vacation_per_year,
-    as_json,
-    open_seats=0,
-):
+def game_create(as_json: bool, no_deadline: bool, **typed: Any) -> None:
     """Start a game; every player gets their first email (with --open-seats: once all seats are taken)."""
-    if not players and not open_seats:
-        raise click.UsageError("give the players (--player, repeated) or seats to fill (--open-seats N)")
-    try:  # "a@x.org, b@x.org" is two players, never one with the second dropped
-        players = [player for value in players for player in split_players(value)]
-    except PlayerError as error:
-        raise click.BadParameter(str(error), param_hint="--player") from None
-    if deadline is not None and no_deadline:
+    if no_deadline and typed["deadline"] is not None:
         raise click.UsageError("give --deadline or --no-deadline, not both")
-    default_deadline = deadline is None and not no_deadline
-    if default_deadline:
-        deadline = DEFAULT_DEADLINE
-    per_phase = {}
-    for pair in phase_deadlines:
-        kind, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KIND=DURATION", param_hint="--phase-deadline")
-        per_phase[kind.strip()] = duration(value, "--phase-deadline")
-    reminder_list = None
-    if reminders is not None:
-        reminder_list = (
-            []
-            if reminders.strip().lower() == "none"
-            else [duration(part.strip(), "--reminders") for part in reminders.split(",") if part.strip()]
-        )
-    request = games.NewGame(
-        engine=engine_name,
-        players=list(players),
-        variant=variant,
-        name=name,
-        options=parse_options(options),
-        deadline_seconds=duration(deadline, "--deadline"),
-        per_phase=per_phase or None,
-        reminders=reminder_list,
-        seed=seed,
-        open_seats=open_seats,
-        bots=bots,
-    )
-    try:
-        rules = house_rules.parse_rules(
-            press=press_mode,
-            press_identity=press_identity,
-            late=late_policy,
-            vacation_days_per_game=vacation_per_game,
-            vacation_days_per_year=vacation_per_year,
-        )
-    except ServiceError as error:
-        fail(str(error))
+    if no_deadline:
+        typed["deadline"] = new_game.NONE
+    values = {field: _as_list(typed[option]) for option, (_, field) in CREATE_FLAGS.items()}
     rt = runtime()
     try:
-        game_id = rt.in_unit(lobby.create_open_game if open_seats else games.create_game, request, rules)
+        parsed = new_game.read(values)
+        game_id = rt.in_unit(new_game.start, parsed)
+    except new_game.Problems as problems:
+        fail("; ".join(f"{FLAG_OF.get(name, name)}: {message}" for name, message in problems.each()))
     except ServiceError as error:
         fail(str(error))
     if as_json:
-        summary = rt.in_reading(game_summary, game_id)
-        click.echo(
-            json.dumps(
-                {
-                    "id": game_id,
-                    "name": summary["name"],
-                    "engine": summary["engine"],
-                    "variant": summary["variant"],
-                    "status": summary["status"],
-                    "status_url": f"{rt.settings.base_url}/games/{game_id}",
-                    "deadline": summary["deadline"],
-                    "seats": seat_rows(game_id),
-                    **({"dev_mailbox_url": dev_mailbox_url(rt.settings)} if dev_mailbox_url(rt.settings) else {}),
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(created_json(rt, game_id), indent=2))
     else:
         click.echo(game_id)
-        for line in created_lines(rt.settings, game_id, deadline, default_deadline):
+        for line in created_lines(rt.settings, game_id, parsed.deadline, parsed.default_deadline):
             click.echo(line)
+
+
+def _as_list(value: str | tuple[str, ...] | None) -> list[str]:
+    """An option's value as the field's values: a repeated option's each, else the one given (if any)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def created_json(rt, game_id: int) -> dict[str, Any]:
+    """What ``game create --json`` prints: the game, where to watch it, and its seats."""
+    summary = rt.in_reading(game_summary, game_id)
+    return {
+        "id": game_id,
+        "name": summary["name"],
+        "engine": summary["engine"],
+        "variant": summary["variant"],
+        "status": summary["status"],
+        "status_url": f"{rt.settings.base_url}/games/{game_id}",
+        "deadline": summary["deadline"],
+        "seats": seat_rows(game_id),
+        **({"dev_mailbox_url": dev_mailbox_url(rt.settings)} if dev_mailbox_url(rt.settings) else {}),
+    }
 
 
 def dev_mailbox_url(settings) -> str | None:
@@ -216,7 +183,7 @@ def created_lines(settings, game_id: int, deadline: str | None, default: bool) -
     return lines
 
 
-LIST_STATUSES = ("open", "active", "paused", "finished", "cancelled")
+LIST_STATUSES = tuple(GameStatus)
 
 
 @game_group.command("list")
@@ -373,7 +340,7 @@ def game_cancel(game_id: int, reason: str, yes: bool) -> None:
             summary = rt.in_reading(game_summary, game_id)
         except ServiceError as error:
             fail(str(error))
-        if summary["status"] in ("finished", "cancelled"):
+        if summary["status"] in OVER:
             fail(f"cannot cancel game {game_id}: it is {summary['status']}")
         players = ", ".join(seat["player"] for seat in summary["seats"]) or "no players yet"
         click.confirm(

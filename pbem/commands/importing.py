@@ -7,6 +7,7 @@ import json
 import click
 
 from pbem.commands import fail, runtime
+from pbem.game_status import RUNNING
 from pbem.services import ServiceError
 from pbem.services.play.export import load_export
 from pbem.services.play.importing import import_game
@@ -48,5 +49,5 @@ def game_import(path: str, players: tuple[str, ...], as_json: bool) -> None:
     click.echo(imported.game_id)
     click.echo(f"Imported as game {imported.game_id} ({imported.status}, {imported.entries} log entries): {status_url}")
     click.echo(f"Verified: {imported.verified}")
-    if imported.status in ("active", "paused"):
+    if imported.status in RUNNING:
         click.echo("Each player has been sent the seat's new reply address and page.")

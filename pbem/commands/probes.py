@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from sqlalchemy.pool import NullPool
+
 from pbem.config import Settings
 from pbem.db import normalise_url
 from pbem.runtime import check_database_url, shown_url
@@ -65,6 +67,7 @@ def run_checks(settings: Settings) -> list[Finding]:
     """Every check, in the order an admin would fix things."""
     checks: list[tuple[str, Callable[[Settings], Finding]]] = [
         ("database", check_database),
+        ("database size", check_database_size),
         ("broker", check_broker),
         ("relay", check_relay),
         ("mailbox", check_mailbox),
@@ -75,6 +78,8 @@ def run_checks(settings: Settings) -> list[Finding]:
         ("metrics", check_metrics),
         ("trusted proxies", check_trusted_proxies),
         ("sender checks", check_authserv),
+        ("engine faults", check_faults),
+        ("clock", check_clock),
     ]
     findings = []
     for name, check in checks:
@@ -133,6 +138,80 @@ def check_database(settings: Settings) -> Finding:
         state = f"schema at migration {current}" if current else "no tables yet"
         return problem("database", f"{shown}: {state}, the newest is {head}", "run `pbem db upgrade`")
     return ok("database", f"{shown}, schema at the newest migration {head}")
+
+
+def check_faults(settings: Settings) -> Finding:
+    """Games whose engine failed on a player's order, and messages that failed every attempt, in the last day."""
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.orm import Session
+    from sqlalchemy.pool import NullPool
+
+    from pbem.services.play import engine_faults
+
+    engine = create_engine(normalise_url(settings.database_url), poolclass=NullPool)
+    try:
+        with Session(engine) as session:
+            if not inspect(session.connection()).has_table("engine_faults"):
+                return ok("engine faults", "not checked: the schema is older (see database)")
+            found = engine_faults.recent(session)
+    except Exception as error:  # the database line says why
+        return ok("engine faults", f"not checked: the database did not answer ({reason(error)})")
+    finally:
+        engine.dispose()
+    if not found:
+        return ok("engine faults", "no game failed on an order, and no message failed, in the last 24 hours")
+    said = "; ".join(_fault_words(fault, engine_faults.FAILED_MESSAGE) for fault in found[:5])
+    names = sorted({fault.engine for fault in found if fault.engine})
+    fix = "the lines were answered in words and the admin console lists them; "
+    fix += f"run `pbem engine check {names[0]}` and fix or update the game's package" if names else "see the log"
+    return problem("engine faults", f"in the last 24 hours: {said}", fix)
+
+
+def _fault_words(fault, failed_message: str) -> str:
+    times = f"{fault.count} time{'s' if fault.count != 1 else ''}"
+    if fault.method == failed_message:
+        return f"{times} a message failed every attempt (the last: {fault.error})"
+    return f"{fault.engine} failed {times} in {fault.method} (the last: {fault.error})"
+
+
+def check_database_size(settings: Settings) -> Finding:
+    """The database's size and the outbox's growth (the texts of sent emails are most of it, and are
+    pruned after ``PBEM_KEEP_EMAILS``)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.orm import Session
+
+    from pbem.clock import format_duration
+    from pbem.services.mailout import retention
+
+    url = normalise_url(settings.database_url)
+    engine = create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite" and not Path(engine.url.database or "").is_file():
+        return ok("database size", "no database file yet")  # connecting would create one
+    try:
+        with Session(engine) as session:
+            if engine.dialect.name == "sqlite":
+                path = Path(engine.url.database or "")
+                size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+            else:
+                size = int(session.scalar(text("SELECT pg_database_size(current_database())")) or 0)
+            found = retention.growth(session, settings.keep_email_seconds)
+    except Exception as error:
+        return problem("database size", f"cannot measure it ({reason(error)})", "see the database line above")
+    finally:
+        engine.dispose()
+    kept = format_duration(settings.keep_email_seconds)
+    detail = (
+        f"{size / 1e6:.1f} MB; over the last 7 days {found.emails_per_day:.0f} emails a day, "
+        f"{found.text_bytes_per_day / 1e6:.2f} MB of their text a day; texts kept {kept} (PBEM_KEEP_EMAILS), "
+        f"{found.kept_texts} held now"
+    )
+    if found.overdue_texts > retention.BATCH * 10:
+        return problem(
+            "database size",
+            f"{detail}, of which {found.overdue_texts} older than that",
+            "keep `pbem serve` (or celery beat) running: its sweep prunes them a batch at a time",
+        )
+    return ok("database size", detail)
 
 
 def database_fix(error: BaseException, url) -> str:
@@ -480,3 +559,25 @@ def check_authserv(settings: Settings) -> Finding:
         f"Authentication-Results of {', '.join(settings.authserv_ids)} are read: SPF, DKIM and DMARC are "
         "recorded per message, and a message to a seat that fails DMARC is held",
     )
+
+
+# -- the clock -------------------------------------------------------------------------
+
+
+def check_clock(settings: Settings) -> Finding:
+    """Game time runs at real speed: a fast clock (``PBEM_CLOCK_RATE``) is for tests and benchmarks only."""
+    from pbem import clock
+    from pbem.config import clock_setting
+
+    try:
+        found = clock_setting()
+    except clock.ClockError as error:
+        return problem("clock", str(error), "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH")
+    if found.accelerated:
+        return problem(
+            "clock",
+            f"PBEM_CLOCK_RATE is set: game time runs {clock.describe(found)}, so every deadline, reminder and "
+            "vacation comes that much sooner (a setting for tests and benchmarks only)",
+            "unset PBEM_CLOCK_RATE and PBEM_CLOCK_EPOCH",
+        )
+    return ok("clock", "real time")

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 import click
 
-from pbem import supervisor
+from pbem import clock, supervisor
 from pbem.commands import runtime
 from pbem.commands.game import dev_mailbox_url
 from pbem.commands.where import note_server
@@ -138,6 +138,8 @@ def banner(settings: Settings, served: str, host: str, smtp_port: int, roles: di
     mailbox = dev_mailbox_url(settings)
     if mailbox:
         lines.append(f"pbem: no mail leaves this machine; read every email in the dev mailbox at {mailbox}")
+    if clock.setting().accelerated:
+        lines.append(f"pbem: WARNING: the clock runs {clock.describe()} (PBEM_CLOCK_RATE): tests and benchmarks only")
     return lines
 
 

@@ -7,6 +7,7 @@ from email.message import Message
 from sqlalchemy.orm import Session
 
 from engines.base import FIRST_TURN
+from pbem.game_status import GameStatus
 from pbem.mail.message import header
 from pbem.models import Game
 from pbem.services.mailout import threads
@@ -27,11 +28,11 @@ def answered_id(message: Message) -> str | None:
 
 def late_reply_warning(session: Session, game: Game, answered: str | None) -> str | None:
     """A sentence if the player answered an email of an earlier turn (their orders apply to this one)."""
-    if game.status != "active" or game.turn <= FIRST_TURN:  # no earlier turn to have answered
+    if game.status != GameStatus.ACTIVE or game.turn <= FIRST_TURN:  # no earlier turn to have answered
         return None
     with session.no_autoflush:  # reads only what was written before this message: flushed once, at commit
         turn = threads.turn_of(session, answered)
-    if turn is None or turn >= game.turn or game.status != "active":
+    if turn is None or turn >= game.turn or game.status != GameStatus.ACTIVE:
         return None
     return (
         f"You replied to the email of turn {turn}; the game is now at turn {game.turn} "

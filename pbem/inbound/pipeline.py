@@ -413,6 +413,30 @@ def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE, prepared: Prepared
     return Disposition("done", ctx.verdict or "done")
 
 
+#: The answer to a message that failed every attempt (see :func:`answer_failure`).
+FAILED_ANSWER = (
+    "An error on the server kept your message from being read, so nothing in it was applied; "
+    "the admin has been told. Please send it again later, or use your private page."
+)
+
+
+def answer_failure(uow: UnitOfWork, row: InboundMessage) -> bool:
+    """A message that failed every attempt: its sender, if a player here, is told nothing was applied.
+
+    Only the steps that find who wrote run again (the one that failed may be among the
+    others); a message they would have refused or dropped gets no answer now either.
+    Returns whether an answer was queued."""
+    ctx = Context(uow=uow, row=row)
+    try:
+        for step in (read_headers, route, check_sender):
+            step(ctx)
+    except (Discard, Hold, Reject):
+        return False
+    before = _last_outbox_id(ctx.session)
+    reply_refusal(ctx, Reject(FAILED_ANSWER))  # to a known player only (never backscatter)
+    return _emails_to(ctx.session, ctx.sender, before) > 0
+
+
 # -- helpers ------------------------------------------------------------------------
 
 

@@ -35,6 +35,7 @@ from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
 from pbem.services.ops.kept_mail import headers_only
+from pbem.services.play import engine_faults
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +197,8 @@ def _prepared(runtime: Runtime, inbound_id: int):
 
 
 def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
-    """Count the attempt; after :data:`MAX_ATTEMPTS` the message is ``failed`` (left for the admin)."""
+    """Count the attempt; after :data:`MAX_ATTEMPTS` the message is ``failed``, and never in silence:
+    the admin is told and its sender, if a player here, answered (:func:`_tell_failure`)."""
     with runtime.db.write() as session:
         row = _claim(session, inbound_id)
         if row is None or row.status != "pending":
@@ -206,4 +208,25 @@ def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
         if attempts >= MAX_ATTEMPTS:
             values.update(status="failed", verdict=f"internal error: {type(error).__name__}", processed_at=utcnow())
         session.execute(update(InboundMessage).where(InboundMessage.id == inbound_id).values(**values))
-        return str(values.get("status", "pending"))
+        status = str(values.get("status", "pending"))
+    if status == "failed":
+        _tell_failure(runtime, inbound_id, error)
+    return status
+
+
+def _tell_failure(runtime: Runtime, inbound_id: int, error: Exception) -> None:
+    """The admin told (within the budget of :mod:`~pbem.services.play.engine_faults`), then the sender
+    answered, each in a unit of its own: the second runs steps that may fail again."""
+    from pbem.inbound import pipeline
+
+    said = f"{type(error).__name__}: {error}"[:400]
+    try:
+        with runtime.unit() as uow:
+            row = uow.session.get(InboundMessage, inbound_id)
+            engine_faults.tell_failed_message(uow, inbound_id, said, row.sender if row else None)
+        with runtime.unit() as uow:
+            row = uow.session.get(InboundMessage, inbound_id)
+            if row is not None and pipeline.answer_failure(uow, row):
+                row.verdict = f"{row.verdict}; its sender was told"[:4000]
+    except Exception:  # the log keeps it; the admin console lists the failed message anyway
+        log.exception("inbound message %s failed, and telling of it failed too", inbound_id)

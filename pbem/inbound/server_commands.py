@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine, registry
-from pbem.engine_output import rules_url
+from pbem.engine_output import rules_url, safe_text
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
@@ -82,7 +82,7 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     if game.result:
         lines.append(f"Result: {game.result.get('summary', '')}")
     lines.append("")
-    lines.append(engine.render_text(engine.public_view(game.state)).rstrip())
+    lines.append(safe_text(game.engine, engine.public_view(game.state)).rstrip())
     lines.append("")
     lines.append(f"Status page: {runtime.settings.base_url}/games/{game.id}")
     return True, "\n".join(lines)

@@ -26,8 +26,8 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.ops import admin_links, strangers
 from pbem.services.ops.console import dashboard as dashboard_data
 from pbem.services.ops.console import game_inbound, game_log, resend_latest
-from pbem.services.people.players import split_players
-from pbem.services.play import addresses, bounces, games, house_rules, lobby, removal
+from pbem.services.play import addresses, bounces, games, house_rules, removal
+from pbem.services.play import new_game as reading
 from pbem.services.play.queries import load_game, public_summary
 from pbem.web import common
 from pbem.web.ratelimit import login_limiter
@@ -173,148 +173,63 @@ def account_reachable(account_id: int):
 # -- creating a game -----------------------------------------------------------------
 
 
-#: Form field -> the :func:`pbem.services.play.house_rules.parse_rules` argument it fills.
-RULE_FIELDS = {
-    "press": "press",
-    "press_identity": "press_identity",
-    "late": "late",
-    "vacation_per_game": "vacation_days_per_game",
-    "vacation_per_year": "vacation_days_per_year",
+#: What the form shows before anything is typed (the house rules' and the parser's defaults).
+FORM_DEFAULTS = {
+    "press": "full",
+    "press_identity": "signed",
+    "late": "defaults",
+    "late_n": "1",
+    "bots": "0",
+    "deadline": reading.DEFAULT_DEADLINE,
 }
-RULE_DEFAULTS = {"press": "full", "press_identity": "signed", "late": "defaults", "late_n": "1", "bots": "0"}
+#: Fields of the form that are boxes of lines (each line one value for the parser).
+LINES = frozenset({"options", "players", "phase_deadlines"})
 
 
 @dataclass
 class GameForm:
-    """The create-a-game form: raw values (kept on error) and the errors per field."""
+    """The create-a-game form: raw values (kept on error) and the errors per field.
+
+    Its fields are the parser's (:data:`pbem.services.play.new_game.FIELDS`), but for the
+    late-seat policy, which the form asks as a kind and a number (``late``, ``late_n``).
+    """
 
     values: dict[str, str]
     errors: dict[str, list[str]] = field(default_factory=dict)
 
-    FIELDS = (
-        "name", "engine", "variant", "options", "players", "bots", "deadline", "phase_deadlines", "reminders",
-        "press", "press_identity", "late", "late_n", "vacation_per_game", "vacation_per_year", "open_seats",
-    )  # fmt: skip
+    FIELDS = (*(name for name in reading.FIELDS if name != "seed"), "late_n")
 
     @classmethod
     def blank(cls, engine: str) -> GameForm:
-        given = {"engine": engine, "deadline": games.DEFAULT_DEADLINE}
-        return cls({name: "" for name in cls.FIELDS} | RULE_DEFAULTS | given)
+        return cls({name: "" for name in cls.FIELDS} | FORM_DEFAULTS | {"engine": engine})
 
     @classmethod
     def from_request(cls) -> GameForm:
-        return cls({name: request.form.get(name, "")[:10_000] for name in cls.FIELDS})
-
-    def error(self, name: str, message: str) -> None:
-        self.errors.setdefault(name, []).append(message)
-
-    def pairs(self, name: str, what: str) -> list[tuple[str, str]]:
-        out = []
-        for line in self.values[name].splitlines():
-            if not line.strip():
-                continue
-            key, sep, value = line.partition("=")
-            if not sep or not key.strip():
-                self.error(name, f"{line.strip()[:60]!r} is not {what}")
-                continue
-            out.append((key.strip(), value.strip()))
-        return out
-
-    def duration(self, name: str, text: str) -> int | None:
-        try:
-            return parse_duration(text)
-        except DurationError as error:
-            self.error(name, str(error))
-            return None
-
-    def days(self, name: str) -> int | None:
-        text = self.values[name].strip()
-        if not text:
-            return None
-        if not (text.isascii() and text.isdigit()) or len(text) > 6:
-            self.error(name, f"{text[:20]!r} is not a whole number of days")
-            return None
-        return int(text)
+        return cls({name: request.form.get(name, "")[: reading.MAX_VALUE_CHARS] for name in cls.FIELDS})
 
     def late_policy(self) -> str:
         kind = self.values["late"].strip().lower() or "defaults"
         return kind if kind == "defaults" else f"{kind}:{self.values['late_n'].strip()}"
 
-    def rules(self) -> house_rules.HouseRules | None:
-        """The house rules, each choice checked on its own so every error sits beside its field."""
-        chosen: dict[str, Any] = {
-            "press": self.values["press"].strip() or None,
-            "press_identity": self.values["press_identity"].strip() or None,
-            "late": self.late_policy(),
-            "vacation_per_game": self.days("vacation_per_game"),
-            "vacation_per_year": self.days("vacation_per_year"),
-        }
-        for name, value in chosen.items():
-            if value is None:
-                continue
-            try:
-                house_rules.parse_rules(**{RULE_FIELDS[name]: value})
-            except ServiceError as error:
-                self.error(name, str(error))
-        if self.errors:
-            return None
-        return house_rules.parse_rules(**{RULE_FIELDS[name]: value for name, value in chosen.items()})
+    def parser_values(self) -> dict[str, list[str]]:
+        """The form's fields as :func:`reading.read` takes them: a box's lines each a value."""
+        values = {name: [self.values[name]] for name in reading.FIELDS if name in self.values}
+        values |= {name: self.values[name].splitlines() for name in LINES}
+        values["late"] = [self.late_policy()]
+        return values
 
-    def to_request(self) -> tuple[games.NewGame, house_rules.HouseRules] | None:
-        """The service request and house rules, or None with every problem recorded."""
-        v = self.values
-        if v["engine"] not in registry():
-            self.error("engine", "choose a game from the list")
-        players = []
-        for line in v["players"].splitlines():  # one per line, or several on a line with commas
-            try:
-                players += split_players(line)
-            except ServiceError as error:
-                self.error("players", str(error))
-        open_seats = self.open_seats()
-        if not players and not open_seats:
-            self.error("players", "list the players, one per line (or leave seats open)")
-        bots = v["bots"].strip() or "0"
-        if not (bots.isascii() and bots.isdigit()) or int(bots) > 12:
-            self.error("bots", f"{bots[:20]!r} is not a number of bot seats from 0 to 12")
-            bots = "0"
-        if not players and not open_seats and int(bots):
-            self.errors.pop("players", None)
-            self.error("players", "list at least one player besides the bot seats, one per line")
-        options = dict(self.pairs("options", "NAME=VALUE"))
-        per_phase: dict[str, int] = {}
-        for kind, text in self.pairs("phase_deadlines", "KIND=DURATION"):
-            seconds = self.duration("phase_deadlines", text)
-            if seconds:
-                per_phase[kind] = seconds
-        no_deadline = v["deadline"].strip().lower() in ("", "none")
-        deadline = None if no_deadline else self.duration("deadline", v["deadline"])
-        reminders = None
-        if v["reminders"].strip():
-            reminders = [s for s in (self.duration("reminders", t.strip()) for t in v["reminders"].split(",")) if s]
-        rules = self.rules()
-        if self.errors or rules is None:
+    def to_request(self) -> reading.Parsed | None:
+        """The game the form describes, or None with every problem beside its field."""
+        if self.values["engine"] not in registry():
+            self.errors["engine"] = ["choose a game from the list"]
+        try:
+            parsed = reading.read(self.parser_values())
+        except reading.Problems as problems:
+            for name, message in problems.each():
+                if not (name == "engine" and self.errors.get("engine")):  # the list's own word first
+                    self.errors.setdefault(name, []).append(message)
             return None
-        request_ = games.NewGame(
-            engine=v["engine"],
-            players=players,
-            variant=v["variant"].strip() or None,
-            name=v["name"].strip() or None,
-            options=options,
-            deadline_seconds=deadline,
-            per_phase=per_phase or None,
-            reminders=reminders,
-            open_seats=open_seats,
-            bots=int(bots),
-        )
-        return request_, rules
-
-    def open_seats(self) -> int:
-        text = self.values["open_seats"].strip() or "0"
-        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= lobby.MAX_OPEN_SEATS:
-            self.error("open_seats", f"a whole number from 0 to {lobby.MAX_OPEN_SEATS}")
-            return 0
-        return int(text)
+        return None if self.errors else parsed
 
 
 def _engines() -> list[Any]:
@@ -345,16 +260,14 @@ def create_game():
     form = GameForm.from_request()
     if not common.csrf_ok():
         return _new_game_page(form, "The form had expired; nothing was created. Check the values and send again.", 400)
-    checked = form.to_request()
-    if checked is None:
+    parsed = form.to_request()
+    if parsed is None:
         return _new_game_page(form, None, 400)
-    request_, rules = checked
     try:
-        create = lobby.create_open_game if request_.open_seats else games.create_game
-        game_id = common.runtime().in_unit(create, request_, rules)
+        game_id = common.runtime().in_unit(reading.start, parsed)
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
-    if request_.open_seats:
+    if parsed.request.open_seats:
         flash(f"Game {game_id} is open: it is listed on the front page and starts when its seats are taken.")
     else:
         flash(f"Game {game_id} started; every player has been sent their first email.")

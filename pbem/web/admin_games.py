@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from pbem.game_status import GameStatus
 from pbem.models import Game
 from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.queries import game_fields
@@ -20,7 +21,7 @@ from pbem.web.admin import require_admin
 bp = Blueprint("admin_games", __name__, url_prefix="/admin/games")
 bp.before_request(require_admin)
 
-STATUSES = ("open", "active", "paused", "finished", "cancelled")
+STATUSES = tuple(GameStatus)
 
 
 def admin_row(game: Game) -> dict[str, Any]:

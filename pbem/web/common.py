@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
 from werkzeug.exceptions import HTTPException
 
+from engines import UnknownEngine
 from pbem.logmask import mask
 from pbem.runtime import Runtime
 from pbem.web.page_board import style_nonce
@@ -123,10 +124,22 @@ def _server_error(error: Exception):
     return error_response(500, "Something went wrong", "The server could not answer; nothing was changed. Try again.")
 
 
+def _engine_missing(error: UnknownEngine):
+    """A game whose engine this process cannot find (its package was removed, or installed where this
+    process cannot load it): a page that says so, and the fix in the log."""
+    log.error("%s: install the game's package where the server runs, then restart it if it is still unknown", error)
+    return error_response(
+        503,
+        "This game is not available",
+        "The rules of this game are not installed on this server right now; nothing was changed. Try again later.",
+    )
+
+
 def init_app(app: Flask) -> None:
     """The app-wide hooks: security headers (CSP), error pages, and CSRF for every template."""
     app.after_request(_security_headers)
     app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(UnknownEngine, _engine_missing)
     app.register_error_handler(Exception, _server_error)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["CSRF_FIELD"] = CSRF_FIELD

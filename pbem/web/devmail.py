@@ -20,7 +20,7 @@ from email.utils import formatdate, make_msgid, parseaddr
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from pbem.services import NotFound
-from pbem.services.mailout import drafts
+from pbem.services.mailout import drafts, retention
 from pbem.services.mailout.dev_mailbox import mailbox, mailbox_recipients, outbox_message
 from pbem.web import common
 
@@ -62,6 +62,8 @@ def _page(address: str, before: int | None = None, *, error: str | None = None, 
         abort(404)
     for message in messages:  # one kept as a draft (not sent yet, or waiting): shown as it goes out
         drafts.fill(message)
+    gone = {m.id for m in messages if not retention.is_kept(m)}
+    note = retention.not_kept_note(common.runtime().settings.keep_email_seconds)
     return render_template(
         "devmail/mailbox.html",
         address=address,
@@ -70,6 +72,8 @@ def _page(address: str, before: int | None = None, *, error: str | None = None, 
         typed=typed or {},
         older=older,
         newer=before is not None,
+        gone=gone,
+        not_kept=note,
         reply_to={message.id: reply_address(message) for message in messages},
     )
 

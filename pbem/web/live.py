@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from flask import Flask, current_app
 
+from pbem.game_status import OVER
+
 #: Seconds between two checks of a page that may change (the app's ``PBEM_LIVE_POLL_SECONDS``).
 POLL_SECONDS = 20
 #: Games in these states change no more by themselves: their pages stop asking.
-STILL = ("finished", "cancelled")
 
 
 def live_every(status: str | None = None) -> int:
     """Seconds between a page's checks; 0 for a game that will not change again."""
-    if status in STILL:
+    if status in OVER:
         return 0
     return int(current_app.config.get("PBEM_LIVE_POLL_SECONDS", POLL_SECONDS))
 

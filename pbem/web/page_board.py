@@ -22,7 +22,7 @@ from flask import Response, current_app, g
 from markupsafe import Markup
 
 from engines import get_engine
-from pbem.engine_output import board_png, safe_html
+from pbem.engine_output import board_png, contained, html_board, safe_text
 
 _SVG_NS = "{http://www.w3.org/2000/svg}"
 _FORBIDDEN_TAGS = {"script", "foreignobject", "iframe", "object", "embed", "image", "use", "a", "animate", "set"}
@@ -132,9 +132,9 @@ def render_view(engine_name: str, view: dict[str, Any]) -> Board:
     """SVG and HTML (when the engine draws them and they are safe) and the fixed-width text of ``view``."""
     engine = get_engine(engine_name)
     return Board(
-        svg=safe_svg(engine.render_svg(view)),
-        text=engine.render_text(view),
-        html=web_html(safe_html(engine.render_html(view))),
+        svg=safe_svg(contained(engine_name, "render_svg", lambda: engine.render_svg(view), None)),
+        text=safe_text(engine_name, view),
+        html=web_html(html_board(engine_name, view)),
         map_first=engine.draws_maps(),
     )
 

@@ -20,13 +20,15 @@ from sqlalchemy.orm import aliased
 
 from engines import get_engine
 from pbem.engine_output import example_from
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
 from pbem.services.play import history, press, rematch
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
-from pbem.services.play.queries import game_fields, seat_by_web_token
+from pbem.services.play.queries import game_fields, seat_by_web_token, view_fields
 from pbem.services.play.seat_commands import HELP_WORDS, STATUS_WORDS
 from pbem.services.play.seat_page import SeatAnswer, answer_seat, reread
 from pbem.web import caching, common, longpoll, prg, yourturn
@@ -40,7 +42,6 @@ bp.add_app_template_global(plain_grammar, "plain_grammar")
 
 #: Press shown on the page, newest first.
 PRESS_SHOWN = 100
-OPEN = ("active", "paused")
 #: Read-only commands whose long answers the page reads again after the redirect.
 REREADABLE = HELP_WORDS + STATUS_WORDS
 #: The flash category of a press verdict, shown beside the press form.
@@ -81,11 +82,13 @@ class SeatPage:
     since: list[dict[str, Any]] = field(default_factory=list)
     #: The zone the seat's player reads times in (None: the browser's).
     zone: str | None = None
+    #: What every view holds for a client (see ``queries.view_fields``), added to the view in JSON.
+    view_fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def press_open(self) -> bool:
         """Press may be sent now (the game runs and its rules allow press)."""
-        return self.press_mode != "none" and self.game["status"] in OPEN
+        return self.press_mode != "none" and self.game["status"] in RUNNING
 
     @property
     def press_targets(self) -> list[str]:
@@ -103,7 +106,8 @@ class SeatPage:
             "prompt": self.prompt,
             "legal_orders": [choice.order for choice in self.choices if not choice.text],
             "text_orders": [choice.to_json() for choice in self.choices if choice.text],
-            "view": self.view,
+            # every field docs/api.md promises a view, whatever the engine's own view holds
+            "view": {**self.view_fields, "seat": self.seat, "prompt": self.prompt, **self.view},
             "deadline": self.game["deadline"],
             "house_rules": self.rules,
             "press": self.press_log,
@@ -120,8 +124,8 @@ def load_seat(token: str) -> SeatPage | None:
             return None
         game = seat.game
         engine = get_engine(game.engine)
-        resigned = seat.resigned_at is not None
-        active = game.status == "active" and not resigned
+        resigned = who_plays(game.house_rules, seat).left is not None
+        active = game.status == GameStatus.ACTIVE and not resigned
         to_act = active and seat.seat in engine.to_act(game.state)
         may_act = active and (to_act or engine.may_act(game.state, seat.seat))
         rules = rules_of(game)
@@ -132,13 +136,14 @@ def load_seat(token: str) -> SeatPage | None:
             player=public_name(seat.account.name, seat.position, seat.account.email),
             game={
                 **game_fields(game),
-                "result": game.result if game.status == "finished" else None,
+                "result": game.result if game.status == GameStatus.FINISHED else None,
                 "title": engine.title,
                 "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
                 "status_url": url_for("public.game_page", game_id=game.id, _external=False),
             },
             # a player who left keeps the public view only: the seat's secrets are its stand-in's now
             view=engine.public_view(game.state) if resigned else engine.private_view(game.state, seat.seat),
+            view_fields=view_fields(engine, game),
             to_act=to_act,
             may_act=may_act,
             prompt=engine.prompt(game.state, seat.seat) if active else "",
@@ -159,7 +164,7 @@ def load_seat(token: str) -> SeatPage | None:
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)
         page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
     page.press_log = rt.in_reading(press.history_for_seat, page.game_id, page.seat_id)
-    if page.game["status"] == "finished" and not page.resigned:
+    if page.game["status"] == GameStatus.FINISHED and not page.resigned:
         page.rematch = rt.in_reading(rematch.status_for, page.game_id, account_id)
     return page
 
@@ -221,7 +226,7 @@ _REMATCH_SEEN = (
 _SEAT_PROBE = (
     select(
         Seat.id,
-        Seat.resigned_at,
+        Seat.left_at,
         Game.version,
         Game.status,
         Game.updated_at,
@@ -248,7 +253,7 @@ def seat_tag(token: str, *reader: Any, page: bool = False) -> str | None:
         row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
     if row is None:
         return None
-    countdown = time_left(row.deadline) if page and row.status == "active" else ""
+    countdown = time_left(row.deadline) if page and row.status == GameStatus.ACTIVE else ""
     return caching.etag_of("seat", token, tuple(row), countdown, *reader)
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, func, select
 
 from engines import get_engine, registry
 from pbem.clock import utcnow
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Game, LobbyEntry, PressMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import observers
@@ -37,7 +38,6 @@ HISTORY_PAGE = 25
 MAX_PAGE = 100_000
 _pages = LruCache(2048)
 _html = LruCache(2048)
-OPEN = ("active", "paused")
 
 
 def duration_words(seconds: int | None) -> str:
@@ -98,8 +98,8 @@ def index():
     games = listing.rows
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
-    running = [g for g in games if g["status"] in OPEN]
-    over = [g for g in games if g["status"] not in (*OPEN, "open")]  # open games: their own block
+    running = [g for g in games if g["status"] in RUNNING]
+    over = [g for g in games if g["status"] not in RUNNING | {GameStatus.OPEN}]  # open games: their own block
     titles = {name: get_engine(name).title for name in {g["engine"] for g in games}}
     first_run = first_run_context() if not games and not any(_cursor_args().values()) else None
     return render_template(
@@ -177,9 +177,9 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
     game = lean_game(db, game_id)
     if game is None:
         return None
-    acted = acted_seats(db, game_id, game.turn) if game.status in OPEN else set()
+    acted = acted_seats(db, game_id, game.turn) if game.status in RUNNING else set()
     summary = public_summary(game, acted, session=db)
-    finished = game.status == "finished"
+    finished = game.status == GameStatus.FINISHED
     return {
         "game": summary,
         "board": public_board(
@@ -187,8 +187,8 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
         ),
         "history": public_history(db, game_id, limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE),
         "has_next": page * HISTORY_PAGE < total,
-        "deadline": game.deadline if game.status == "active" else None,
-        "paused_remaining": game.paused_remaining if game.status == "paused" else None,
+        "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
+        "paused_remaining": game.paused_remaining if game.status == GameStatus.PAUSED else None,
         "rules": rules_of(game).describe(),
         "finished": finished,
         "cache_key": key,
@@ -254,7 +254,7 @@ def _render_status(data: dict[str, Any], page: int, step: int | None, tag: str |
 
 def _page_tag(game_id: int, page: int, step: int | None, probe: tuple[Any, ...]) -> str:
     """The status page's ``ETag``: its data, the no-JavaScript countdown's text and what differs per reader."""
-    deadline = probe[3] if probe[1] == "active" else None
+    deadline = probe[3] if probe[1] == GameStatus.ACTIVE else None
     return caching.etag_of("game", game_id, page, step, probe, time_left(deadline), yourturn.viewer_key())
 
 

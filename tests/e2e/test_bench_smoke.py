@@ -100,6 +100,16 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             r"^status +mobile \d+/100/100/100 ",
         ],
     ),
+    "soak": (
+        ["--days", "0.5", "--rate", "4320"],
+        (),
+        [
+            r"^0\.5 simulated days at 4320 times real time, \d+ games \(kidsprout, rankchain, sneak, sprawl",
+            r"^stuck games: 0; duplicates: 0; unverified: \[\]$",
+            r"^emails per player per day \(busiest day\):$",
+            rf"^  ann@soak\.example: {RATE} \(\d+\): ",
+        ],
+    ),
     "email-count": (
         ["--games", "1", "--limit", "30"],
         (),

@@ -17,6 +17,8 @@ from engines.conformance import (
     check_definition,
     check_determinism,
     check_playouts,
+    check_processes,
+    check_rules,
     option_cases,
     sizes,
     walk,
@@ -76,6 +78,23 @@ def test_the_built_in_engines_are_registered():
 @pytest.mark.parametrize("name", sorted(registry()))
 def test_the_definition_is_complete(name):
     check_definition(registry()[name])
+
+
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_the_rules_are_written(name):
+    check_rules(registry()[name])
+
+
+#: Steps of games replayed in processes with other hash seeds: a short stretch in the fast lane.
+QUICK_PROCESS_STEPS, DEEP_PROCESS_STEPS = 60, 600
+
+
+@quick_and_deep(QUICK_PROCESS_STEPS, DEEP_PROCESS_STEPS)
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_other_processes_replay_the_same_states(name, depth):
+    """The games ``pbem game verify`` and every worker replay: the same under any ``PYTHONHASHSEED``."""
+    engine = registry()[name]
+    check_processes(engine, engine.default_variant, engine.max_players if depth > 100 else engine.min_players, 1, depth)
 
 
 @quick_and_deep(QUICK_PLAYOUTS, PLAYOUTS)

@@ -29,8 +29,8 @@ def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
         pump.drain()
         box = Mailboxes(sink)
         seats = {seat.seat: seat for seat in game_row(runtime, game_id).seats}
-        [bot] = [name for name, seat in seats.items() if seat.is_bot]
-        [human] = [name for name, seat in seats.items() if not seat.is_bot]
+        [bot] = [name for name, seat in seats.items() if seat.held_by_bot]
+        [human] = [name for name, seat in seats.items() if not seat.held_by_bot]
         address = seats[human].account.email
         welcome = box(address)[0]  # then a turn email if the bot moved first
         assert "has started" in text_of(welcome) and f"You play {human}" in text_of(welcome)

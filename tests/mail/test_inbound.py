@@ -83,7 +83,10 @@ def test_a_crash_mid_processing_leaves_the_message_pending_and_nothing_applied(s
         assert inbound_row(runtime, received.id).attempts == attempt
     assert log_count(runtime, game_id) == before and len(outbox(runtime)) == receipts
     assert process(runtime, received.id, steps=steps) == "failed"
-    assert log_count(runtime, game_id) == before and len(outbox(runtime)) == receipts
+    assert log_count(runtime, game_id) == before
+    [told] = outbox(runtime)[receipts:]  # never in silence: the player hears that nothing was applied
+    assert told.kind == "error" and told.recipient == seat.account.email
+    assert "nothing in it was applied; the admin has been told" in " ".join(told.body_text.split())
 
 
 @pytest.mark.parametrize("body", ["help", ""])

@@ -18,8 +18,8 @@ from tests.support.services import free_port, postgres_schema, redis_url
 from tests.support.smtp_sink import SinkHandler
 
 NAMES = (
-    "configuration", "database", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
-    "dev mailbox", "metrics", "trusted proxies", "sender checks",
+    "configuration", "database", "database size", "broker", "relay", "mailbox", "dkim", "base url", "secrets",
+    "dev mailbox", "metrics", "trusted proxies", "sender checks", "engine faults", "clock",
 )  # fmt: skip
 
 
@@ -98,6 +98,7 @@ def test_embedded_default_is_all_ok(tmp_path):
     assert "only clients on this machine's loopback" in lines["metrics"]
     assert lines["trusted proxies"].startswith("ok (0: X-Forwarded-* headers are ignored")
     assert lines["sender checks"].startswith("ok (off: Authentication-Results are not read")
+    assert lines["engine faults"] == "ok (no game failed on an order, and no message failed, in the last 24 hours)"
 
 
 def test_distributed_services_all_reached(tmp_path, dkim_key, tls):

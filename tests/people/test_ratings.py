@@ -119,4 +119,4 @@ def check_pages(runtime, client, game_id: int, running: int) -> None:
 def test_a_resigned_seat_is_placed_last_whatever_its_stand_in_made_of_it():
     result = {"ranking": [["Red"], ["Blue", "Gold"]]}
     assert ratings_service.places(result, ["Red", "Blue", "Gold"]) == {"Red": 0, "Blue": 1, "Gold": 1}
-    assert ratings_service.places(result, ["Red", "Blue", "Gold"], resigned=["Red"]) == {"Red": 3, "Blue": 1, "Gold": 1}
+    assert ratings_service.places(result, ["Red", "Blue", "Gold"], left=["Red"]) == {"Red": 3, "Blue": 1, "Gold": 1}

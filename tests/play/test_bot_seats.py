@@ -69,7 +69,7 @@ def test_a_game_with_a_bot_seat_plays_to_the_end(runtime):
     nudges = Nudges(runtime)
     game_id = runtime.in_unit(games.create_game, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=11))
     game = game_row(runtime, game_id)
-    [bot] = [seat.seat for seat in game.seats if seat.is_bot]
+    [bot] = [seat.seat for seat in game.seats if seat.held_by_bot]
     engine = get_engine("sprawl")
     rng = Rng(3)
     for serial in range(400):
@@ -96,7 +96,7 @@ def test_the_sweep_redrives_a_lost_bot_nudge(runtime):
     for seed in range(40):  # a table where the bot moves first
         game_id = runtime.in_unit(games.create_game, games.NewGame(engine="sprawl", players=TWO, bots=1, seed=seed))
         game = game_row(runtime, game_id)
-        if any(seat.is_bot and seat.seat in get_engine("sprawl").to_act(game.state) for seat in game.seats):
+        if any(seat.held_by_bot and seat.seat in get_engine("sprawl").to_act(game.state) for seat in game.seats):
             break
     assert "play_bots" in lost
     assert game_id not in runtime.in_unit(sweep.sweep).bots  # a fresh change is left to its own task

@@ -13,6 +13,7 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem.cli import main
 from pbem.models import Account, LogEntry, RatingChange
+from pbem.seating import Left, Occupant, PlayedBy, who_plays
 from pbem.services import ServiceError
 from pbem.services.play import addresses, bot_turns, games, orders, removal
 from pbem.services.play.house_rules import parse_rules
@@ -107,7 +108,9 @@ def play_humans(runtime, game_id: int, seed: int, limit: int = 3000) -> None:
             return
         engine = get_engine(game.engine)
         humans = sorted(
-            s.seat for s in game.seats if s.seat in engine.to_act(game.state) and not (s.is_bot or s.is_vacant)
+            s.seat
+            for s in game.seats
+            if s.seat in engine.to_act(game.state) and who_plays(game.house_rules, s).has_player
         )
         if not humans:
             assert runtime.in_unit(bot_turns.play, game_id) == 1, "the table waits for a seat nobody plays"
@@ -123,11 +126,14 @@ def test_a_removed_players_seat_gets_the_defaults_and_the_game_never_waits_for_n
     runtime.in_unit(games.pause, game_id)
     runtime.in_unit(games.resume, game_id)
     seat = game_row(runtime, game_id).seats[1]
+    last_before = max(e.id for e in emails(runtime))
     plays = runtime.in_unit(removal.remove_player, game_id, seat.seat, "moved away")
     assert plays == "nobody (the game's defaults)"
-    after = next(s for s in game_row(runtime, game_id).seats if s.seat == seat.seat)
-    assert after.is_vacant and not after.is_bot and after.reply_token != seat.reply_token
-    assert game_row(runtime, game_id).state["players"][seat.seat] == "no player"
+    game = game_row(runtime, game_id)
+    after = next(s for s in game.seats if s.seat == seat.seat)
+    assert who_plays(game.house_rules, after) == Occupant(PlayedBy.DEFAULTS, Left.REMOVED)
+    assert after.account_id == seat.account_id, "the seat keeps who played it"
+    assert after.reply_token != seat.reply_token and after.web_token != seat.web_token, "their links stop"
     [told] = emails(runtime, recipient=seat.account.email, kind="replaced")
     assert "The admin removed you from the game (moved away)" in told.body_text
     with pytest.raises(ServiceError, match="has no player to remove"):
@@ -138,9 +144,11 @@ def test_a_removed_players_seat_gets_the_defaults_and_the_game_never_waits_for_n
     assert game.status == "finished" and runtime.in_reading(verify, game_id).ok
     with runtime.db.read() as session:
         sources = set(session.scalars(select(LogEntry.source).where(LogEntry.game_id == game_id)))
-        assert "vacant" in sources
-        assert session.scalar(select(RatingChange.id).where(RatingChange.game_id == game_id)) is None
-    assert {e.status for e in emails(runtime, seat_id=seat.id) if e.recipient.endswith("bot.invalid")} <= {"suppressed"}
+        assert "defaults" in sources
+        changes = {c.account_id: c.after - c.before for c in session.scalars(select(RatingChange))}
+        assert changes[seat.account_id] == min(changes.values()), "the removed seat is rated last"
+    later = [e for e in emails(runtime, seat_id=seat.id) if e.id > last_before]
+    assert later and {e.status for e in later} == {"suppressed"}, "the removed player gets nothing more of the seat"
 
 
 def test_a_removed_player_under_the_bot_rule_is_played_by_the_bot_at_once(sqlite_runtime):
@@ -150,8 +158,9 @@ def test_a_removed_player_under_the_bot_rule_is_played_by_the_bot_at_once(sqlite
     )
     seat = sorted(get_engine("kidsprout").to_act(game_row(runtime, game_id).state))[0]
     assert runtime.in_unit(removal.remove_player, game_id, seat) == "the bot"
-    row = next(s for s in game_row(runtime, game_id).seats if s.seat == seat)
-    assert row.is_bot and game_row(runtime, game_id).state["players"][seat] == "Bot 1"
+    game = game_row(runtime, game_id)
+    row = next(s for s in game.seats if s.seat == seat)
+    assert who_plays(game.house_rules, row) == Occupant(PlayedBy.BOT, Left.REMOVED)
     assert runtime.in_unit(bot_turns.play, game_id) == 1, "the bot plays the seat without waiting for a deadline"
     with runtime.db.read() as session:
         played = session.scalars(select(LogEntry).where(LogEntry.source == "bot", LogEntry.seat == seat)).all()
@@ -185,7 +194,7 @@ def test_the_command_line_removes_players_and_moves_addresses(sqlite_runtime):
     seat = game_row(sqlite_runtime, game_id).seats[0].seat
     runner = CliRunner()
     kept = runner.invoke(main, ["game", "remove", str(game_id), seat], input="n\n")
-    assert kept.exit_code == 1 and not game_row(sqlite_runtime, game_id).seats[0].is_vacant
+    assert kept.exit_code == 1 and game_row(sqlite_runtime, game_id).seats[0].left_reason is None
     removed = runner.invoke(main, ["game", "remove", str(game_id), seat, "--yes", "--reason", "gone"])
     assert removed.exit_code == 0 and "nobody (the game's defaults) plays the seat now" in removed.output
     moved = runner.invoke(main, ["player", "email", "bob@example.org", "robert@example.org"])

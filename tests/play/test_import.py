@@ -109,3 +109,26 @@ def test_the_import_command(sqlite_runtime, tmp_path):
     players = [arg for p in ("w@x.org", "x@x.org", "y@x.org", "z@x.org") for arg in ("--player", p)]
     taken = CliRunner().invoke(main, ["game", "import", str(path), *players])
     assert taken.exit_code == 0 and "new reply address" in taken.output
+
+
+def test_a_seat_whose_player_left_stays_left_when_the_game_moves(runtime, other_server):
+    """Its player is not mailed again on the new server, and needs no address there."""
+    from pbem.services.play import resign
+
+    game_id = start(runtime, deadline_seconds=86400)
+    assert runtime.in_unit(resign.resign, game_id, seat_ids(runtime, game_id)["Moons"]).ok
+    data = runtime.in_reading(export_game, game_id, full=True, addresses=True)
+    assert data["left"] == {"Moons": "resigned"}
+    assert runtime.in_reading(export_game, game_id, full=False)["left"] == {"Moons": "resigned"}, (
+        "public, as on the page"
+    )
+    with pytest.raises(ServiceError, match='"left" must map seats'):
+        other_server.in_unit(importing.import_game, {**data, "left": {"Moons": "bored"}})
+    del data["addresses"]["Moons"]
+    moved = other_server.in_unit(importing.import_game, data)
+    there = {s.seat: s for s in game_row(other_server, moved.game_id).seats}
+    assert there["Moons"].left_reason == "resigned" and there["Suns"].left_reason is None
+    assert there["Moons"].account.email.endswith("@bot.invalid"), "no address was needed for it"
+    moved_mail = outbox(other_server, kind="moved")
+    assert {e.seat_id: e.status for e in moved_mail}[there["Moons"].id] == "suppressed"
+    assert other_server.in_reading(verify, moved.game_id).ok

@@ -55,7 +55,7 @@ def play_humans(runtime, game_id: int, box, port, pump, rng: Rng, steps: int) ->
         if game.status != "active":
             return
         engine = get_engine(game.engine)
-        waiting = [s for s in game.seats if s.seat in engine.to_act(game.state) and s.resigned_at is None]
+        waiting = [s for s in game.seats if s.seat in engine.to_act(game.state) and s.left_at is None]
         assert waiting, f"the game waits for a resigned seat at {game.phase}"
         seat = rng.choice(waiting)
         write(box, port, pump, seat.account.email, rng.choice(engine.legal_orders(game.state, seat.seat)))
@@ -69,16 +69,18 @@ def test_resign_asks_to_confirm_then_leaves_and_the_game_goes_on_by_defaults(sql
         box = Mailboxes(sink)
         asked = write(box, port, pump, "bob@example.org", "resign")
         assert len(asked) == 1 and "resign yes" in said(asked[0])
-        assert seat_of(runtime, game_id, "bob@example.org").resigned_at is None, "nothing happens before the yes"
+        assert seat_of(runtime, game_id, "bob@example.org").left_at is None, "nothing happens before the yes"
 
         told_before = {a: len(box(a)) for a in ("ann@example.org", "cy@example.org")}
         left = write(box, port, pump, "bob@example.org", "resign yes")
         assert len(left) == 1 and "You have left" in said(left[0])
         bob = seat_of(runtime, game_id, "bob@example.org")
-        assert bob.resigned_at is not None
+        assert bob.left_reason == "resigned" and bob.left_at is not None
         for address, count in told_before.items():
             news = box(address)[count:]
-            assert any(f"{bob.seat} (Bob) resigns" in said(m) for m in news), address
+            assert any(f"{bob.seat} (Bob) resigned; the game's defaults play for them" in said(m) for m in news), (
+                address
+            )
         summary = queries.public_summary(game_row(runtime, game_id), acted=set())
         assert {s["name"]: s["resigned"] for s in summary["seats"]} == {
             s.seat: s.seat == bob.seat for s in game_row(runtime, game_id).seats

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from pbem.clock import utcnow
-from pbem.models import Vacation
+from pbem.models import Game, Vacation
 from pbem.services.play import deadlines, games, vacations
 from tests.play.helpers import force_due, leave_only, log, outbox, start_with
 from tests.support.play import game_row, seat_ids
@@ -33,7 +33,7 @@ def test_vacation_moves_a_deadline_waiting_on_the_seat_and_is_announced(runtime)
     force_due(runtime, game_id)
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     game = game_row(runtime, game_id)
-    assert game.state == state and game.deadline == result.ends_at
+    assert game.state == state and game.deadline == result.ends_at + dt.timedelta(hours=1), "the phase's hour after"
     moved = log(runtime, game_id)[-1]
     assert moved.kind == "admin" and moved.text == "vacation wait: Suns" and "moves to" in moved.events[0]
     notices = [m for m in outbox(runtime, kind="admin") if "deadline moves to" in m.body_text]
@@ -106,7 +106,7 @@ def test_a_vacation_that_held_a_deadline_is_charged_in_full_and_the_deadline_com
         assert declared.ok, declared.message
         force_due(runtime, game_id)
         assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
-        assert game_row(runtime, game_id).deadline == declared.ends_at  # held for Suns
+        assert game_row(runtime, game_id).deadline == declared.ends_at + dt.timedelta(hours=1)  # held for Suns
         back = runtime.in_unit(vacations.end_vacation, game_id, seats["Suns"])
         assert back.ok
         deadline = game_row(runtime, game_id).deadline
@@ -150,7 +150,7 @@ def test_replacing_an_away_player_brings_the_deadline_they_held_in(runtime):
     leave_only(runtime, game_id, "Arms")
     force_due(runtime, game_id)
     runtime.in_unit(deadlines.apply_deadline, game_id)
-    assert game_row(runtime, game_id).deadline == declared.ends_at
+    assert game_row(runtime, game_id).deadline == declared.ends_at + dt.timedelta(hours=1)
     runtime.in_unit(games.replace_player, game_id, "Arms", "New Player <new@example.org>")
     deadline = game_row(runtime, game_id).deadline
     assert abs((deadline - utcnow()).total_seconds() - 3600) < 60
@@ -171,3 +171,48 @@ def test_players_without_names_are_never_shown_by_their_address(runtime):
         assert not any(address in row.body_text or address in row.subject for address in others), row.subject
     local = suns.account.email.split("@")[0]
     assert any(f"Suns ({local}) is on vacation" in " ".join(r.body_text.split()) for r in outbox(runtime))
+
+
+def test_a_full_length_vacation_leaves_a_day_to_act_with_its_reminders(runtime):
+    """The deadline that waited falls due a return window after the vacation ends, and the
+    reminders before it, the hour-before one too, are armed for it (sent once before, for the old one)."""
+    game_id = start_with(runtime, {"vacation_days_per_game": 9}, deadline_seconds=2 * 86400)
+    seats = seat_ids(runtime, game_id)
+    declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 5)
+    assert "move to a day after then" in declared.message
+    leave_only(runtime, game_id, "Moons")
+    with runtime.writing() as session:  # both reminders of the first deadline went out
+        session.execute(update(Game).where(Game.id == game_id).values(reminders_sent=[86400, 3600]))
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    game = game_row(runtime, game_id)
+    assert game.deadline == declared.ends_at + dt.timedelta(days=1)
+    assert game.reminders_sent == [] and game.next_reminder == game.deadline - dt.timedelta(days=1)
+    line = log(runtime, game_id)[-1].events[0]
+    assert f"until {declared.ends_at:%Y-%m-%d %H:%M} UTC" in line and "a day after the return" in line
+
+    # Time passes to an hour before the new deadline: the day-before and the hour-before reminders are due.
+    soon = utcnow() + dt.timedelta(minutes=59)
+    with runtime.writing() as session:
+        session.execute(
+            update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=soon - dt.timedelta(days=1))
+        )
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == 1, "Moons, the one still to act"
+    assert sorted(game_row(runtime, game_id).reminders_sent) == [3600, 86400]
+    reminders = outbox(runtime, kind="reminder")
+    assert [m.seat_id for m in reminders] == [seats["Moons"]]
+
+
+def test_an_early_return_still_leaves_the_window(runtime):
+    """Back a day early from a deadline that waited: the deadline comes in to the window from now."""
+    game_id = start_with(runtime, {"vacation_days_per_game": 9}, deadline_seconds=2 * 86400)
+    seats = seat_ids(runtime, game_id)
+    declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Arms"], 3)
+    leave_only(runtime, game_id, "Arms")
+    force_due(runtime, game_id)
+    runtime.in_unit(deadlines.apply_deadline, game_id)
+    assert game_row(runtime, game_id).deadline == declared.ends_at + dt.timedelta(days=1)
+    back = runtime.in_unit(vacations.end_vacation, game_id, seats["Arms"])
+    assert back.ok and "the deadline that waited for you is now" in back.message
+    deadline = game_row(runtime, game_id).deadline
+    assert abs((deadline - utcnow()).total_seconds() - 86400) < 60

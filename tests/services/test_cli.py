@@ -130,7 +130,8 @@ def test_engines_list_their_phase_kinds():
     [
         (["--deadline", "99999999d"], "at most 365 days"),
         (["--reminders", "99999999999999999999999h"], "at most 365 days"),
-        (["--seed", str(2**64)], "not in the range"),
+        (["--seed", str(2**64)], "the seed must be a whole number from"),
+        (["--bot", "13"], "--bot: '13' is not a number of bot seats from 0 to 12"),
         (["--name", "Spring\r\nBcc: all@example.org"], "one line of printable text"),
         (["--phase-deadline", "coin=1h"], "its phase kinds are: coins, excuses, choose"),
         (["--deadline", "1d", "--reminders", "2d,1h"], "2d is not shorter than the longest deadline (1d)"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -146,6 +148,94 @@ def test_a_block_kept_in_the_headers_moves_to_its_own_column_and_back(any_db_url
         assert [tuple(row) for row in rows] == [
             (1, {"From": "pbem@pbem.test", "_fold": block}),
             (2, {"From": "pbem@pbem.test"}),
+        ]
+    finally:
+        engine.dispose()
+
+
+def test_a_seat_left_by_resigning_or_by_removal_moves_to_one_column_set_and_back(any_db_url):
+    """0015: ``resigned_at`` and the old removal (the seat handed to the vacant account, or to a bot's under
+    ``bot:N``, as the game log says) become ``left_at`` + ``left_reason``; a downgrade makes every seat that
+    left a resigned one again, except those on the bot's accounts, which the old code reads from the account."""
+    config = alembic_config(normalise_url(any_db_url))
+    upgrade(any_db_url, "0014_engine_faults")
+    resigned_at, removed_at = dt.datetime(2026, 3, 1, 12, 0), dt.datetime(2026, 3, 2, 9, 30)
+    engine = sa.create_engine(normalise_url(any_db_url))
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text(OLD_ACCOUNTS.replace("'picky@", "'bo@").replace("'Picky'", "'Bo'")))
+            connection.execute(
+                sa.text(
+                    "INSERT INTO accounts (email, name, notify, bounces, hard_bounces, tz, created_at) VALUES "
+                    "('vacant@bot.invalid', 'no player', 'default', 0, 0, 'UTC', '2026-01-01'), "
+                    "('bot-1@bot.invalid', 'Bot 1', 'default', 0, 0, 'UTC', '2026-01-01'), "
+                    "('bot-2@bot.invalid', 'Bot 2', 'default', 0, 0, 'UTC', '2026-01-01')"
+                )
+            )
+            connection.execute(sa.text(OLD_GAME))
+            game_id = connection.execute(sa.text("SELECT id FROM games")).scalar_one()
+            account = dict(connection.execute(sa.text("SELECT email, id FROM accounts")).all())
+            seats = [  # seat, account, resigned_at
+                ("Suns", "old@example.org", resigned_at),
+                ("Moons", "vacant@bot.invalid", None),
+                ("Stars", "bot-1@bot.invalid", None),
+                ("Crowns", "bot-2@bot.invalid", None),
+                ("Clouds", "bo@example.org", None),
+            ]
+            for position, (name, email, when) in enumerate(seats):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO seats (game_id, account_id, seat, position, reply_token, web_token, "
+                        "missed_deadlines, thread_key, resigned_at) VALUES (:g, :a, :s, :p, :r, :w, 0, 'k', :t)"
+                    ),
+                    {"g": game_id, "a": account[email], "s": name, "p": position, "r": f"r{position}",
+                     "w": f"w{position}", "t": when},
+                )  # fmt: skip
+            for seq, text in enumerate(("remove: Moons: moved away", "remove: stars", "pause: tea"), start=1):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO game_log (game_id, seq, kind, text, source, turn, events, created_at) "
+                        "VALUES (:g, :q, 'admin', :t, 'admin', 1, '[]', :at)"
+                    ),
+                    {"g": game_id, "q": seq, "t": text, "at": removed_at + dt.timedelta(minutes=seq)},
+                )
+        upgrade(any_db_url)
+        seats_now = sa.table(
+            "seats",
+            sa.column("seat"),
+            sa.column("position"),
+            sa.column("left_at", sa.DateTime),
+            sa.column("left_reason"),
+        )
+        left = sa.select(seats_now.c.seat, seats_now.c.left_at, seats_now.c.left_reason).order_by(seats_now.c.position)
+        with engine.connect() as connection:
+            assert [tuple(row) for row in connection.execute(left)] == [
+                ("Suns", resigned_at, "resigned"),
+                ("Moons", removed_at + dt.timedelta(minutes=1), "removed"),
+                ("Stars", removed_at + dt.timedelta(minutes=2), "removed"),
+                ("Crowns", None, None),  # a bot's own seat: nobody left it
+                ("Clouds", None, None),
+            ]
+        with engine.begin() as connection:  # a removal as this version makes it: the player's account stays
+            connection.execute(
+                sa.update(seats_now)
+                .where(seats_now.c.seat == "Clouds")
+                .values(left_at=removed_at, left_reason="removed")
+            )
+        command.downgrade(config, "0014_engine_faults")
+        seats_before = sa.table(
+            "seats", sa.column("seat"), sa.column("position"), sa.column("resigned_at", sa.DateTime)
+        )
+        with engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(seats_before.c.seat, seats_before.c.resigned_at).order_by(seats_before.c.position)
+            ).all()
+        assert [tuple(row) for row in rows] == [
+            ("Suns", resigned_at),
+            ("Moons", None),  # the vacant account: the old code plays its defaults
+            ("Stars", None),  # a bot's account: the old code's bot plays it
+            ("Crowns", None),
+            ("Clouds", removed_at),  # the late-seat policy plays it, as for a resignation
         ]
     finally:
         engine.dispose()

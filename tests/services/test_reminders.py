@@ -1,5 +1,6 @@
-"""Reminders before a deadline: the defaults, none after the deadline, none twice in a turn,
-and one rule when the deadline moves (an extension, a grace period, a vacation)."""
+"""Reminders before a deadline: the defaults, none after the deadline, none twice for one deadline,
+and one rule when the deadline moves (an extension, a grace period, a vacation): reminders are tied
+to the deadline they warn of."""
 
 from __future__ import annotations
 
@@ -74,11 +75,23 @@ def test_an_extension_arms_the_offsets_the_old_deadline_was_too_close_for(runtim
     shift(runtime, game_id, (game.next_reminder - utcnow()).total_seconds() + 1)
     assert runtime.in_unit(deadlines.send_due_reminders, game_id) > 0
     game = game_row(runtime, game_id)
-    assert sorted(game.reminders_sent) == [HOUR, DAY] and game.next_reminder is None, "the hour was sent already"
-    assert outbox_count(runtime, kind="reminder") == 2 * waiting(runtime, game_id)
+    assert game.reminders_sent == [DAY] and seconds_before_deadline(game) == HOUR, "the new deadline's hour"
+    shift(runtime, game_id, DAY - HOUR + 1)
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) > 0
+    assert outbox_count(runtime, kind="reminder") == 3 * waiting(runtime, game_id)
 
 
-def test_a_grace_period_sends_no_offset_twice_in_one_turn(runtime):
+def test_a_short_extension_sends_no_offset_twice(runtime):
+    """Moved by less than an offset, a deadline's reminder already sent is not sent again."""
+    game_id = start(runtime, deadline_seconds=2 * HOUR, reminders=[HOUR])
+    shift(runtime, game_id, HOUR + 60)
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == waiting(runtime, game_id)
+    runtime.in_unit(games.extend_deadline, game_id, 30 * 60)
+    game = game_row(runtime, game_id)
+    assert game.reminders_sent == [HOUR] and game.next_reminder is None
+
+
+def test_a_grace_period_gets_its_own_hour_before_reminder(runtime):
     request = games.NewGame(engine="kidsprout", players=PLAYERS, seed=7, deadline_seconds=2 * HOUR, reminders=[HOUR])
     game_id = runtime.in_unit(games.create_game, request, house_rules.parse_rules(late="grace:1"))
     shift(runtime, game_id, HOUR + 60)
@@ -88,8 +101,10 @@ def test_a_grace_period_sends_no_offset_twice_in_one_turn(runtime):
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     game = game_row(runtime, game_id)
     assert game.grace_used == 1 and game.deadline > utcnow() + dt.timedelta(seconds=HOUR)
-    assert game.next_reminder is None, "the hour-before reminder went out in this turn already"
-    assert game.reminders_sent == [HOUR]
+    assert game.reminders_sent == [] and seconds_before_deadline(game) == HOUR, "the extended deadline's hour"
+    shift(runtime, game_id, HOUR + 1)
+    assert runtime.in_unit(deadlines.send_due_reminders, game_id) == waiting(runtime, game_id)
+    assert outbox_count(runtime, kind="reminder") == 2 * sent
 
 
 def test_a_new_turn_arms_every_offset_again(runtime):

@@ -21,7 +21,7 @@ from pbem.db import dispose_all, normalise_url
 from pbem.migrations import alembic_config, upgrade
 from pbem.models import Game, OutboxMessage, PressMessage, Vacation
 from pbem.services.mailout import outbox
-from pbem.services.play import orders, press, vacations
+from pbem.services.play import orders, press, resign, vacations
 from pbem.services.play.verify import verify
 from tests.conftest import build_runtime
 from tests.support.play import PLAYERS, game_row, play_some, play_to_end, seat_ids, start
@@ -40,7 +40,8 @@ def earlier_revisions() -> list[str]:
 @cache
 def snapshot(folder: str) -> dict[str, list[dict]]:
     """Every row of a small instance made by today's services: two games mid-turn (KidSprout with
-    press, a vacation and half the sealed coins in; Sprawl a few moves in), and their emails still in the outbox."""
+    press, a vacation and half the sealed coins in; Sprawl a few moves in), a third whose Red resigned,
+    and their emails still in the outbox."""
     from pathlib import Path
 
     runtime = build_runtime(Path(folder), f"sqlite:///{folder}/source.sqlite3")
@@ -53,6 +54,8 @@ def snapshot(folder: str) -> dict[str, list[dict]]:
         assert runtime.in_unit(orders.submit, kid, seats[seat], ["play 2"], source="email").verdicts[0].ok
     sprawl = start(runtime, engine="sprawl", players=PLAYERS[:3], deadline_seconds=3600)
     play_some(runtime, sprawl, seed=9, count=4)
+    left = start(runtime, engine="rankchain", players=PLAYERS[:3], deadline_seconds=3600)
+    assert runtime.in_unit(resign.resign, left, seat_ids(runtime, left)["Red"]).ok
     engine = sa.create_engine(normalise_url(runtime.settings.database_url))
     try:
         with engine.connect() as connection:
@@ -68,16 +71,15 @@ def snapshot(folder: str) -> dict[str, list[dict]]:
 
 
 def as_kept(table: sa.Table, row: dict) -> dict:
-    """A row as the schema of ``table`` kept it: before 0012 an outbox row's block was a ``_fold`` header."""
+    """A row as the schema of ``table`` kept it: before 0012 an outbox row's block was a ``_fold`` header;
+    before 0015 a seat whose player resigned had ``resigned_at``; before 0016 a game had a ``thread_id``."""
     if table.name == "outbox" and "fold" not in table.c and row.get("fold") is not None:
         return {**row, "headers": {**(row["headers"] or {}), "_fold": row["fold"]}}
+    if table.name == "games" and "thread_id" in table.c:  # before 0016: written, never read
+        return {**row, "thread_id": f"game-{row['id']}"}
+    if table.name == "seats" and "resigned_at" in table.c:  # every row has it: one insert takes all of them
+        return {**row, "resigned_at": row["left_at"] if row.get("left_reason") == "resigned" else None}
     return row
-
-
-def _sql(column: sa.Column, value: object) -> object:
-    """``value`` as the column keeps it: a reflected JSON column would write ``None`` as the JSON
-    ``null``, where the models (``none_as_null``) write SQL NULL."""
-    return sa.null() if value is None and isinstance(column.type, sa.JSON) else value
 
 
 def fill(url: str, rows: dict[str, list[dict]]) -> set[str]:
@@ -91,10 +93,9 @@ def fill(url: str, rows: dict[str, list[dict]]) -> set[str]:
             for table in tables.sorted_tables:
                 if table.name not in rows or not rows[table.name]:
                     continue
-                wanted = [
-                    {k: _sql(table.c[k], v) for k, v in as_kept(table, row).items() if k in table.c}
-                    for row in rows[table.name]
-                ]
+                if table.name == "outbox" and "fold" in table.c:  # as the model writes it: no block is SQL NULL
+                    table.c.fold.type = sa.JSON(none_as_null=True)
+                wanted = [{k: v for k, v in as_kept(table, row).items() if k in table.c} for row in rows[table.name]]
                 connection.execute(table.insert(), wanted)
             if connection.dialect.name == "postgresql":  # as an old release's inserts left the sequences
                 for table in tables.sorted_tables:
@@ -121,7 +122,7 @@ def test_an_upgrade_from_every_earlier_migration_loses_nothing_and_plays_on(
     dispose_all()
     with SmtpSink() as sink:
         runtime = build_runtime(tmp_path, any_db_url, smtp_url=sink.url)  # runs `pbem db upgrade`'s upgrade
-        kid, sprawl = (row["id"] for row in sorted(rows["games"], key=lambda r: r["id"]))
+        kid, sprawl, left = (row["id"] for row in sorted(rows["games"], key=lambda r: r["id"]))
         with runtime.db.read() as session:
             kept = {
                 "press": session.scalar(sa.select(sa.func.count(PressMessage.id))),
@@ -140,7 +141,10 @@ def test_an_upgrade_from_every_earlier_migration_loses_nothing_and_plays_on(
         assert not any("_fold" in headers for headers in kept["notes"]), "the block left the headers"
         assert kept["press"] == (2 if "press" in had else 0)
         assert kept["vacations"] == (len(rows["vacations"]) if "vacations" in had else 0)
-        for game_id in (kid, sprawl):
+        red = next(s for s in game_row(runtime, left).seats if s.seat == "Red")
+        knew_resigning = earlier_revisions().index(revision) >= earlier_revisions().index("0010_resign_rematch")
+        assert red.left_reason == ("resigned" if knew_resigning else None), "a resignation is kept where it was known"
+        for game_id in (kid, sprawl, left):
             assert runtime.in_reading(verify, game_id).ok, f"game {game_id} after the upgrade from {revision}"
         before = game_row(runtime, kid)
         assert before.state["submitted"]["Suns"] and not before.state["submitted"]["Crowns"], "mid-turn kept"

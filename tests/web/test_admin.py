@@ -202,7 +202,7 @@ def test_create_game(admin_client, sqlite_runtime):
     ("fields", "messages"),
     [
         ({"engine": "chess"}, ["choose a game from the list"]),
-        ({"players": ""}, ["list the players, one per line"]),
+        ({"players": ""}, ["list the players, or leave seats open"]),
         ({"deadline": "soon"}, ["&#39;soon&#39; is not a duration"]),
         ({"options": "justaword"}, ["&#39;justaword&#39; is not NAME=VALUE"]),
         ({"phase_deadlines": "excuses=forever"}, ["&#39;forever&#39; is not a duration"]),

@@ -15,7 +15,7 @@ def test_create_a_game_with_bot_seats(admin_client, sqlite_runtime):
     response = admin_client.post("/admin/games/new", data=data)
     assert response.status_code == 303, response.get_data(as_text=True)
     game = game_row(sqlite_runtime, int(response.location.rsplit("/", 1)[1]))
-    assert len(game.seats) == 2 and [seat.is_bot for seat in game.seats].count(True) == 1
+    assert len(game.seats) == 2 and [seat.held_by_bot for seat in game.seats].count(True) == 1
     with sqlite_runtime.db.read() as session:
         statuses = {m.recipient: m.status for m in session.query(OutboxMessage).filter_by(game_id=game.id)}
     assert statuses["ann@x.org"] == "pending"

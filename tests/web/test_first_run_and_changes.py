@@ -49,7 +49,7 @@ def test_the_console_removes_a_player_once_confirmed(admin_client, sqlite_runtim
     assert refused.status_code == 400 and "tick the box" in refused.get_data(as_text=True)
     done = act(admin_client, game_id, "remove", seat="Suns", confirm="yes", reason="moved away")
     assert done.status_code == 303
-    assert next(s for s in game_row(sqlite_runtime, game_id).seats if s.seat == "Suns").is_vacant
+    assert next(s for s in game_row(sqlite_runtime, game_id).seats if s.seat == "Suns").left_reason == "removed"
     again = act(admin_client, game_id, "remove", seat="Suns", confirm="yes")
     assert again.status_code == 400 and "has no player to remove" in again.get_data(as_text=True)
 

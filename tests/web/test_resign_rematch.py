@@ -25,7 +25,7 @@ def test_resign_on_the_player_page_asks_then_leaves(client, sqlite_runtime):
     leaver = sorted(tokens)[1]
     asked = press_button(client, tokens[leaver], "resign").get_data(as_text=True)
     assert "resign yes" in asked and 'value="resign yes"' in asked, "the answer asks to confirm, with a button"
-    assert game_row(sqlite_runtime, game_id).seats[1].resigned_at is None
+    assert game_row(sqlite_runtime, game_id).seats[1].left_at is None
 
     confirm = {"csrf_token": csrf_of(asked), "order": "resign yes"}  # the button on the page that asked
     done = client.post(f"/play/{tokens[leaver]}", data=confirm, follow_redirects=True).get_data(as_text=True)
@@ -94,7 +94,7 @@ def test_the_resign_question_has_a_way_out_and_a_resigned_seat_is_promised_no_em
     keep = re.search(r'<a class="button secondary" href="([^"]+)">No, keep playing</a>', asked)
     assert keep and keep.group(1) == f"/play/{tokens[leaver]}"
     assert 'value="resign"' not in asked, "the question replaces the Resign button"
-    assert game_row(sqlite_runtime, game_id).seats[0].resigned_at is None
+    assert game_row(sqlite_runtime, game_id).seats[0].left_at is None
     confirm = {"csrf_token": csrf_of(asked), "order": "resign yes"}
     client.post(f"/play/{tokens[leaver]}", data=confirm)
     after = client.get(f"/play/{tokens[leaver]}").get_data(as_text=True)

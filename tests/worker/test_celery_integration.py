@@ -288,7 +288,7 @@ def test_a_bot_seat_moves_through_the_worker(deployment):
     request = games.NewGame(engine="rankchain", players=["Ann <ann@example.org>"], bots=1, seed=5)
     game_id = runtime.in_unit(games.create_game, request)
     engine = get_engine("rankchain")
-    [human] = [seat.seat for seat in game_row(runtime, game_id).seats if not seat.is_bot]
+    [human] = [seat.seat for seat in game_row(runtime, game_id).seats if not seat.held_by_bot]
     seats = seat_ids(runtime, game_id)
     rng = Rng(9)
     for serial in range(4):

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import select
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
@@ -116,7 +117,7 @@ def _now(runtime: Runtime, game: Game | None, seat: Seat | None) -> dict[str, An
         "prompt": view["prompt"],
         "board_html": view["board_html"],
         "play_url": notify.links(runtime, game, seat)["play_url"],
-        "active": game.status == "active",
+        "active": game.status == GameStatus.ACTIVE,
     }
 
 

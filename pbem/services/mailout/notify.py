@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.engine_output import drawn, example_order, rules_url
+from pbem.game_status import OVER, GameStatus
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
@@ -20,9 +21,6 @@ from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
-
-#: Statuses of a game that is over: its emails ask nothing and offer no more news to choose from.
-ENDED = ("finished", "cancelled")
 
 
 def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
@@ -154,7 +152,7 @@ def queue(
             context["away"] = away(session, game, seat)
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
-    ended = game is not None and game.status in ENDED
+    ended = game is not None and game.status in OVER
     footer = (context["notify_pref"], context["preferences_url"]) if account is not None and not ended else None
     draft = Draft(template, kind, subject, context, footer)
     waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
@@ -241,7 +239,7 @@ def seat_draft_context(game: Game, seat: Seat) -> dict[str, Any]:
     view = get_engine(game.engine).private_view(game.state, seat.seat)
     return {
         drafts.VIEW: view,
-        "example": example_order(game.engine, game.state, seat.seat) if game.status == "active" else "",
+        "example": example_order(game.engine, game.state, seat.seat) if game.status == GameStatus.ACTIVE else "",
         **seat_prompt_context(game, seat),
     }
 
@@ -249,7 +247,7 @@ def seat_draft_context(game: Game, seat: Seat) -> dict[str, Any]:
 def seat_prompt_context(game: Game, seat: Seat) -> dict[str, Any]:
     """What ``seat`` is asked to do and by when, for a template that shows no view (a receipt's)."""
     engine = get_engine(game.engine)
-    active = game.status == "active"
+    active = game.status == GameStatus.ACTIVE
     return {
         "prompt": engine.prompt(game.state, seat.seat) if active else "",
         "deadline": format_deadline(game) if active else None,

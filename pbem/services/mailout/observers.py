@@ -28,7 +28,8 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.engine_output import board_picture, html_board
+from pbem.engine_output import board_picture, html_board, safe_text
+from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -43,7 +44,6 @@ MAX_OBSERVERS_PER_GAME = 500
 PENDING_LAPSES = dt.timedelta(days=2)
 #: Confirmation emails one address may be sent in a day, whoever asks.
 MAX_PENDING_PER_ADDRESS = 5
-OPEN = ("active", "paused")
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def subscribe(uow: UnitOfWork, game_id: int, email: str) -> ObserverResult:
     game = session.get(Game, game_id)
     if game is None:
         raise NotFound(f"there is no game {game_id}")
-    if game.status not in OPEN:
+    if game.status not in RUNNING:
         return ObserverResult(False, f"{game.name} is {game.status}; there is nothing more to follow")
     observer = session.scalars(
         select(Observer).where(Observer.game_id == game_id, Observer.email == address)
@@ -205,7 +205,7 @@ def queue_updates(
         return 0
     engine = get_engine(game.engine)
     public = engine.public_view(game.state)
-    public_text = engine.render_text(public)
+    public_text = safe_text(game.engine, public)
     public_html = html_board(game.engine, public)
     public_image = board_picture(game.engine, public)
     for observer in observers:
@@ -278,7 +278,7 @@ def atom_feed(uow: UnitOfWork, game_id: int, base_url: str | None = None, limit:
     shown = 0
     for entry in entries:
         lines = list(entry.events or [])
-        if not lines and entry.kind == "admin":
+        if not lines and entry.kind == LogKind.ADMIN:
             # Admin notes may name addresses; only the action word is public.
             lines = [f"Admin: {entry.text.split(':', 1)[0]}."]
         if not lines:

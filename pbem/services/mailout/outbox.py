@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import Row, bindparam, func, select, update
 
-from pbem.clock import utcnow
+from pbem.clock import machine_span, utcnow
 from pbem.engine_output import inline_pictures
 from pbem.mail import mime
 from pbem.mail.mime import UnsendableMessage
@@ -45,7 +45,8 @@ from pbem.services.mailout.dkim_sign import DkimError
 from pbem.services.mailout.relay import PermanentFailure, TemporaryFailure
 from pbem.tokens import bounce_address
 
-#: Seconds a claim lasts unless renewed: a killed worker's emails are sent again this soon.
+#: Seconds a claim lasts unless renewed: a killed worker's emails are sent again this soon (real seconds,
+#: like every machine-time constant here: see :mod:`pbem.clock`).
 LEASE_SECONDS = 40
 #: While a send lasts, its claim is renewed this often (well inside the lease).
 RENEW_SECONDS = 10.0
@@ -115,7 +116,7 @@ def claimed_when_queued(row: OutboxMessage, now: dt.datetime | None = None) -> N
     If the process dies before sending it, the claim lapses and the sweep sends it, as any claim."""
     row.status = OutboxStatus.SENDING
     row.attempts = 1
-    row.next_try_at = (now or utcnow()) + dt.timedelta(seconds=LEASE_SECONDS)
+    row.next_try_at = (now or utcnow()) + machine_span(LEASE_SECONDS)
 
 
 #: Rows this process queued claimed (see :func:`claimed_when_queued`), by id, once their transaction
@@ -136,7 +137,7 @@ def claimed_here(outbox_id: int) -> bool:
 def claim(runtime: Runtime, outbox_id: int, now: dt.datetime | None = None) -> Row | None:
     """Take the row for sending if it is due at ``now`` (pending, or a lapsed lease), in one statement."""
     now = now or utcnow()
-    lease_until = now + dt.timedelta(seconds=LEASE_SECONDS)
+    lease_until = now + machine_span(LEASE_SECONDS)
     with runtime.db.statements() as connection:
         return connection.execute(_CLAIM, {"row_id": outbox_id, "now": now, "lease_until": lease_until}).one_or_none()
 
@@ -152,7 +153,7 @@ _RENEW = update(_OUTBOX).where(*_OURS).values(next_try_at=bindparam("lease_until
 
 def renew(runtime: Runtime, row: Row) -> bool:
     """Extend this worker's claim on ``row`` by a lease (False: it is no longer ours)."""
-    params = {"row_id": row.id, "claimed": row.attempts, "lease_until": utcnow() + dt.timedelta(seconds=LEASE_SECONDS)}
+    params = {"row_id": row.id, "claimed": row.attempts, "lease_until": utcnow() + machine_span(LEASE_SECONDS)}
     with runtime.db.statements() as connection:
         return connection.execute(_RENEW, params).rowcount == 1
 
@@ -279,7 +280,7 @@ def _send(runtime: Runtime, url: str, row: Row, rendered: dict[str, Any]) -> tup
     except (TemporaryFailure, DkimError) as failure:  # a bad DKIM key: the admin fixes it (``pbem check``)
         if row.attempts >= MAX_ATTEMPTS:
             return "failed", f"{failure} (gave up after {row.attempts} attempts)", None
-        return "pending", str(failure), utcnow() + dt.timedelta(seconds=backoff(row.attempts))
+        return "pending", str(failure), utcnow() + machine_span(backoff(row.attempts))
     except PermanentFailure as failure:
         return "failed", str(failure), None
     return "sent", None, None

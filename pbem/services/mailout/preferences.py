@@ -32,9 +32,11 @@ import html
 import textwrap
 
 from engines import get_engine
+from pbem.game_status import GameStatus
 from pbem.models import Account, Game, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime
+from pbem.seating import who_plays
 from pbem.services import ServiceError
 
 #: News a ``my_turn`` seat was not sent, told at the top of its next email (see :mod:`pbem.services.mailout.folds`).
@@ -108,22 +110,23 @@ def effective(game: Game, seat: Seat) -> str:
 
 
 def must_act(game: Game, seat: Seat) -> bool:
-    return game.status == "active" and seat.seat in get_engine(game.engine).to_act(game.state)
+    return game.status == GameStatus.ACTIVE and seat.seat in get_engine(game.engine).to_act(game.state)
 
 
 def news_waits(game: Game, seat: Seat) -> bool:
     """News for ``seat`` waits for its next email: ``my_turn`` while it need not act."""
-    return not seat.is_bot and effective(game, seat) == "my_turn" and not must_act(game, seat)
+    return (
+        who_plays(game.house_rules, seat).has_player and effective(game, seat) == "my_turn" and not must_act(game, seat)
+    )
 
 
 def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
     """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held, waiting or suppressed."""
     if game is None or seat is None or seat.account is None:
         return "pending"
-    if seat.is_bot or seat.is_vacant:
-        return "suppressed"  # the bot reads the game, not email; a vacant seat has nobody to read it
-    if seat.resigned_at is not None and kind != "receipt":
-        return "suppressed"  # a player who left hears only the answers to what they still send
+    occupant = who_plays(game.house_rules, seat)
+    if occupant.bot_seat or (occupant.left and kind != "receipt"):
+        return "suppressed"  # the bot reads the game, not email; a player who left hears only answers to what they send
     pref = effective(game, seat)
     if pref == "none":
         return "pending" if kind in ANSWER_KINDS else "suppressed"

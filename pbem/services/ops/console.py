@@ -4,17 +4,19 @@ game's inbound mail and full log, and a resend of a seat's latest email."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from pbem.game_status import RUNNING
 from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
-from pbem.services.mailout import drafts
+from pbem.services.mailout import drafts, retention
 from pbem.services.mailout.notify import new_message_id
+from pbem.services.play import engine_faults
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
 from pbem.services.play.history import history_size
 from pbem.services.play.queries import game_fields
@@ -23,7 +25,6 @@ from pbem.tokens import reply_address
 REFUSED_INBOUND = ("rejected", "failed", "held")
 #: Inbound mail never answered: bounces, auto-replies, loops, rate-limited senders.
 DROPPED_INBOUND = ("dropped",)
-OPEN_STATUSES = ("active", "paused")
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Dashboard:
     #: Counted up to :data:`COUNT_CAP` (more reads as "COUNT_CAP+").
     games_total: int
     games_cap: int = COUNT_CAP
+    #: Engines that failed on an order (and messages that failed) in the last day, one entry per kind.
+    engine_faults: list[engine_faults.Recent] = field(default_factory=list)
 
 
 def dashboard(uow: UnitOfWork, limit: int = 100, games_limit: int = 50) -> Dashboard:
@@ -48,6 +51,7 @@ def dashboard(uow: UnitOfWork, limit: int = 100, games_limit: int = 50) -> Dashb
         failed_outbox=_failed_outbox(session, limit),
         games=_game_rows(session, games_limit),
         games_total=capped_count(session),
+        engine_faults=engine_faults.recent(session),
     )
 
 
@@ -55,7 +59,7 @@ def _late_seats(session, limit: int) -> list[dict[str, Any]]:
     late = session.scalars(
         select(Seat)
         .join(Game)
-        .where(Seat.missed_deadlines > 0, Game.status.in_(OPEN_STATUSES))
+        .where(Seat.missed_deadlines > 0, Game.status.in_(RUNNING))
         .options(selectinload(Seat.game), selectinload(Seat.account))
         .order_by(Seat.missed_deadlines.desc(), Seat.id)
         .limit(limit)
@@ -104,9 +108,9 @@ def _failed_outbox(session, limit: int) -> list[dict[str, Any]]:
 def _game_rows(session, limit: int) -> list[dict[str, Any]]:
     """The ``limit`` games most worth a look: open ones first, newest first (each read from an index)."""
     query = select(Game).options(selectinload(Game.seats).selectinload(Seat.account)).order_by(Game.id.desc())
-    games = list(session.scalars(query.where(Game.status.in_(OPEN_STATUSES)).limit(limit)))
+    games = list(session.scalars(query.where(Game.status.in_(RUNNING)).limit(limit)))
     if len(games) < limit:
-        games += session.scalars(query.where(Game.status.not_in(OPEN_STATUSES)).limit(limit - len(games)))
+        games += session.scalars(query.where(Game.status.not_in(RUNNING)).limit(limit - len(games)))
     return [
         {
             **game_fields(g),
@@ -199,6 +203,11 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
     ).one_or_none()
     if latest is None:
         raise ServiceError(f"no email has been sent to {seat.seat} ({seat.account.email}) yet")
+    if not retention.is_kept(latest):
+        raise ServiceError(
+            f"the latest email to {seat.seat} ({latest.created_at:%Y-%m-%d %H:%M} UTC) is no longer kept: sent emails' "
+            f"texts are kept for {retention.kept_words(settings.keep_email_seconds)} (PBEM_KEEP_EMAILS)"
+        )
     headers = dict(latest.headers or {})
     headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
     text, html = drafts.text_and_html(latest)  # one not sent yet may be a draft

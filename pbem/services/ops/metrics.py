@@ -9,20 +9,25 @@ Read at scrape time from the database (a registry per app, no global state).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game, InboundMessage, OutboxMessage
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.ops import strangers
 from pbem.services.ops.outage import unreachable
+from pbem.services.play import engine_faults
 
+T = TypeVar("T")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -43,7 +48,7 @@ def backlogs(uow: UnitOfWork) -> dict[str, Backlog]:
             OutboxMessage.status.in_(("pending", "sending"))
         ),
         "deadlines": select(func.count(Game.id), func.min(Game.deadline)).where(
-            Game.status == "active", Game.deadline.is_not(None), Game.deadline <= now
+            Game.status == GameStatus.ACTIVE, Game.deadline.is_not(None), Game.deadline <= now
         ),
     }
     found = {}
@@ -94,6 +99,23 @@ class BacklogCollector(Collector):
         yield age
 
 
+def scraped(runtime: Runtime, read: Callable[[Session], T]) -> T | None:
+    """``read(session)`` in a reading unit of its own (a scrape is an entry point), or None while the
+    database does not answer (``pbem_database_up`` says so)."""
+    try:
+        with runtime.reading() as uow:
+            return read(uow.session)
+    except Exception as error:
+        if not unreachable(error):
+            raise
+        return None
+
+
+def _faults(session: Session) -> tuple[dict[str, int], int]:
+    failed = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "failed"))
+    return engine_faults.counts_by_engine(session), int(failed or 0)
+
+
 class StrangerCollector(Collector):
     """Messages from strangers left unanswered because their budget was spent (see :mod:`.strangers`)."""
 
@@ -101,12 +123,8 @@ class StrangerCollector(Collector):
         self.runtime = runtime
 
     def collect(self) -> Iterator[CounterMetricFamily]:
-        try:
-            with self.runtime.reading() as uow:  # a scrape is an entry point of its own
-                found = strangers.withheld(uow.session)
-        except Exception as error:
-            if not unreachable(error):
-                raise
+        found = scraped(self.runtime, strangers.withheld)
+        if found is None:
             return  # pbem_database_up says so
         withheld = CounterMetricFamily(
             "pbem_stranger_answers_withheld", "Messages from non-players left unanswered: their budget was spent"
@@ -115,10 +133,38 @@ class StrangerCollector(Collector):
         yield withheld
 
 
+class FaultCollector(Collector):
+    """Lines a game's engine failed on, by engine, and messages that failed every attempt
+    (see :mod:`pbem.services.play.engine_faults`): each was answered or told to the admin."""
+
+    def __init__(self, runtime: Runtime):
+        self.runtime = runtime
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        found = scraped(self.runtime, _faults)
+        if found is None:
+            return  # pbem_database_up says so
+        counts, failed = found
+        faults = CounterMetricFamily(
+            "pbem_engine_faults",
+            "Orders a game's engine failed on (the line answered in words, the rest of the message applied)",
+            labels=["engine"],
+        )
+        for engine, count in sorted(counts.items()):
+            faults.add_metric([engine], count)
+        yield faults
+        inbound = CounterMetricFamily(
+            "pbem_inbound_failed", "Inbound messages that failed every attempt (the admin told, the sender answered)"
+        )
+        inbound.add_metric([], failed)
+        yield inbound
+
+
 def registry_for(runtime: Runtime) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=False)
     registry.register(BacklogCollector(runtime))
     registry.register(StrangerCollector(runtime))
+    registry.register(FaultCollector(runtime))
     return registry
 
 

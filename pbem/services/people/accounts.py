@@ -14,13 +14,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from engines import get_engine
+from pbem.game_status import OVER, GameStatus
 from pbem.models import Account, Game, LobbyEntry, Seat
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import LINKS_CHANGE, Left, who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
 
 #: The order games are listed in after the ones waiting for the player.
-_STATUS_ORDER = {"active": 0, "paused": 1, "open": 2, "finished": 3, "cancelled": 4}
+_STATUS_ORDER = {
+    status: order
+    for order, status in enumerate(
+        (GameStatus.ACTIVE, GameStatus.PAUSED, GameStatus.OPEN, GameStatus.FINISHED, GameStatus.CANCELLED)
+    )
+}
 #: Finished and cancelled games listed on ``/me`` (the newest).
 MAX_OVER = 50
 
@@ -109,7 +116,8 @@ def seat_rows(session: Session, account_id: int) -> list[Seat]:
 def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
     game = seat.game
     engine = get_engine(game.engine)
-    playing = game.status == "active" and seat.resigned_at is None  # a player who resigned has nothing to do
+    left = who_plays(game.house_rules, seat).left
+    playing = game.status == GameStatus.ACTIVE and not left  # a player who left has nothing to do
     to_act = playing and seat.seat in engine.to_act(game.state)
     deadline = game.deadline if playing else None
     return {
@@ -122,13 +130,15 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "turn": game.turn,
         "phase": game.phase,
         "to_act": to_act,
-        "resigned": seat.resigned_at is not None,
+        "resigned": left is Left.RESIGNED,
+        "left": left,
         "deadline": deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if deadline else None,
         "deadline_local": local_time(deadline, tz),
-        "play_url": f"{runtime.settings.base_url}/play/{seat.web_token}",
+        # the seat was taken from them: its link changed, and is no longer theirs to see
+        "play_url": None if left in LINKS_CHANGE else f"{runtime.settings.base_url}/play/{seat.web_token}",
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
-        "result": (game.result or {}).get("summary") if game.status == "finished" else None,
-        "outcome": game.result if game.status == "finished" else None,
+        "result": (game.result or {}).get("summary") if game.status == GameStatus.FINISHED else None,
+        "outcome": game.result if game.status == GameStatus.FINISHED else None,
     }
 
 
@@ -139,7 +149,7 @@ def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
         "name": game.name,
         "engine": game.engine,
         "title": get_engine(game.engine).title,
-        "status": "open",
+        "status": GameStatus.OPEN,
         "seat": None,
         "turn": 0,
         "phase": f"waiting for players: {taken} of {game.seats_wanted} seats taken",
@@ -168,13 +178,13 @@ def my_games(uow: UnitOfWork, account_id: int) -> dict[str, Any]:
     entries = session.scalars(
         select(LobbyEntry)
         .join(Game, Game.id == LobbyEntry.game_id)
-        .where(LobbyEntry.account_id == account_id, Game.status == "open")
+        .where(LobbyEntry.account_id == account_id, Game.status == GameStatus.OPEN)
     )
     for entry in entries:
         game = session.get(Game, entry.game_id)
         items.append(_waiting_item(uow.runtime, game, taken(session, game.id)))
-    running = [i for i in items if i["status"] not in ("finished", "cancelled")]
-    over = [i for i in items if i["status"] in ("finished", "cancelled")][:MAX_OVER]
+    running = [i for i in items if i["status"] not in OVER]
+    over = [i for i in items if i["status"] in OVER][:MAX_OVER]
     return {
         "account": {"name": account.name, "tz": tz, "notify": account.notify or "default"},
         "email": account.email,

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from engines import get_engine
+from pbem.game_status import GameStatus
 from pbem.models import Account, RatingChange, name_slug
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
@@ -55,7 +56,7 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
     for seat in seat_rows(session, account.id)[:MAX_GAMES]:
         game = seat.game
         place = None
-        if game.status == "finished":
+        if game.status == GameStatus.FINISHED:
             place = places(game.result, [s.seat for s in game.seats])[seat.seat] + 1
         change = changes.get(game.id)
         rows.append(
@@ -72,7 +73,7 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
                 "rating_change": round(change.after - change.before, 1) if change else None,
             }
         )
-    finished = [r for r in rows if r["status"] == "finished"]
+    finished = [r for r in rows if r["status"] == GameStatus.FINISHED]
     return {
         "handle": handle(account),
         "name": shown_name(account),

@@ -2,10 +2,10 @@
 
 A game is rated once, in the transaction that finishes it: each seat's place
 comes from the engine's outcome ranking (a tied group shares a place), except
-that a seat whose player resigned comes last, whatever its stand-in made of
-it.  Games that were cancelled never finish, and games in which a bot played
-for a seat that had not resigned are not rated: they say little about the
-people at the table.  The figure
+that a seat whose player left (resigned, removed, dropped) comes last, whatever
+its stand-in made of it.  Games that were cancelled never finish, and games with
+a bot's seat, or in which a bot played for a seat whose player stayed, are not
+rated: they say little about the people at the table.  The figure
 shown is openskill's conservative ordinal (mu - 3 sigma), 0 for a newcomer.
 """
 
@@ -21,8 +21,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, selectinload
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry, Rating, RatingChange
 from pbem.runtime import UnitOfWork
+from pbem.seating import who_plays
 from pbem.services.people.accounts import handle, shown_name
 
 #: Log sources of orders not chosen by the seat's player.
@@ -34,30 +36,35 @@ def model() -> PlackettLuce:
     return PlackettLuce()
 
 
-def places(result: dict[str, Any] | None, seats: list[str], resigned: Collection[str] = ()) -> dict[str, int]:
-    """Each seat's place (0 best) from an outcome's ranking; a seat the ranking omits, and a
-    resigned seat, comes last (resigned seats share the last place)."""
+def places(result: dict[str, Any] | None, seats: list[str], left: Collection[str] = ()) -> dict[str, int]:
+    """Each seat's place (0 best) from an outcome's ranking; a seat the ranking omits, and a seat
+    whose player left, comes last (seats whose players left share the last place)."""
     ranking = (result or {}).get("ranking") or []
-    found = {seat: index for index, group in enumerate(ranking) for seat in group if seat not in resigned}
+    found = {seat: index for index, group in enumerate(ranking) for seat in group if seat not in left}
     last = len(ranking)
-    return {seat: found.get(seat, last) if seat not in resigned else last + 1 for seat in seats}
+    return {seat: found.get(seat, last) if seat not in left else last + 1 for seat in seats}
 
 
 def rateable(session: Session, game: Game) -> bool:
-    """Finished, with a ranking, among two or more people, no bot orders, no seat left without a
-    player, and not rated yet."""
-    if game.status != "finished" or not (game.result or {}).get("ranking") or len(game.seats) < 2:
+    """Finished, with a ranking, among two or more people, no bot's seat and no bot orders for a seat
+    whose player stayed, and not rated yet."""
+    if game.status != GameStatus.FINISHED or not (game.result or {}).get("ranking") or len(game.seats) < 2:
         return False
-    if any(seat.is_vacant for seat in game.seats):
+    if any(seat.held_by_bot for seat in game.seats):  # a bot's seat (or one made vacant before players left)
         return False
-    resigned = [seat.seat for seat in game.seats if seat.resigned_at is not None]
+    left = _left_seats(game)
     bots = session.scalar(
         select(LogEntry.id)
-        .where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES), LogEntry.seat.not_in(resigned))
+        .where(LogEntry.game_id == game.id, LogEntry.source.in_(BOT_SOURCES), LogEntry.seat.not_in(left))
         .limit(1)
     )
     done = session.scalar(select(RatingChange.id).where(RatingChange.game_id == game.id).limit(1))
     return bots is None and done is None
+
+
+def _left_seats(game: Game) -> list[str]:
+    """The seats whose players left (resigned, removed, dropped): they come last, whatever their stand-ins did."""
+    return [seat.seat for seat in game.seats if who_plays(game.house_rules, seat).left]
 
 
 def rate_game(session: Session, game: Game) -> bool:
@@ -71,8 +78,7 @@ def rate_game(session: Session, game: Game) -> bool:
     before = [
         openskill.rating(mu=stored[i].mu, sigma=stored[i].sigma) if stored[i].games else openskill.rating() for i in ids
     ]
-    resigned = [seat.seat for seat in seats if seat.resigned_at is not None]
-    place = places(game.result, [seat.seat for seat in seats], resigned)
+    place = places(game.result, [seat.seat for seat in seats], _left_seats(game))
     after = openskill.rate([[r] for r in before], ranks=[place[seat.seat] for seat in seats])
     now = utcnow()
     for account_id, old, (new,) in zip(ids, before, after, strict=True):

@@ -16,9 +16,9 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Game, Seat
 
-RUNNING = ("active", "paused")
 #: (database, game id, version) -> the seats that must act; emptied when full (entries are tiny and cheap to redo).
 _to_act: dict[tuple[str, int, int], frozenset[str]] = {}
 _TO_ACT_MAX = 20_000
@@ -68,7 +68,9 @@ def turns_of(session: Session | Connection, scope: str, account_id: int) -> Turn
     """The account's seats in running games; ``scope`` names the database (the cache is per process).
     Core statements only: a bare connection serves as well as a session."""
     rows = session.execute(_SEATS, {"account_id": account_id}).all()
-    missing = [r.game_id for r in rows if r.status == "active" and (scope, r.game_id, r.version) not in _to_act]
+    missing = [
+        r.game_id for r in rows if r.status == GameStatus.ACTIVE and (scope, r.game_id, r.version) not in _to_act
+    ]
     if missing:
         if len(_to_act) > _TO_ACT_MAX:
             _to_act.clear()
@@ -76,7 +78,7 @@ def turns_of(session: Session | Connection, scope: str, account_id: int) -> Turn
             _to_act[(scope, game_id, version)] = get_engine(engine).to_act(state)
     seats = []
     for r in rows:
-        waiting = _to_act.get((scope, r.game_id, r.version)) if r.status == "active" else None
+        waiting = _to_act.get((scope, r.game_id, r.version)) if r.status == GameStatus.ACTIVE else None
         seats.append(SeatTurn(r.game_id, r.name, r.seat, r.web_token, r.status, bool(waiting and r.seat in waiting)))
     probe = tuple((r.game_id, r.seat, r.version, r.status, r.deadline) for r in rows)
     return Turns(tuple(seats), probe)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Account, Game, OutboxMessage, Seat, is_bot_address
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -64,7 +65,7 @@ def change_address(uow: UnitOfWork, old: str, new: str) -> AddressChange:
             .where(Seat.account_id == account.id)
             .order_by(Game.id)
         )
-        if game.status in ("active", "paused", "open")
+        if game.status in RUNNING | {GameStatus.OPEN}
     ]
     details = [f"Your games: {', '.join(names)}." if names else "You have no game in progress."]
     details.append("Your seats, their reply addresses and your links stay as they were.")

@@ -1,162 +1,105 @@
-"""Which seats the server's bot plays, and nudging it when one of them must act.
+"""Who plays for a seat its player does not play, and nudging them when one of its seats must act.
 
-A seat created with ``--bot N`` belongs to an account in :data:`pbem.models.BOT_DOMAIN`
-(no email ever goes there).  Whenever a game changes and a bot seat is among
-those to act, a ``play_bots`` task is nudged after the commit; the sweep finds
-any such game whose nudge was lost (see :func:`waiting_game_ids`).
-
-A resigned seat (:mod:`pbem.services.play.resign`) is the bot's too when the
-game's late-seat policy is ``bot:N``; under any other policy nobody plays it,
-so a turn waiting only for resigned seats has its deadline brought to now
-(the engine's defaults then play them, and the game goes on).
+Who plays a seat is :func:`pbem.seating.who_plays`'s answer: the bot for a
+seat made with ``--bot N`` (its account is in :data:`pbem.models.BOT_DOMAIN`, so
+no email ever goes there), and for a seat whose player left
+(:mod:`pbem.services.play.leaving`) the game's late-seat policy: the bot under
+``bot:N``, else the game's defaults.  Whenever a game changes and such a seat
+must act (the defaults: when the table waits for nobody else), a ``play_bots``
+task is nudged after the commit; the sweep finds any such game whose nudge was
+lost (see :func:`waiting_game_ids`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
-from sqlalchemy import Select, bindparam, inspect, or_, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, select, text, union
+from sqlalchemy.orm import Session, selectinload
 
 from engines.base import Engine
-from pbem.clock import utcnow
-from pbem.models import BOT_ACCOUNTS, Account, Game, Seat, is_bot_address
+from pbem.clock import machine_span, utcnow
+from pbem.game_status import GameStatus
+from pbem.models import BOT_ACCOUNTS, SEATS_LEFT, Account, Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.play.house_rules import rules_of
-from pbem.services.play.locking import stand_ins_read
+from pbem.seating import PlayedBy
+from pbem.services.play.occupants import occupants
 
-#: A game changed this recently is left to the task nudged when it changed.
-GRACE = dt.timedelta(seconds=5)
+#: A game changed this recently (real seconds) is left to the task nudged when it changed.
+GRACE_SECONDS = 5.0
 
 
-def due_seats(engine: Engine, game: Game) -> list[str]:
-    """Bot seats the engine asks to act now, in seat order; else the vacant seats to act, if the
-    table waits for nobody else (a removed player's seat: see :mod:`pbem.services.play.removal`)."""
-    if game.status != "active" or engine.outcome(game.state) is not None:
-        return []
+@dataclass(frozen=True)
+class Due:
+    """Seats a stand-in must play now: the bot's (``by`` BOT) or the game's defaults' (``by`` DEFAULTS)."""
+
+    by: PlayedBy
+    seats: frozenset[str]
+
+
+def due(session: Session, engine: Engine, game: Game) -> Due | None:
+    """The bot's seats the engine asks to act now; else the seats the game's defaults play, if the
+    table waits for nobody else (None: the table waits for a player, or for nobody)."""
+    if game.status != GameStatus.ACTIVE or engine.outcome(game.state) is not None:
+        return None
     waiting = engine.to_act(game.state)
-    resigned_too = rules_of(game).late_kind == "bot"
-    bots = [
-        seat.seat
-        for seat in game.seats
-        if seat.seat in waiting and (seat.is_bot or (resigned_too and seat.resigned_at is not None))
-    ]
+    if not waiting:
+        return None
+    stand_ins = occupants(session, game)
+    bots = frozenset(name for name in waiting if name in stand_ins and stand_ins[name].by is PlayedBy.BOT)
     if bots:
-        return bots
-    vacant = [seat.seat for seat in game.seats if seat.seat in waiting and seat.is_vacant]
-    return vacant if vacant and len(vacant) == len(waiting) else []
+        return Due(PlayedBy.BOT, bots)
+    if all(name in stand_ins and stand_ins[name].by is PlayedBy.DEFAULTS for name in waiting):
+        return Due(PlayedBy.DEFAULTS, frozenset(waiting))
+    return None
+
+
+def due_seats(session: Session, engine: Engine, game: Game) -> tuple[PlayedBy, list[str]] | None:
+    """:func:`due`, its seats in seat order (the bot plays the first)."""
+    found = due(session, engine, game)
+    if found is None:
+        return None
+    return found.by, [seat.seat for seat in game.seats if seat.seat in found.seats]
 
 
 def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
-    """Ask the worker to play the bot's seats (or a vacant seat's defaults) once this transaction
-    commits, if one must act.
+    """Ask the worker to play the bot's seats (or the game's defaults for seats nobody plays) once
+    this transaction commits, if one must act.
 
-    Called on every order: one indexed query for the game's bot and resigned seats, never a
-    load of every seat and account (an order's transaction holds only the seat that wrote).
-    When only resigned seats that no bot plays are left to act, the deadline is brought to
-    now, so the game's defaults play them at once (call this after the turn's deadline is set).
+    Called on every order: who plays the game's seats is read from the order's lock
+    (:mod:`pbem.services.play.occupants`), never by loading every seat and account.
     """
-    if game.status != "active" or engine.outcome(game.state) is not None:
-        return
-    waiting = engine.to_act(game.state)
-    if not waiting:
-        return
-    robots, resigned = stand_ins(session, game)
-    if resigned and rules_of(game).late_kind == "bot":
-        robots |= resigned
-    if not waiting.isdisjoint(robots):
+    if due(session, engine, game) is not None:
         UnitOfWork.of(session).nudge("play_bots", game.id)
-    elif resigned and waiting <= resigned:
-        game.deadline, game.next_reminder = utcnow(), None
-        UnitOfWork.of(session).nudge("fire_deadline", game.id)
 
 
 _SEATS, _ACCOUNTS = Seat.__table__, Account.__table__
-#: The seats the bot plays, through the partial index of the bot's accounts (its predicate
-#: written literally, so the planner matches the index).
-_BOT_SEATS = (
-    select(_SEATS.c.game_id, _SEATS.c.seat)
+#: The games with a seat the bot plays or whose player left, through the partial indexes of the bot's
+#: accounts and of the seats left (their predicates written literally, so the planner matches them).
+_STAND_IN_GAMES = union(
+    select(_SEATS.c.game_id)
     .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
-    .where(text(f"accounts.{BOT_ACCOUNTS}"))
+    .where(text(f"accounts.{BOT_ACCOUNTS}")),
+    select(_SEATS.c.game_id).where(text(f"seats.{SEATS_LEFT}")),
 )
-#: The game's bot seats and resigned seats, each with whether it is resigned.
-_STAND_INS_OF_GAME = (
-    select(_SEATS.c.seat, _SEATS.c.resigned_at.is_not(None))
-    .join(_ACCOUNTS, _ACCOUNTS.c.id == _SEATS.c.account_id)
-    .where(_SEATS.c.game_id == bindparam("game_id"))
-    .where(or_(text(f"accounts.{BOT_ACCOUNTS}"), _SEATS.c.resigned_at.is_not(None)))
-)
-
-
-def stand_ins(session: Session, game: Game) -> tuple[set[str], set[str]]:
-    """The game's seats the bot plays and its resigned seats: from its seats when the unit holds
-    them all (the lock of an order loads them), else as the lock read them (the mail path's, see
-    :func:`pbem.services.play.locking.lock_game_of_seat`), else in a statement of their own."""
-    if "seats" not in inspect(game).unloaded and all("account" not in inspect(s).unloaded for s in game.seats):
-        return _of_seats(game.seats)
-    known = stand_ins_read(session, game.id)
-    if known is not None and not _stand_ins_changed(session):
-        return set(known[0]), set(known[1])
-    return stand_in_seats(session, game.id)
-
-
-#: What makes a seat a stand-in's: who holds it (and their address), and whether they resigned.
-_STAND_IN_FIELDS = {Seat: ("account_id", "resigned_at"), Account: ("email",)}
-
-
-def _stand_ins_changed(session: Session) -> bool:
-    """Whether this unit made or changed a seat or account in a way that may change the stand-ins."""
-    if any(isinstance(row, (Seat, Account)) for row in session.new):
-        return True
-    for row in session.dirty:
-        fields = _STAND_IN_FIELDS.get(type(row), ())
-        if any(inspect(row).attrs[name].history.has_changes() for name in fields):
-            return True
-    return False
-
-
-def _of_seats(seats: list[Seat]) -> tuple[set[str], set[str]]:
-    """What :data:`_STAND_INS_OF_GAME` reads, from seats in hand (seats without an account are neither)."""
-    robots: set[str] = set()
-    resigned: set[str] = set()
-    for seat in seats:
-        if seat.account is None:
-            continue
-        if seat.resigned_at is not None:
-            resigned.add(seat.seat)
-        elif is_bot_address(seat.account.email):
-            robots.add(seat.seat)
-    return robots, resigned
-
-
-def stand_in_seats(session: Session, game_id: int) -> tuple[set[str], set[str]]:
-    """The game's seats the bot plays and its resigned seats: one statement on the session's connection.
-
-    Not through the ORM, which would cost twice as much on every order, and with
-    no autoflush: the order's pending rows change no seat.
-    """
-    robots: set[str] = set()
-    resigned: set[str] = set()
-    for seat, left in session.connection().execute(_STAND_INS_OF_GAME, {"game_id": game_id}):
-        (resigned if left else robots).add(seat)
-    return robots, resigned
 
 
 def waiting_games_query(cutoff: dt.datetime, limit: int) -> Select:
-    """Active games unchanged since ``cutoff`` with a bot seat, found from the bot's few accounts."""
-    with_bots = _BOT_SEATS.with_only_columns(_SEATS.c.game_id)
+    """Active games unchanged since ``cutoff`` with a seat a stand-in plays, found from the few such seats."""
     return (
         select(Game)
-        .where(Game.status == "active", Game.updated_at <= cutoff, Game.id.in_(with_bots))
+        .where(Game.status == GameStatus.ACTIVE, Game.updated_at <= cutoff, Game.id.in_(_STAND_IN_GAMES))
+        .options(selectinload(Game.seats).selectinload(Seat.account))  # who plays each seat: two statements in all
         .order_by(Game.id)
         .limit(limit)
     )
 
 
 def waiting_game_ids(uow: UnitOfWork, limit: int = 200) -> list[int]:
-    """Active games, unchanged for a few seconds, where a bot seat must act (the sweep's re-drive)."""
+    """Active games, unchanged for a few seconds, where a stand-in must act (the sweep's re-drive)."""
     from engines import get_engine
 
     session = uow.session
-    query = waiting_games_query(utcnow() - GRACE, limit)
-    return [game.id for game in session.scalars(query) if due_seats(get_engine(game.engine), game)]
+    query = waiting_games_query(utcnow() - machine_span(GRACE_SECONDS), limit)
+    return [game.id for game in session.scalars(query) if due(session, get_engine(game.engine), game)]

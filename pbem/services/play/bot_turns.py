@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
 from engines.base import Engine, Step
 from engines.bots import Budget, choose
+from pbem.game_status import LogKind
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
+from pbem.seating import PlayedBy
 from pbem.services.play.bot_seats import due_seats
 from pbem.services.play.locking import lock_game
+from pbem.services.play.occupants import describe_defaults, occupants
 from pbem.services.play.settling import append_log, engine_for, settle
 
 _BOT_SALT = 0xB07_5EED_0000
@@ -48,25 +52,27 @@ def play_one(session: Session, game: Game, engine: Engine, seat: str) -> tuple[s
     step = engine.apply_order(game.state, seat, order)
     game.state = step.state
     text = engine.format_order(order)
-    append_log(session, game, kind="order", source="bot", seat=seat, text=text, events=step.events)
+    append_log(session, game, kind=LogKind.ORDER, source="bot", seat=seat, text=text, events=step.events)
     return text, step
 
 
 def play(uow: UnitOfWork, game_id: int) -> int:
-    """Play one order for the first bot seat that must act (the ``play_bots`` task); returns 1 or 0.
+    """Play one order for the first bot seat that must act, or the game's defaults for the seats nobody
+    plays when the table waits for nobody else (the ``play_bots`` task); returns 1 or 0.
 
     One decision per transaction and task, so players get each turn's email as
-    it happens; the change nudges the next task if a bot seat must act again.
-    Idempotent: nothing happens once no bot seat must act.
+    it happens; the change nudges the next task if a stand-in must act again.
+    Idempotent: nothing happens once no stand-in must act.
     """
     session = uow.session
     game = lock_game(session, game_id)
     engine = engine_for(game)
-    seats = due_seats(engine, game)
-    if not seats:
+    found = due_seats(session, engine, game)
+    if found is None:
         return 0
+    by, seats = found
     old_turn = game.turn
-    if any(seat.is_vacant for seat in game.seats if seat.seat == seats[0]):
+    if by is PlayedBy.DEFAULTS:
         step = play_defaults(session, game, engine, seats)
     else:
         _, step = play_one(session, game, engine, seats[0])
@@ -75,9 +81,14 @@ def play(uow: UnitOfWork, game_id: int) -> int:
 
 
 def play_defaults(session: Session, game: Game, engine: Engine, seats: list[str]) -> Step:
-    """The game's defaults for vacant seats, the only ones the table waits for (logged as a timeout)."""
+    """The game's defaults for seats whose players left, the only ones the table waits for (logged as a
+    timeout, in words that say so: never a deadline that did not pass)."""
     step = engine.apply_timeout(game.state)
     game.state = step.state
-    text = "vacant: " + ", ".join(seats)
-    append_log(session, game, kind="timeout", source="vacant", text=text, events=step.events)
-    return step
+    stand_ins = occupants(session, game)
+    events = [
+        *(stand_ins[seat.seat].sentence(seat.public_label) for seat in game.seats if seat.seat in seats),
+        *describe_defaults(step.events, stand_ins),
+    ]
+    append_log(session, game, kind=LogKind.TIMEOUT, source="defaults", text="left: " + ", ".join(seats), events=events)
+    return replace(step, events=events)

@@ -22,6 +22,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.mail.automated import Bounce
 from pbem.models import Account, Game, OutboxMessage, Seat
 from pbem.outbox_status import OUT, OutboxStatus, sources
@@ -79,7 +80,9 @@ def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> No
         .values(status=OutboxStatus.UNREACHABLE)
     )
     seats = session.scalars(
-        select(Seat).join(Game, Game.id == Seat.game_id).where(Seat.account_id == account.id, Game.status == "active")
+        select(Seat)
+        .join(Game, Game.id == Seat.game_id)
+        .where(Seat.account_id == account.id, Game.status == GameStatus.ACTIVE)
     ).all()
     for seat in seats:
         game = session.get(Game, seat.game_id)

@@ -2,7 +2,7 @@
 
 The sweep runs every few seconds; a deadline it only finds once passed is late
 by up to one period.  Each run therefore also reads the games whose deadline
-comes within :data:`LOOKAHEAD` and sends their ``fire_deadline`` with a broker
+comes within :func:`lookahead` and sends their ``fire_deadline`` with a broker
 ETA at that moment.  Firing is idempotent (a game whose deadline moved or was
 handled is left alone), so a second schedule by the next run costs one locked
 read; if the scheduled task is lost, the sweep still fires the deadline late.
@@ -19,20 +19,24 @@ import datetime as dt
 
 from sqlalchemy import select
 
-from pbem.clock import utcnow
+from pbem.clock import sweep_span, utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
 
-#: A little more than the sweep's period, so that each deadline is scheduled by some run.
-LOOKAHEAD = dt.timedelta(seconds=2.5)
+
+def lookahead() -> dt.timedelta:
+    """A little more than the sweep's period (in game time), so that each deadline is scheduled by some run."""
+    return sweep_span() * 1.25
 
 
-def due_soon(uow: UnitOfWork, lookahead: dt.timedelta = LOOKAHEAD, limit: int = 500) -> list[tuple[int, float]]:
-    """(game id, seconds until its deadline) of active games due within ``lookahead`` (an index range)."""
+def due_soon(uow: UnitOfWork, within: dt.timedelta | None = None, limit: int = 500) -> list[tuple[int, float]]:
+    """(game id, game seconds until its deadline) of active games due ``within`` (default: :func:`lookahead`)."""
     now = utcnow()
+    within = lookahead() if within is None else within
     query = (
         select(Game.id, Game.deadline)
-        .where(Game.status == "active", Game.deadline > now, Game.deadline <= now + lookahead)
+        .where(Game.status == GameStatus.ACTIVE, Game.deadline > now, Game.deadline <= now + within)
         .order_by(Game.deadline)
         .limit(limit)
     )

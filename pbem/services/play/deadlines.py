@@ -8,13 +8,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
+from engines.base import Engine
 from pbem import faults
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import Occupant
 from pbem.services.mailout import folds, notify
 from pbem.services.play import late
 from pbem.services.play.locking import lock_game
+from pbem.services.play.occupants import describe_defaults, occupants
 from pbem.services.play.settling import append_log, next_reminder, reminder_offsets, settle
 
 
@@ -23,39 +27,35 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
 
     The game's late-player policy (:mod:`pbem.services.play.late`) decides: the
     deadline may move (a vacation, a grace period), a bot may play for seats
-    that keep missing deadlines, and the engine's defaults cover the rest.
+    that keep missing deadlines, and the engine's defaults cover the rest.  Only
+    players are late: a seat nobody plays (its player left) is said to be played
+    by its stand-in, never to have missed a deadline.
     """
     session = uow.session
     game = lock_game(session, game_id)
     now = utcnow()
-    if game.status != "active" or game.deadline is None or game.deadline > now:
+    if game.status != GameStatus.ACTIVE or game.deadline is None or game.deadline > now:
         return False
     engine = get_engine(game.engine)
     missing = sorted(engine.missing_seats(game.state))
-    if late.postpone(uow.runtime, session, game, engine, missing, now):
+    stand_ins = occupants(session, game)
+    late_players = [name for name in missing if name not in stand_ins]
+    gone = {name: occupant for name, occupant in stand_ins.items() if occupant.left}
+    if late.postpone(uow.runtime, session, game, engine, late_players, now):
         return True
-    start_turn = engine.turn(game.state)
-    bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing))
-    default_events: list[str] = []
-    still_missing = missing
-    if bot_played:
-        done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
-        still_missing = [] if done else sorted(engine.missing_seats(game.state))
-    if not bot_played or still_missing:
-        step = engine.apply_timeout(game.state)
-        game.state = step.state
-        default_events = list(step.events)
-        note = "missed: " + ", ".join(still_missing) if still_missing else "deadline"
-        append_log(session, game, kind="timeout", source="deadline", text=note, events=step.events)
+    bot_played, bot_events, default_events = _play_for_missing(session, game, engine, missing, stand_ins)
     for seat in game.seats:
-        if seat.seat in missing:
+        if seat.seat in late_players:
             seat.missed_deadlines += 1
-    missed_names = [seat_label(game, name) for name in missing]
-    late.tell_late_seats(session, game, missing, bot_played, default_events)
+    missed_names = [late.seat_label(game, name) for name in late_players]
+    dropped = late.drop_late_players(uow, game, late_players)
+    late.tell_late_seats(session, game, late_players, bot_played, default_events)
     faults.point("deadline")
     events = [
-        "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missing else "."),
-        *(f"A bot played for {seat_label(game, name)}." for name in bot_played),
+        "The deadline passed" + (f"; missing: {', '.join(missed_names)}." if missed_names else "."),
+        *(gone[name].sentence(late.seat_label(game, name)) for name in missing if name in gone),
+        *dropped,
+        *(f"A bot played for {late.seat_label(game, name)}." for name in bot_played if name not in gone),
         *bot_events,
         *default_events,
     ]
@@ -73,15 +73,37 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     return True
 
 
+def _play_for_missing(
+    session: Session, game: Game, engine: Engine, missing: list[str], stand_ins: dict[str, Occupant]
+) -> tuple[dict[str, list[str]], list[str], list[str]]:
+    """The bot's orders for the missing seats it plays, then the engine's defaults for any still missing:
+    (orders per seat the bot played, the bot's events, the defaults' events)."""
+    start_turn = engine.turn(game.state)
+    bot_played, bot_events = late.play_bots(session, game, engine, late.bot_seats(game, missing, stand_ins))
+    still_missing = missing
+    if bot_played:
+        done = engine.outcome(game.state) is not None or engine.turn(game.state) != start_turn
+        still_missing = [] if done else sorted(engine.missing_seats(game.state))
+    if bot_played and not still_missing:
+        return bot_played, bot_events, []
+    return bot_played, bot_events, _defaults(session, game, engine, still_missing, stand_ins)
+
+
+def _defaults(
+    session: Session, game: Game, engine: Engine, missing: list[str], stand_ins: dict[str, Occupant]
+) -> list[str]:
+    """The engine's defaults for the ``missing`` seats, logged; their events, in words that say why for
+    a seat whose player left."""
+    step = engine.apply_timeout(game.state)
+    game.state = step.state
+    events = describe_defaults(step.events, stand_ins)
+    note = "missed: " + ", ".join(missing) if missing else "deadline"
+    append_log(session, game, kind=LogKind.TIMEOUT, source="deadline", text=note, events=events)
+    return events
+
+
 #: What sends alone each kind of block a deadline may leave over (see :func:`folds.send_alone`).
 SENT_ALONE: dict[str, folds.Sender] = {"late": late.late_notice_alone}
-
-
-def seat_label(game: Game, seat_name: str) -> str:
-    for seat in game.seats:
-        if seat.seat == seat_name:
-            return seat.public_label
-    return seat_name
 
 
 def due_offsets(game: Game, now: dt.datetime) -> list[int]:
@@ -112,7 +134,7 @@ def send_due_reminders(uow: UnitOfWork, game_id: int) -> int:
     session = uow.session
     game = lock_game(session, game_id)
     now = utcnow()
-    if game.status != "active" or game.next_reminder is None or game.next_reminder > now:
+    if game.status != GameStatus.ACTIVE or game.next_reminder is None or game.next_reminder > now:
         return 0
     due = due_offsets(game, now)
     game.reminders_sent = [*game.reminders_sent, *due]
@@ -152,8 +174,8 @@ def due_game_ids(uow: UnitOfWork, limit: int = 500) -> tuple[list[int], list[int
     read (in a reading unit the sweep never waits for the database write lock).
     """
     now = utcnow()
-    deadline_q = select(Game.id).where(Game.status == "active", Game.deadline <= now).limit(limit)
-    reminder_q = select(Game.id).where(Game.status == "active", Game.next_reminder <= now).limit(limit)
+    deadline_q = select(Game.id).where(Game.status == GameStatus.ACTIVE, Game.deadline <= now).limit(limit)
+    reminder_q = select(Game.id).where(Game.status == GameStatus.ACTIVE, Game.next_reminder <= now).limit(limit)
     session = uow.session
     if session.get_bind().dialect.name == "sqlite":
         return list(session.scalars(deadline_q)), list(session.scalars(reminder_q))

@@ -21,16 +21,18 @@ import hashlib
 from typing import Any
 
 from engines import get_engine
-from engines.playout import apply_entry, canonical_json
+from engines.playout import canonical_json
+from pbem.game_status import GameStatus, LogKind
 from pbem.runtime import UnitOfWork
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.play import press
 from pbem.services.play.queries import iso
+from pbem.services.play.replay import ReplayError, Setup, replay_all
 from pbem.services.play.verify import Verification, replay_log
 
 FORMAT = "pbem-game-export"
 VERSION = 1
-REPLAYABLE = ("order", "timeout", "relabel")
 
 
 def state_digest(state: dict[str, Any]) -> str:
@@ -46,7 +48,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
     """
     game, entries = replay_log(uow, game_id)
     if full is None:
-        full = game.status == "finished"
+        full = game.status == GameStatus.FINISHED
     engine = get_engine(game.engine)
     seats = list(engine.seat_names(len(game.players), game.variant))
     out: dict[str, Any] = {
@@ -67,10 +69,12 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
         },
         "house_rules": dict(game.house_rules or {}),
         "seats": seats,
+        # the seats whose players left, and why (public, as on the status page): an import keeps them so
+        "left": {seat.seat: left for seat in game.seats if (left := who_plays(game.house_rules, seat).left)},
     }
     log: list[dict[str, Any]] = []
     for entry in entries:
-        if not full and entry.kind != "admin" and not entry.events:
+        if not full and entry.kind != LogKind.ADMIN and not entry.events:
             continue  # a sealed order replaced says nothing publicly, not even that it happened
         row: dict[str, Any] = {
             "seq": entry.seq if full else len(log) + 1,  # public: numbered as shown, no gaps to count
@@ -79,7 +83,7 @@ def export_game(uow: UnitOfWork, game_id: int, *, full: bool | None = None, addr
             "at": iso(entry.created_at),
             "events": list(entry.events or []),
         }
-        if entry.kind == "admin":
+        if entry.kind == LogKind.ADMIN:
             row["text"] = entry.text.split(":", 1)[0]
         elif full:
             row.update(seat=entry.seat, text=entry.text, source=entry.source)
@@ -128,22 +132,14 @@ def verify_export(data: Any) -> Verification:
         raise ServiceError("this export is public only (the game was not finished): it holds no orders to replay")
     try:
         engine = get_engine(data["game"]["engine"])
-        setup = data["setup"]
-        state = engine.new_game(list(setup["players"]), int(setup["seed"]), setup["variant"], dict(setup["options"]))
-        state = state.state
-        log = list(data["log"])
+        setup = Setup.of_export(data["setup"])
+        log = [entry for entry in data["log"] if isinstance(entry, dict)]
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError(f"the export's set-up is incomplete or wrong: {error}") from None
-    applied = 0
-    for entry in log:
-        if not isinstance(entry, dict) or entry.get("kind") not in REPLAYABLE:
-            continue
-        try:
-            state = apply_entry(engine, state, entry).state
-        except (KeyError, ValueError) as error:
-            seq = entry.get("seq", "?")
-            return Verification(game_id, applied, False, f"entry {seq} ({entry.get('text')!r}) fails: {error}")
-        applied += 1
+    try:
+        state, applied = replay_all(engine, setup, log)
+    except ReplayError as error:
+        return Verification(game_id, error.applied, False, str(error))
     if state_digest(state) != data.get("final_state_sha256"):
         return Verification(game_id, applied, False, "replaying the export's log gives a different final state")
     return Verification(

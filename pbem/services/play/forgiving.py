@@ -76,9 +76,9 @@ def suggestion(engine: Engine, state: State, seat: str, line: str, word: str | N
         try:
             order = engine.parse_order(state, seat, fixed)
             engine.apply_order(state, seat, order)
-        except OrderError:
+            return engine.format_order(order)
+        except Exception:  # refused, or an engine that fails on it: no suggestion, the refusal stands
             return None
-        return engine.format_order(order)
     return None
 
 

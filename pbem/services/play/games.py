@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import unicodedata
+from collections.abc import Collection
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -15,8 +16,10 @@ from engines import get_engine
 from engines.base import Engine
 from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
+from pbem.game_status import RUNNING, GameStatus, LogKind
 from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
@@ -26,8 +29,8 @@ from pbem.services.play.locking import lock_game
 from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
 
-#: Time per turn of a game whose creator chose none (the CLI's and the admin form's default).
-DEFAULT_DEADLINE = "3d"
+#: The most seats the server's bot plays in one game.
+MAX_BOTS = 12
 #: Seeds are stored as signed 64-bit integers.
 SEED_RANGE = (-(2**63), 2**63 - 1)
 #: Unicode categories refused in a game name: control characters and line/paragraph separators.
@@ -78,8 +81,8 @@ def check_request(request: NewGame) -> tuple[Any, str, dict[str, Any], list[tupl
     duplicates = sorted({e for e in emails if emails.count(e) > 1})
     if duplicates:
         problems.append(f"each player needs a different address; repeated: {', '.join(duplicates)}")
-    if request.bots < 0:
-        problems.append("the number of bot seats cannot be negative")
+    if not 0 <= request.bots <= MAX_BOTS:
+        problems.append(f"the number of bot seats must be from 0 to {MAX_BOTS}")
     if any(is_bot_address(email) for email in emails):
         problems.append(f"addresses in {BOT_DOMAIN} are reserved for the bot; use --bot N for bot seats")
     try:
@@ -176,7 +179,7 @@ def new_game_row(
         players=[],
         state={},
         deadline_policy=policy,
-        status="active",
+        status=GameStatus.ACTIVE,
         house_rules=rules.to_json() if rules is not None else {},
     )
 
@@ -189,12 +192,11 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     seat_names = engine.seat_names(len(drawn), game.variant)
     names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
     step = engine.new_game(names, game.seed, game.variant, game.options)
-    game.players, game.state, game.status = names, step.state, "active"
+    game.players, game.state, game.status = names, step.state, GameStatus.ACTIVE
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):
         session.add(new_seat(game, account_for(session, email, name), seat_name, position))
     session.flush()
     sync_summary(engine, game)
-    game.thread_id = f"game-{game.id}"
     schedule_deadline(engine, game)
     session.refresh(game, ["seats"])
     notify.send_views(
@@ -226,14 +228,20 @@ def rules_line(game: Game) -> str:
     return "House rules: " + " ".join(rules_of(game).describe())
 
 
-@contextmanager
-def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: tuple[str, ...]):
-    """A locked transaction for an admin action, logged, refused in the wrong status."""
-    session = uow.session
-    game = lock_game(session, game_id)
+def locked_for(uow: UnitOfWork, game_id: int, action: str, allowed: Collection[str]) -> Game:
+    """The game, locked for this transaction; refused in words unless its status is one of ``allowed``."""
+    game = lock_game(uow.session, game_id)
     if game.status not in allowed:
         raise ServiceError(f"cannot {action} game {game_id}: it is {game.status}")
-    append_log(session, game, kind="admin", source="admin", text=f"{action}: {note}".strip(": "))
+    return game
+
+
+@contextmanager
+def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: Collection[str]):
+    """A locked transaction for an admin action, logged, refused in the wrong status."""
+    session = uow.session
+    game = locked_for(uow, game_id, action, allowed)
+    append_log(session, game, kind=LogKind.ADMIN, source="admin", text=f"{action}: {note}".strip(": "))
     yield session, game
     game.version += 1
 
@@ -244,17 +252,17 @@ def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
 
 def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
     """Stop the clock: the remaining time is kept and restored on resume."""
-    with admin_action(uow, game_id, "pause", reason, ("active",)) as (session, game):
+    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as (session, game):
         if game.deadline:
             game.paused_remaining = max(0, int((game.deadline - utcnow()).total_seconds()))
-        game.status, game.deadline, game.next_reminder = "paused", None, None
+        game.status, game.deadline, game.next_reminder = GameStatus.PAUSED, None, None
         _announce(uow.runtime, session, game, "The game is paused." + (f" ({reason})" if reason else ""))
 
 
 def resume(uow: UnitOfWork, game_id: int) -> None:
     """Restart the clock with the time that was left (at least a minute)."""
-    with admin_action(uow, game_id, "resume", "", ("paused",)) as (session, game):
-        game.status = "active"
+    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (session, game):
+        game.status = GameStatus.ACTIVE
         if game.paused_remaining is not None:
             now = utcnow()
             move_deadline(game, now + dt.timedelta(seconds=max(game.paused_remaining, 60)), now)
@@ -265,8 +273,8 @@ def resume(uow: UnitOfWork, game_id: int) -> None:
 
 
 def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
-    with admin_action(uow, game_id, "cancel", reason, ("active", "paused", "open")) as (session, game):
-        game.status, game.deadline, game.next_reminder = "cancelled", None, None
+    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as (session, game):
+        game.status, game.deadline, game.next_reminder = GameStatus.CANCELLED, None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
         notify.send_views(uow.runtime, session, game, headline=headline, kind="cancelled")
@@ -277,7 +285,7 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
     problem = _duration_problem("an extension", seconds)
     if problem:
         raise ServiceError(problem)
-    with admin_action(uow, game_id, "extend", f"{seconds}s", ("active",)) as (session, game):
+    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as (session, game):
         now = utcnow()
         try:
             until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
@@ -291,12 +299,15 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
 def move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
     """Move the current deadline to ``until`` (an extension, a grace period, a vacation).
 
-    Reminders follow one rule: an offset already due in this turn (sent, or
-    come due after the deadline had passed) is never sent again; every other
-    offset is armed if its time before the new deadline is still ahead.  So an
-    offset the old deadline was too close for gets its chance, and none is sent
-    twice in one turn.
+    Reminders are tied to the deadline they warn of: the new deadline gets each
+    reminder whose time before it is still ahead, except an offset already sent
+    for the old deadline that moved by less than that offset (an hour's
+    extension sends no second "a day before").  So a grace period or a vacation
+    gets its hour-before reminder again, and an offset the old deadline was too
+    close for gets its chance.
     """
+    moved = (until - game.deadline).total_seconds() if game.deadline is not None else float("inf")
+    game.reminders_sent = [offset for offset in game.reminders_sent or [] if offset > moved]
     game.deadline = until
     game.next_reminder = next_reminder(game, now)
 
@@ -314,15 +325,16 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
     example reply for the phase the game is in."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
-    with admin_action(uow, game_id, "replace", note, ("active", "paused")) as (session, game):
+    with admin_action(uow, game_id, "replace", note, RUNNING) as (session, game):
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
         if seat.account.email == email:
             raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
         before, last_email = seat.public_label, seat.last_message_id
+        had_player = who_plays(game.house_rules, seat).has_player
         departing = seat_changes.hand_over(uow.runtime, session, game, seat, account_for(session, email, name))
-        if not is_bot_address(departing.email):  # a bot's or a vacant seat's account reads no email
+        if had_player:  # the bot reads no email; a player who left was told when they left
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
             seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
         headline = f"{seat.public_label} takes over from {before}."
@@ -340,15 +352,10 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
         )
 
 
-def rotate_tokens_of(seat: Seat) -> None:
-    seat.reply_token = new_token()
-    seat.web_token = new_token()
-
-
 def rotate_tokens(uow: UnitOfWork, game_id: int, seat_name: str) -> None:
-    allowed = ("active", "paused", "finished")
+    allowed = RUNNING | {GameStatus.FINISHED}
     with admin_action(uow, game_id, "rotate", seat_name, allowed) as (_session, game):
-        rotate_tokens_of(seat_by_name(game, seat_name))
+        seat_changes.rotate_tokens_of(seat_by_name(game, seat_name))
 
 
 def game_ids(uow: UnitOfWork) -> list[int]:

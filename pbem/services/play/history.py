@@ -14,10 +14,13 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 
 from engines import get_engine
-from engines.playout import apply_entry
+from engines.base import State
+from pbem.engine_output import safe_text
+from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
+from pbem.services.play.replay import REPLAYED, ReplayError, Setup, record, replay
 from pbem.services.play.verify import replay_log
 
 _HISTORY_SIZE = select(func.count(LogEntry.id)).where(LogEntry.game_id == bindparam("game_id"))
@@ -30,42 +33,38 @@ def history_size(session, game_id: int) -> int:
 
 def _frames(game: Game, entries: list[LogEntry], private: bool) -> list[dict[str, Any]]:
     engine = get_engine(game.engine)
-    state = engine.new_game(list(game.players), game.seed, game.variant, dict(game.options)).state
     seats = list(engine.seat_names(len(game.players), game.variant))
 
-    def frame(events: list[str]) -> dict[str, Any]:
+    def frame(state: State, events: list[str]) -> dict[str, Any]:
         public = engine.public_view(state)
         out: dict[str, Any] = {
             "turn": engine.turn(state),
             "phase": engine.phase(state),
             "public": public,
-            "public_text": engine.render_text(public),
+            "public_text": safe_text(game.engine, public),
             "events": events,
         }
         if private:
             views = {seat: engine.private_view(state, seat) for seat in seats}
             out["private"] = views
-            out["private_text"] = {seat: engine.render_text(view) for seat, view in views.items()}
+            out["private_text"] = {seat: safe_text(game.engine, view) for seat, view in views.items()}
         return out
 
-    frames = [frame([])]
+    state = start = Setup.of_game(game).start(engine)
+    frames = [frame(start, [])]
     pending: list[str] = []
-    for entry in entries:
-        if entry.kind == "admin":
-            pending.extend(entry.events or [])
-            continue
-        before = engine.turn(state)
-        record = {"kind": entry.kind, "seat": entry.seat, "text": entry.text}
-        try:
-            state = apply_entry(engine, state, record).state
-        except ValueError as error:
-            raise ServiceError(f"game {game.id}: log entry {entry.seq} does not replay ({error})") from None
-        pending.extend(entry.events or [])
-        if engine.turn(state) != before or engine.outcome(state) is not None:
-            frames.append(frame(pending))
-            pending = []
+    try:
+        for entry, state in replay(engine, start, map(record, entries)):
+            pending.extend(entry["events"] or [])
+            if entry["kind"] in REPLAYED and (
+                engine.turn(state) != frames[-1]["turn"] or engine.outcome(state) is not None
+            ):
+                frames.append(frame(state, pending))
+                pending = []
+    except ReplayError as error:
+        raise ServiceError(f"game {game.id}: log {error}") from None
     if pending:
-        frames.append(frame(pending))
+        frames.append(frame(state, pending))
     return frames
 
 
@@ -82,7 +81,7 @@ def public_views_by_turn(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]:
 def private_views_by_turn(uow: UnitOfWork, game_id: int) -> list[dict[str, Any]]:
     """The same with every seat's private view (``private``, ``private_text``); finished games only."""
     game, entries = replay_log(uow, game_id)
-    if game.status != "finished":
+    if game.status != GameStatus.FINISHED:
         raise ServiceError(f"game {game_id} is {game.status}; private views are shown once it is finished")
     return _frames(game, entries, private=True)
 

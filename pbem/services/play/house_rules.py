@@ -9,6 +9,9 @@ They are chosen when the game is created and kept in ``Game.house_rules``:
   is late, telling everyone, then apply the defaults) or ``bot:N`` (once a seat
   has missed N deadlines in a row, the server's bot plays for it at
   each deadline, until the player sends orders again).
+* ``drop_after``: a player who misses this many deadlines in a row leaves the
+  game (:func:`pbem.services.play.leaving.leave`, reason ``dropped``) and the
+  late-seat policy plays the seat from then on; 0 (the default): never.
 * ``vacation_days_per_game`` and ``vacation_days_per_year``: the caps on
   declared vacations (the yearly one counts an account's days away across all
   of its games, overlapping vacations once).
@@ -22,6 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pbem.game_status import OVER
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
@@ -38,6 +42,7 @@ class HouseRules:
     press: str = "full"
     press_signed: bool = True
     late: str = "defaults"
+    drop_after: int = 0
     vacation_days_per_game: int = 14
     vacation_days_per_year: int = 28
 
@@ -75,7 +80,13 @@ class HouseRules:
             f"vacations: up to {self.vacation_days_per_game} days in this game "
             f"and {self.vacation_days_per_year} days a year"
         )
-        return [press.capitalize() + ".", late.capitalize() + ".", vacation.capitalize() + "."]
+        drop = (
+            [f"A player who misses {self.drop_after} deadline(s) in a row leaves the game; the seat is played "
+             f"as for one who resigned."]
+            if self.drop_after
+            else []
+        )  # fmt: skip
+        return [press.capitalize() + ".", late.capitalize() + ".", *drop, vacation.capitalize() + "."]
 
 
 def parse_late(text: str) -> str:
@@ -98,6 +109,7 @@ def parse_rules(
     press: str | None = None,
     press_identity: str | None = None,
     late: str | None = None,
+    drop_after: int | None = None,
     vacation_days_per_game: int | None = None,
     vacation_days_per_year: int | None = None,
 ) -> HouseRules:
@@ -121,14 +133,15 @@ def parse_rules(
             values["late"] = parse_late(late)
         except ServiceError as error:
             problems.append(str(error))
-    for name, value in (
-        ("vacation_days_per_game", vacation_days_per_game),
-        ("vacation_days_per_year", vacation_days_per_year),
+    for name, value, high, unit in (
+        ("drop_after", drop_after, MAX_LATE_N, "deadlines"),
+        ("vacation_days_per_game", vacation_days_per_game, MAX_VACATION_DAYS, "days"),
+        ("vacation_days_per_year", vacation_days_per_year, MAX_VACATION_DAYS, "days"),
     ):
         if value is None:
             continue
-        if not isinstance(value, int) or not 0 <= value <= MAX_VACATION_DAYS:
-            problems.append(f"{name.replace('_', ' ')} must be a whole number of days from 0 to {MAX_VACATION_DAYS}")
+        if not isinstance(value, int) or not 0 <= value <= high:
+            problems.append(f"{name.replace('_', ' ')} must be a whole number of {unit} from 0 to {high}")
         else:
             values[name] = value
     if problems:
@@ -150,7 +163,7 @@ def set_rules(uow: UnitOfWork, game_id: int, rules: HouseRules) -> None:
     """Store a game's rules (the admin may change them while it is not finished)."""
     session = uow.session
     game = lock_game(session, game_id)
-    if game.status in ("finished", "cancelled"):
+    if game.status in OVER:
         raise ServiceError(f"game {game_id} is {game.status}; its rules can no longer change")
     game.house_rules = rules.to_json()
     game.version += 1

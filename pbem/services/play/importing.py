@@ -17,24 +17,27 @@ addresses belong to that server alone.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from engines import get_engine
-from engines.playout import apply_entry
 from pbem.clock import utcnow
+from pbem.game_status import OVER, RUNNING, GameStatus
 from pbem.models import BOT_DOMAIN, Game, LogEntry, PressMessage
 from pbem.runtime import UnitOfWork
+from pbem.seating import Left
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, games
-from pbem.services.play.export import REPLAYABLE, verify_export
+from pbem.services.play.export import verify_export
+from pbem.services.play.replay import Setup, replay_all
 from pbem.services.play.settling import schedule_deadline, sync_summary
 from pbem.services.play.verify import verify
 
 #: Exported statuses a game comes back in (an unfinished game was active, paused or cancelled).
-KEPT_STATUSES = ("paused", "cancelled")
+KEPT_STATUSES = (GameStatus.PAUSED, GameStatus.CANCELLED)
 
 
 @dataclass(frozen=True)
@@ -54,14 +57,12 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     engine = get_engine(data["game"]["engine"])
     setup = data["setup"]
     seat_names = list(engine.seat_names(len(setup["players"]), setup["variant"]))
-    state = engine.new_game(list(setup["players"]), int(setup["seed"]), setup["variant"], dict(setup["options"])).state
-    for entry in data["log"]:
-        if entry.get("kind") in REPLAYABLE:
-            state = apply_entry(engine, state, entry).state
+    state, _ = replay_all(engine, Setup.of_export(setup), [entry for entry in data["log"] if isinstance(entry, dict)])
     over = engine.outcome(state) is not None
-    exported = str(data["game"].get("status") or "active")
-    status = "finished" if over else exported if exported in KEPT_STATUSES else "active"
-    people = _players(data, seat_names, players, needed=status in ("active", "paused"))
+    exported = str(data["game"].get("status") or GameStatus.ACTIVE)
+    status = GameStatus.FINISHED if over else GameStatus(exported) if exported in KEPT_STATUSES else GameStatus.ACTIVE
+    left = _left(data, seat_names)
+    people = _players(data, seat_names, players, needed=status in RUNNING, left=left)
     session = uow.session
     game = Game(
         name=str(data["game"].get("name") or engine.title)[:200],
@@ -76,26 +77,19 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
         house_rules=dict(data.get("house_rules") or {}),
         result=engine.outcome(state).to_json() if over else None,
         created_at=_when(data["game"].get("created_at")) or utcnow(),
-        finished_at=_when(data["game"].get("finished_at"))
-        or (utcnow() if status in ("finished", "cancelled") else None),
+        finished_at=_when(data["game"].get("finished_at")) or (utcnow() if status in OVER else None),
     )
     session.add(game)
     session.flush()
-    game.thread_id = f"game-{game.id}"
-    for position, seat_name in enumerate(seat_names):
-        name, email = people[position] or (
-            setup["players"][position],
-            f"imported-{game.id}-{position}@{BOT_DOMAIN}",
-        )
-        session.add(games.new_seat(game, account_for(session, email, name), seat_name, position))
+    _seats(session, game, seat_names, people, left)
     _log(session, game, data["log"])
     _press(session, game, data.get("press") or [], seat_names)
     sync_summary(engine, game)
     session.flush()
     session.refresh(game, ["seats"])
-    if status == "active":
+    if status == GameStatus.ACTIVE:
         schedule_deadline(engine, game)
-    if status in ("active", "paused"):
+    if status in RUNNING:
         notify.send_views(
             uow.runtime,
             session,
@@ -111,10 +105,32 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
     return Imported(game_id, status, count, seat_names, result.message)
 
 
+def _seats(
+    session, game: Game, seat_names: list[str], people: list[tuple[str, str] | None], left: dict[str, Left]
+) -> None:
+    """The game's seats, each with its player (an archive's seat, or one whose player left, with an account in
+    the reserved bot domain that is never mailed, named as the board names it)."""
+    for position, seat_name in enumerate(seat_names):
+        name, email = people[position] or (game.players[position], f"imported-{game.id}-{position}@{BOT_DOMAIN}")
+        seat = games.new_seat(game, account_for(session, email, name), seat_name, position)
+        if seat_name in left:  # the player left on the old server: the late-seat policy plays it here too
+            seat.left_at, seat.left_reason = utcnow(), left[seat_name]
+        session.add(seat)
+
+
+def _left(data: dict[str, Any], seats: list[str]) -> dict[str, Left]:
+    """The exported seats whose players left, and why."""
+    found = data.get("left") or {}
+    if not isinstance(found, dict) or not set(found) <= set(seats) or not set(found.values()) <= set(Left):
+        raise ServiceError(f'the export\'s "left" must map seats ({", ".join(seats)}) to one of: {", ".join(Left)}')
+    return {seat: Left(reason) for seat, reason in found.items()}
+
+
 def _players(
-    data: dict[str, Any], seats: list[str], given: list[str] | None, *, needed: bool
+    data: dict[str, Any], seats: list[str], given: list[str] | None, *, needed: bool, left: Collection[str] = ()
 ) -> list[tuple[str, str] | None]:
-    """Each seat's (name, email): ``--player`` in seat order, else the export's addresses, else none."""
+    """Each seat's (name, email): ``--player`` in seat order, else the export's addresses, else none (a seat
+    whose player left needs none)."""
     if given:
         if len(given) != len(seats):
             raise ServiceError(f"give one --player per seat, in seat order ({', '.join(seats)}): {len(given)} given")
@@ -122,7 +138,7 @@ def _players(
     else:
         addresses = data.get("addresses") or {}
         found = [parse_player(addresses[seat]) if addresses.get(seat) else None for seat in seats]
-    missing = [seat for seat, person in zip(seats, found, strict=True) if person is None]
+    missing = [seat for seat, person in zip(seats, found, strict=True) if person is None and seat not in left]
     if needed and missing:
         raise ServiceError(
             f"this game is still in play, so each seat needs its player: give --player 'Name <EMAIL>' "

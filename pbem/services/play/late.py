@@ -2,8 +2,8 @@
 
 :func:`pbem.services.play.deadlines.apply_deadline` asks, in this order:
 
-1. :func:`postpone` — does the deadline wait?  It moves to the end of a
-   vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
+1. :func:`postpone` — does the deadline wait?  It moves to a return window
+   after the end of a vacation if a seat it waits for is on one, or (policy ``grace:N``) by one
    more deadline period while grace periods are left this turn.  Either way
    everyone is told and the game log gets an ``admin`` entry.
 2. :func:`play_bots` — policy ``bot:N``: each missing seat that had already
@@ -16,8 +16,13 @@
    per deadline and stops as soon as the player sends orders (that resets the
    seat's count of missed deadlines).
 3. The engine's defaults (``apply_timeout``) for whoever is still missing.
+4. :func:`drop_late_players` — house rule ``drop_after``: a player who has now
+   missed that many deadlines in a row leaves the game (reason ``dropped``).
 
-Each late seat reads what was played for it at the top of its next email (:func:`tell_late_seats`).
+Only players are late: a seat whose player left is played by its stand-in
+(:func:`pbem.seating.who_plays`) and never waited for, and the news says so.
+Each late player reads what was played for their seat at the top of their next
+email (:func:`tell_late_seats`).
 
 Ready early: nothing waits for a deadline once every seat has acted — a turn
 resolves the moment the engine's ``to_act`` is empty.  Where a phase has
@@ -33,11 +38,13 @@ import datetime as dt
 from sqlalchemy.orm import Session
 
 from engines.base import Engine
+from pbem.game_status import LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.seating import STAND_IN_WORDS, Left, Occupant, PlayedBy, left_of
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import bot_turns, games, vacations
+from pbem.services.play import bot_turns, games, leaving, seat_changes, vacations
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.settling import append_log, turn_seconds
 
@@ -47,7 +54,8 @@ DEFAULT_PERIOD = 24 * 3600
 MAX_BOT_STEPS = 200
 
 
-def _label(game: Game, seat_name: str) -> str:
+def seat_label(game: Game, seat_name: str) -> str:
+    """``Suns (Ann)``: a seat by its name, as announcements to the whole table name it."""
     for seat in game.seats:
         if seat.seat == seat_name:
             return seat.public_label
@@ -60,30 +68,28 @@ def _move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
     game.version += 1
 
 
-def postpone(
-    runtime: Runtime, session: Session, game: Game, engine: Engine, missing: list[str], now: dt.datetime
-) -> bool:
+def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, late: list[str], now: dt.datetime) -> bool:
     """Move the deadline for a vacation or a grace period; True if it moved (nothing else happens then).
 
-    A resigned seat is never waited for.
+    ``late``: the missing seats whose players are late (a seat nobody plays is never waited for).
     """
-    missing = [name for name in missing if name not in resigned_seats(game)]
-    if not missing:
+    if not late:
         return False
-    labels = ", ".join(_label(game, name) for name in missing)
-    away = vacations.away_seats(session, game, missing, now)
+    labels = ", ".join(seat_label(game, name) for name in late)
+    away = vacations.away_seats(session, game, late, now)
     if away:
-        until = max(away.values())
+        back = max(away.values())
+        until = vacations.held_until(game, back)
         _move_deadline(game, until, now)
-        who = ", ".join(_label(game, name) for name in sorted(away))
+        who = ", ".join(seat_label(game, name) for name in sorted(away))
         line = (
-            f"The deadline passed; still missing: {labels}. {who} on vacation: "
-            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC."
+            f"The deadline passed; still missing: {labels}. {who} on vacation until {back:%Y-%m-%d %H:%M} UTC: "
+            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC, {vacations.window_words(game)} after the return."
         )
         append_log(
             session,
             game,
-            kind="admin",
+            kind=LogKind.ADMIN,
             source="deadline",
             text="vacation wait: " + ", ".join(sorted(away)),
             events=[line],
@@ -91,9 +97,7 @@ def postpone(
         notify.send_views(runtime, session, game, headline=line, kind="admin")
         return True
     rules = rules_of(game)
-    vacant = {seat.seat for seat in game.seats if seat.is_vacant}
-    waiting_for_players = any(name not in vacant for name in missing)  # nobody comes back to a vacant seat
-    if rules.late_kind == "grace" and waiting_for_players and (game.grace_used or 0) < rules.late_n:
+    if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
         period = turn_seconds(engine, game) or DEFAULT_PERIOD
         game.grace_used = (game.grace_used or 0) + 1
         _move_deadline(game, now + dt.timedelta(seconds=period), now)
@@ -104,9 +108,9 @@ def postpone(
         append_log(
             session,
             game,
-            kind="admin",
+            kind=LogKind.ADMIN,
             source="deadline",
-            text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(missing),
+            text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(late),
             events=[line],
         )
         notify.send_views(runtime, session, game, headline=line, kind="admin")
@@ -114,19 +118,19 @@ def postpone(
     return False
 
 
-def resigned_seats(game: Game) -> set[str]:
-    return {seat.seat for seat in game.seats if seat.resigned_at is not None}
-
-
-def bot_seats(game: Game, missing: list[str]) -> list[str]:
-    """Missing seats the bot plays for now (policy ``bot:N``, counted before this deadline; resigned seats at once)."""
+def bot_seats(game: Game, missing: list[str], stand_ins: dict[str, Occupant]) -> list[str]:
+    """Missing seats the bot plays for now: those it plays anyway (a bot's seat, or one whose player left
+    under ``bot:N``), and under ``bot:N`` a player's seat that had missed N deadlines before this one."""
     rules = rules_of(game)
-    if rules.late_kind != "bot":
-        return []
+    late_n = rules.late_n if rules.late_kind == "bot" else None
     return [
         s.seat
         for s in game.seats
-        if s.seat in missing and (s.missed_deadlines >= rules.late_n or s.resigned_at is not None)
+        if s.seat in missing
+        and (
+            (s.seat in stand_ins and stand_ins[s.seat].by is PlayedBy.BOT)
+            or (s.seat not in stand_ins and late_n is not None and s.missed_deadlines >= late_n)
+        )
     ]
 
 
@@ -152,14 +156,14 @@ def play_bots(session: Session, game: Game, engine: Engine, seats: list[str]) ->
 def tell_late_seats(
     session: Session,
     game: Game,
-    missing: list[str],
+    late: list[str],
     bot_played: dict[str, list[str]],
     default_events: list[str],
 ) -> None:
-    """Each late seat learns what was played for it (its own orders only), at the top of its next email."""
+    """Each late player learns what was played for their seat (its own orders only), at the top of its next email."""
     rules = rules_of(game)
     for seat in game.seats:
-        if seat.seat not in missing or seat.resigned_at is not None:
+        if seat.seat not in late or left_of(seat) is not None:  # one dropped now is told so instead
             continue
         notes: list[str] = []
         if seat.seat in bot_played:
@@ -186,3 +190,23 @@ def late_notice_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     notify.queue_for_seat(
         uow.runtime, uow.session, seat.game, seat, template="async_late", kind="late", view=False, blocks=[fold]
     )
+
+
+def drop_late_players(uow: UnitOfWork, game: Game, late: list[str]) -> list[str]:
+    """Late players who have now missed the house rules' ``drop_after`` deadlines in a row leave the game
+    (reason ``dropped``): their links change and each is told; returns what the table reads of it."""
+    limit = rules_of(game).drop_after
+    lines = []
+    for seat in game.seats:
+        if not limit or seat.seat not in late or seat.missed_deadlines < limit:
+            continue
+        last_email = seat.last_message_id
+        seat_changes.rotate_tokens_of(seat)
+        occupant = leaving.leave(uow, game, seat, Left.DROPPED, f"drop: {seat.seat}", announce=False)
+        lines.append(occupant.sentence(seat.public_label))
+        why = (
+            f"You missed {limit} deadline(s) in a row, so the game's house rules took you out of it; "
+            f"{STAND_IN_WORDS[occupant.by].replace('for them', 'for the seat')} from now on."
+        )
+        seat_changes.tell_departing(uow.runtime, uow.session, game, seat, seat.account, last_email, why)
+    return lines

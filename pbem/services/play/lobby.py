@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
@@ -40,6 +41,8 @@ from pbem.tokens import new_token
 if TYPE_CHECKING:
     from pbem.services.play.house_rules import HouseRules
 
+#: The phase an open game shows until it starts.
+WAITING_PHASE = "waiting for players"
 #: Open seats one player may hold at once, over all games.
 MAX_HELD = 3
 #: Seats an open game may leave to fill.
@@ -73,7 +76,7 @@ def create_open_game(uow: UnitOfWork, request: games.NewGame, rules: HouseRules 
     # A stand-in state, so that public pages can show the board; redrawn with the players at the start.
     stand_ins = [public_name("", position) for position in range(wanted)]
     game.players, game.state = stand_ins, engine.new_game(stand_ins, seed, variant, options).state
-    game.status, game.seats_wanted, game.phase = "open", wanted, "waiting for players"
+    game.status, game.seats_wanted, game.phase = GameStatus.OPEN, wanted, WAITING_PHASE
     session.add(game)
     session.flush()
     if not request.name:
@@ -88,12 +91,12 @@ def _held(session: Session, account_id: int) -> int:
     return session.scalar(
         select(func.count(LobbyEntry.id))
         .join(Game, Game.id == LobbyEntry.game_id)
-        .where(LobbyEntry.account_id == account_id, Game.status == "open")
+        .where(LobbyEntry.account_id == account_id, Game.status == GameStatus.OPEN)
     )
 
 
 def _closed(game: Game) -> LobbyResult:
-    if game.status in ("active", "paused"):
+    if game.status in RUNNING:
         return LobbyResult(False, f"{game.name} is full: all its seats are taken and it has started", game.id)
     return LobbyResult(False, f"{game.name} is {game.status}; it has no seat to take", game.id)
 
@@ -101,7 +104,7 @@ def _closed(game: Game) -> LobbyResult:
 def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account) -> LobbyResult:
     """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full."""
     game = lock_game(session, game_id)
-    if game.status != "open":
+    if game.status != GameStatus.OPEN:
         return _closed(game)
     if game.rematch_of is not None and not at_the_table(session, game.rematch_of, account.id):
         return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
@@ -125,10 +128,10 @@ def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account
 
 
 def at_the_table(session: Session, game_id: int, account_id: int) -> bool:
-    """Whether the account played game ``game_id`` to its end (a seat it did not resign): a rematch's guests."""
+    """Whether the account played game ``game_id`` to its end (a seat it did not leave): a rematch's guests."""
     return (
         session.scalar(
-            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.resigned_at.is_(None))
+            select(Seat.id).where(Seat.game_id == game_id, Seat.account_id == account_id, Seat.left_at.is_(None))
         )
         is not None
     )
@@ -158,7 +161,7 @@ def leave(uow: UnitOfWork, game_id: int, account_id: int) -> LobbyResult:
     entry = session.scalars(
         select(LobbyEntry).where(LobbyEntry.game_id == game_id, LobbyEntry.account_id == account_id)
     ).first()
-    if entry is None or game.status != "open":
+    if entry is None or game.status != GameStatus.OPEN:
         return LobbyResult(False, f"you hold no open seat in {game.name}", game.id)
     session.delete(entry)
     return LobbyResult(True, f"You left {game.name}; your seat is open again.", game.id)
@@ -177,7 +180,7 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
     game = session.get(Game, game_id)
     if game is None:
         raise NotFound(f"there is no game {game_id}")
-    if game.status != "open":
+    if game.status != GameStatus.OPEN:
         return _closed(game)
     asked = session.scalar(
         select(func.count(JoinRequest.id)).where(
@@ -227,7 +230,7 @@ def open_games(uow: UnitOfWork, limit: int = 50) -> list[dict[str, Any]]:
     session = uow.session
     rows = session.scalars(
         select(Game)
-        .where(Game.status == "open", Game.rematch_of.is_(None))  # a rematch is its table's own
+        .where(Game.status == GameStatus.OPEN, Game.rematch_of.is_(None))  # a rematch is its table's own
         .order_by(Game.id.desc())
         .limit(limit)
     )

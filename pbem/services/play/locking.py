@@ -6,12 +6,13 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, bindparam, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, contains_eager, joinedload
 
-from pbem.models import BOT_DOMAIN, Account, Game, Seat
+from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
+from pbem.services.play import occupants
 
 
 def lock_game(session: Session, game_id: int) -> Game:
@@ -56,34 +57,30 @@ _LOCK = (
 _LOCK_FOR_UPDATE = _for_update(_LOCK)
 
 
-def lock_game_of_seat(session: Session, reply_token: str) -> Seat | None:
-    """The seat whose reply address carries ``reply_token``, its game locked as by :func:`lock_game`.
-
-    The mail pipeline routes a message and locks its game in one round trip,
-    which loads that seat and its account only: most messages are answered
-    without the other seats, which load when something asks for them.  It reads
-    the game's bot and resigned seats too, which every order asks for.  Call it
-    before the transaction changes the game: the locked row replaces the copy in hand.
-    """
-    found = lock_seat_reading(session, reply_token)
-    return found[0] if found is not None else None
-
-
 def lock_seat_reading(
     session: Session,
     reply_token: str,
     also: Sequence[ColumnElement[Any]] = (),
     params: Mapping[str, Any] | None = None,
 ) -> tuple[Seat, tuple[Any, ...]] | None:
-    """:func:`lock_game_of_seat`, reading ``also`` (columns of the caller's, which may refer to the
-    ``seats`` row, with ``params``) in the same statement: the seat and those values."""
+    """The seat whose reply address carries ``reply_token``, its game locked as by :func:`lock_game`,
+    and ``also`` (columns of the caller's, which may refer to the ``seats`` row, with ``params``),
+    read in one round trip: the seat and those values (None: no such seat).
+
+    The mail pipeline routes a message and locks its game this way, loading that
+    seat and its account only: most messages are answered without the other
+    seats, which load when something asks for them.  It reads who plays the
+    game's other seats too (:data:`pbem.services.play.occupants.SEAT_FACTS`),
+    which every order asks.  Call it before the transaction changes the game:
+    the locked row replaces the copy in hand.
+    """
     query = _seat_lock(tuple(also), _is_sqlite(session))
     found = session.execute(query, {**(params or {}), "reply_token": reply_token}).one_or_none()
     if found is None:
         return None
-    seat, stand_ins, *values = found
+    seat, seat_facts, *values = found
     _locked(session)[seat.game_id] = seat.game
-    _read_stand_ins(session, seat.game_id, stand_ins)  # the game's bot and resigned seats, read with the lock
+    occupants.remember(session, seat.game_id, seat_facts)  # who plays the game's other seats, read with the lock
     return seat, tuple(values)
 
 
@@ -91,7 +88,7 @@ def lock_seat_reading(
 def _seat_lock(also: tuple[ColumnElement[Any], ...], sqlite: bool) -> Select:
     """The statement of :func:`lock_seat_reading`, built once for each set of extra columns."""
     query = (
-        select(Seat, STAND_IN_LIST, *also)
+        select(Seat, occupants.SEAT_FACTS, *also)
         .join(Seat.game)
         .where(Seat.reply_token == bindparam("reply_token"))
         .options(contains_eager(Seat.game), joinedload(Seat.account))
@@ -104,31 +101,9 @@ def _locked(session: Session) -> dict[int, Game]:
     return UnitOfWork.of(session).locked
 
 
-_SEATS = Seat.__table__
-_STAND_IN, _STAND_IN_ACCOUNT = _SEATS.alias("stand_in"), Account.__table__.alias("stand_in_account")
-#: Between the names of :data:`STAND_IN_LIST` (seat names are one line of text).
-_APART = "\n"
-#: The bot seats (``+name``) and resigned seats (``-name``) of the game of the ``seats`` row the
-#: outer query reads, as one string: a column a lock reads at no extra statement.
-STAND_IN_LIST = (
-    select(
-        func.aggregate_strings(case((_STAND_IN.c.resigned_at.is_not(None), "-"), else_="+") + _STAND_IN.c.seat, _APART)
-    )
-    .select_from(_STAND_IN.join(_STAND_IN_ACCOUNT, _STAND_IN_ACCOUNT.c.id == _STAND_IN.c.account_id))
-    .where(_STAND_IN.c.game_id == _SEATS.c.game_id)
-    .where(or_(_STAND_IN_ACCOUNT.c.email.like(f"%@{BOT_DOMAIN}"), _STAND_IN.c.resigned_at.is_not(None)))
-    .scalar_subquery()
-)
-
-
-def _read_stand_ins(session: Session, game_id: int, listed: str | None) -> None:
-    """Keep what :data:`STAND_IN_LIST` read for the game, for :func:`stand_ins_read` in this unit."""
-    names = (listed or "").split(_APART) if listed else []
-    robots = frozenset(name[1:] for name in names if name.startswith("+"))
-    resigned = frozenset(name[1:] for name in names if name.startswith("-"))
-    UnitOfWork.of(session).stand_ins[game_id] = (robots, resigned)
-
-
-def stand_ins_read(session: Session, game_id: int) -> tuple[frozenset[str], frozenset[str]] | None:
-    """The game's bot and resigned seats as :func:`lock_game_of_seat` read them in this unit (None: it did not)."""
-    return UnitOfWork.of(session).stand_ins.get(game_id)
+def seat_of_game(session: Session, game_id: int, seat_id: int) -> Seat:
+    """Seat ``seat_id`` of game ``game_id`` (from the unit's rows when it holds it: no statement), or NotFound."""
+    seat = session.get(Seat, seat_id)
+    if seat is None or seat.game_id != game_id:
+        raise NotFound("that seat does not play in this game")
+    return seat

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from engines.base import OrderError
+from engines.base import OrderError, State
+from engines.playout import canonical_json
+from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services import NotFound
+from pbem.seating import left_of
 from pbem.services.mailout import folds, notify, preferences
 from pbem.services.mailout.folds import Fold
-from pbem.services.play import forgiving, press
-from pbem.services.play.locking import lock_game
+from pbem.services.play import engine_faults, forgiving, press
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.queries import status_text
-from pbem.services.play.resign import RESIGNED
+from pbem.services.play.resign import refusal
 from pbem.services.play.settling import append_log, engine_for, settle
 
 
@@ -54,13 +56,10 @@ class Submission:
     finished: bool = False
 
 
-#: Control characters (all but tab) never belong in an order; a stray one would reach views, feeds and logs.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
 STATUS_WORDS = {
-    "paused": "the game is paused; orders are taken again when it resumes",
-    "finished": "the game is over",
-    "cancelled": "the game was cancelled",
+    GameStatus.PAUSED: "the game is paused; orders are taken again when it resumes",
+    GameStatus.FINISHED: "the game is over",
+    GameStatus.CANCELLED: "the game was cancelled",
 }
 
 
@@ -69,25 +68,52 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
     events: list[str] = []
     announce = False
     state = game.state
+    before, applied = canonical_json(state), []  # a line the engine fails on is undone from these
     for line in lines:
-        if engine.outcome(state) is not None:
-            verdicts.append(Verdict(line, False, "the game is over"))
-            continue
+        method = "outcome"
         try:
+            if engine.outcome(state) is not None:
+                verdicts.append(Verdict(line, False, "the game is over"))
+                continue
+            method = "parse_order"
             order, ignored = forgiving.parse(engine, state, seat.seat, line)
+            method = "apply_order"
             step = engine.apply_order(state, seat.seat, order)
+            method = "format_order"
+            text = engine.format_order(order)
         except OrderError as error:
             verdicts.append(Verdict(line, False, forgiving.refusal(engine, state, seat.seat, line, error)))
             continue
+        except Exception as error:  # the engine broke its contract on this line: it costs this line only
+            fault = engine_faults.Fault(engine.name, method, error, game_id=game.id, seat=seat.seat, line=line)
+            state = _undo_fault(engine, game, seat, UnitOfWork.of(session), fault, before, applied)
+            verdicts.append(Verdict(line, False, engine_faults.ANSWER))
+            continue
         state = step.state
         game.state = state
-        text = engine.format_order(order)
-        append_log(session, game, kind="order", source=source, seat=seat.seat, text=text, events=step.events)
+        applied.append(order)
+        append_log(session, game, kind=LogKind.ORDER, source=source, seat=seat.seat, text=text, events=step.events)
         said = step.receipt or f"{text}: accepted"
         verdicts.append(Verdict(line, True, said + forgiving.ignored_note(ignored)))
         events.extend(step.events)
         announce = announce or step.announce
     return verdicts, events, announce
+
+
+def _undo_fault(
+    engine, game: Game, seat: Seat, uow: UnitOfWork, fault: engine_faults.Fault, before: str, applied: list
+) -> State:
+    """Record the fault and give back the state as the lines applied before it left it.
+
+    The engine may have changed the state it was given before raising: the state is
+    rebuilt from the message's starting state and the orders applied since, so nothing
+    of the failed line is kept."""
+    engine_faults.record(uow, fault)
+    state = json.loads(before)
+    for order in applied:
+        state = engine.apply_order(state, seat.seat, order).state
+    game.state = state
+    return state
 
 
 def submit(
@@ -100,17 +126,16 @@ def submit(
     reply: Reply | None = None,
 ) -> Submission:
     """Apply each line in order; bad lines are refused, good ones kept, all in one transaction."""
-    lines = [clean for clean in (_CONTROL.sub("", line).strip() for line in lines) if clean]
+    lines = [clean for clean in (press.strip_controls(line).strip() for line in lines) if clean]
     session = uow.session
     game = lock_game(session, game_id)
-    seat = session.get(Seat, seat_id)
-    if seat is None or seat.game_id != game.id:
-        raise NotFound("that seat does not play in this game")
+    seat = seat_of_game(session, game.id, seat_id)
     engine = engine_for(game)
     old_turn = game.turn
-    active = game.status == "active" and seat.resigned_at is None
+    left = left_of(seat)
+    active = game.status == GameStatus.ACTIVE and left is None
     if not active:
-        why = STATUS_WORDS.get(game.status, game.status) if seat.resigned_at is None else RESIGNED
+        why = STATUS_WORDS.get(game.status, game.status) if left is None else refusal(left)
         verdicts = [Verdict(line, False, why) for line in lines]
         events, announce = [], False
     else:
@@ -124,7 +149,7 @@ def submit(
             seat.missed_deadlines = 0
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
     folds.send_alone(uow, SENT_ALONE)  # the receipt, and press folded for this message, that no email took
-    return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == "finished")
+    return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == GameStatus.FINISHED)
 
 
 def receipt_fold(reply: Reply, verdicts: list[Verdict], status: str) -> Fold:
@@ -180,7 +205,7 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
     """
     return (
         runtime.settings.receipt_wait_seconds > 0
-        and game.status == "active"
+        and game.status == GameStatus.ACTIVE
         and bool(verdicts)
         and all(v.ok for v in verdicts)
         and not (reply.before or reply.after or reply.status or reply.warning)

@@ -27,20 +27,20 @@ from typing import Any
 from sqlalchemy import func, or_, select
 
 from pbem.clock import utcnow
+from pbem.game_status import RUNNING
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services import NotFound
 from pbem.services.mailout import folds, notify, preferences, threads
 from pbem.services.mailout.press_mail import sender_label
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.locking import lock_game
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.queries import iso
 
 MAX_PRESS_CHARS = 4000
 ANONYMOUS_SENDER = "the anonymous sender"
 #: Press one seat may send in an hour: table talk, not a flood of everyone's inbox.
 MAX_PRESS_PER_HOUR = 30
-OPEN = ("active", "paused")
+#: Control characters but tab and line feed.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PRESS_LINE = re.compile(r"^\s*press\s+([A-Za-z0-9_-]+)\s*:\s?(.*)$", re.IGNORECASE | re.DOTALL)
 
@@ -64,10 +64,15 @@ def parse_press_line(line: str) -> tuple[str, str] | None:
     return match.group(1), match.group(2).strip()
 
 
+def strip_controls(text: str) -> str:
+    """``text`` without control characters but tab and line feed: none belongs in an order or in press, and a
+    stray one would reach views, feeds and logs."""
+    return _CONTROL.sub("", text)
+
+
 def clean_text(text: str) -> str:
     """Line endings normalised, control characters removed, outer blank space trimmed."""
-    text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text).strip()
+    return strip_controls((text or "").replace("\r\n", "\n").replace("\r", "\n")).strip()
 
 
 def _seat_named(game: Game, name: str) -> Seat | None:
@@ -96,11 +101,9 @@ def send_press(
     body = clean_text(text)
     session = uow.session
     game = lock_game(session, game_id)
-    sender = next((s for s in game.seats if s.id == from_seat_id), None)
-    if sender is None:
-        raise NotFound("that seat does not play in this game")
+    sender = seat_of_game(session, game.id, from_seat_id)
     rules = rules_of(game)
-    if game.status not in OPEN:
+    if game.status not in RUNNING:
         return PressResult(False, f"the game is {game.status}; press is closed")
     if rules.press == "none":
         return PressResult(False, "this game has no press")
@@ -255,9 +258,7 @@ def history_for_seat(uow: UnitOfWork, game_id: int, seat_id: int) -> list[dict[s
     """The press a seat may read, oldest first: broadcasts and its own private press."""
     session = uow.session
     game = _game(session, game_id)
-    seat = next((s for s in game.seats if s.id == seat_id), None)
-    if seat is None:
-        raise NotFound("that seat does not play in this game")
+    seat = seat_of_game(session, game.id, seat_id)
     rows = session.scalars(
         select(PressMessage)
         .where(

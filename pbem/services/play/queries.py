@@ -9,10 +9,13 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from engines import get_engine
+from engines.base import Engine
+from pbem.engine_output import safe_text
+from pbem.game_status import RUNNING, GameStatus, LogKind
 from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
+from pbem.seating import Left, who_plays
 from pbem.services import NotFound
-from pbem.services.play.game_pages import Cursor, list_page
 
 #: What an admin action without public events reads as on public pages (its note may name addresses).
 ADMIN_SENTENCES = {
@@ -41,7 +44,7 @@ def iso(value) -> str | None:
 _ACTED = select(LogEntry.seat).where(
     LogEntry.game_id == bindparam("game_id"),
     LogEntry.turn == bindparam("turn"),
-    LogEntry.kind == "order",
+    LogEntry.kind == LogKind.ORDER,
 )
 
 
@@ -53,7 +56,7 @@ def acted_seats(session: Session, game_id: int, turn: int) -> set[str]:
 
 def submitted_flags(status: str, to_act: Collection[str], acted: Collection[str], seats: list[str]) -> dict[str, Any]:
     """Per seat: True (acted this turn), False (must act now) or None (not asked to act now)."""
-    if status not in ("active", "paused"):
+    if status not in RUNNING:
         return {seat: None for seat in seats}
     flags: dict[str, Any] = {}
     for seat in seats:
@@ -65,7 +68,7 @@ def submitted_flags(status: str, to_act: Collection[str], acted: Collection[str]
 
 
 def _acted_of(game: Game) -> set[str]:
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return set()
     session = object_session(game)
     return acted_seats(session, game.id, game.turn) if session is not None else set()
@@ -81,7 +84,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
     or the game's own).
     """
     engine = get_engine(game.engine)
-    waiting = engine.to_act(game.state) if game.status == "active" else set()
+    waiting = engine.to_act(game.state) if game.status == GameStatus.ACTIVE else set()
     to_act = [seat.seat for seat in game.seats if seat.seat in waiting]  # in seat order, as the views list them
     acted = _acted_of(game) if acted is None else acted
     flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
@@ -96,22 +99,45 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
                 "player": public_name(seat.account.name, seat.position, seat.account.email),
                 "handle": seat.account.handle,
                 "submitted": flags[seat.seat],
-                "resigned": getattr(seat, "resigned_at", None) is not None,
+                **seat_occupant(game, seat),
             }
             for seat in game.seats
         ]
         or open_table(session or object_session(game), game),
-        "public": engine.public_view(game.state),
+        "public": {**view_fields(engine, game), **engine.public_view(game.state)},
         "result": game.result,
         "created_at": iso(game.created_at),
         "finished_at": iso(game.finished_at),
     }
 
 
+def seat_occupant(game: Game, seat: Seat) -> dict[str, Any]:
+    """Who plays a seat, for pages and JSON: ``played_by`` (player, bot, defaults), ``left`` (why its player
+    left, or None) and ``resigned`` (the player resigned)."""
+    occupant = who_plays(game.house_rules, seat)
+    return {"played_by": occupant.by, "left": occupant.left, "resigned": occupant.left is Left.RESIGNED}
+
+
+def view_fields(engine: Engine, game: Game) -> dict[str, Any]:
+    """What docs/api.md promises in every view, from the server's own knowledge, so a client can count
+    on it whatever the engine: the engine, variant, seats in order, players by seat, the phase in words
+    and the seats that must act (an engine's view that holds one of them keeps its own)."""
+    waiting = engine.to_act(game.state) if game.status == GameStatus.ACTIVE else frozenset()
+    seats = [seat.seat for seat in game.seats]
+    return {
+        "game": engine.name,
+        "variant": game.variant,
+        "seats": seats,
+        "players": {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats},
+        "phase": engine.phase(game.state),
+        "to_act": [seat for seat in seats if seat in waiting],
+    }
+
+
 def open_table(session: Session | None, game: Game) -> list[dict[str, Any]]:
     """An open game's seats before the start: the players who took one, in joining order, then
     the open ones (seat names are drawn at the start, so none has a name yet)."""
-    if game.status != "open" or session is None:
+    if game.status != GameStatus.OPEN or session is None:
         return []
     entries = session.scalars(
         select(LobbyEntry)
@@ -150,7 +176,7 @@ def public_history(session: Session, game_id: int, limit: int = 50, offset: int 
     out = []
     for e in entries:
         events = list(e.events)
-        if not events and e.kind == "admin":
+        if not events and e.kind == LogKind.ADMIN:
             events = [admin_sentence(e.text)]
         if events:
             out.append({"seq": e.seq, "turn": e.turn, "at": iso(e.created_at), "kind": e.kind, "events": events})
@@ -160,11 +186,6 @@ def public_history(session: Session, game_id: int, limit: int = 50, offset: int 
 def game_summary(uow: UnitOfWork, game_id: int) -> dict[str, Any]:
     session = uow.session
     return public_summary(load_game(session, game_id))
-
-
-def list_games(runtime: Runtime, statuses: tuple[str, ...] | None = None, limit: int = 50) -> list[dict[str, Any]]:
-    """The ``limit`` newest games (a first page: see :mod:`pbem.services.play.game_pages` for the others)."""
-    return list_page(runtime, Cursor(size=limit), public_row, statuses).rows
 
 
 def public_row(game: Game) -> dict[str, Any]:
@@ -190,15 +211,11 @@ def seat_by_web_token(session: Session, token: str) -> Seat | None:
     ).one_or_none()
 
 
-def seat_by_reply_token(session: Session, token: str) -> Seat | None:
-    return session.scalars(select(Seat).where(Seat.reply_token == token)).one_or_none()
-
-
 def status_text(game: Game, seat: Seat) -> str:
     """A seat's private view in text and, while the game runs, what it is asked to do."""
     engine = get_engine(game.engine)
-    view = engine.render_text(engine.private_view(game.state, seat.seat)).rstrip()
-    prompt = engine.prompt(game.state, seat.seat).strip() if game.status == "active" else ""
+    view = safe_text(game.engine, engine.private_view(game.state, seat.seat)).rstrip()
+    prompt = engine.prompt(game.state, seat.seat).strip() if game.status == GameStatus.ACTIVE else ""
     shown = " ".join(prompt.split()) in " ".join(view.split())  # the view may have wrapped it
     return view if not prompt or shown else f"{view}\n\n{prompt}"
 
@@ -216,13 +233,13 @@ def lean_game(session, game_id: int):
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account, player_handle, public_name
+    from pbem.models import Account, is_bot_address, player_handle, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
         _GAME_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
         _SEAT_ROWS = (
-            select(Seat.seat, Seat.position, Seat.resigned_at, Seat.account_id, Account.name, Account.email)
+            select(Seat.seat, Seat.position, Seat.left_reason, Seat.account_id, Account.name, Account.email)
             .join(Account, Account.id == Seat.account_id)
             .where(Seat.game_id == bindparam("game_id"))
             .order_by(Seat.position)
@@ -236,7 +253,8 @@ def lean_game(session, game_id: int):
         SimpleNamespace(
             seat=s.seat,
             position=s.position,
-            resigned_at=s.resigned_at,
+            left_reason=s.left_reason,
+            held_by_bot=is_bot_address(s.email),
             account=SimpleNamespace(
                 name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
             ),

@@ -7,7 +7,7 @@ seats come along as bots), built on the open-seat machinery of
 other player is asked by email, and each ``rematch`` takes a seat.  It starts
 when the last one accepts, seats drawn anew from a new seed.  Only the
 table's own players may take its seats, and it is not listed among the open
-games.  Players who resigned are not part of the table any more.
+games.  Players who left (resigned, removed, dropped) are not part of the table any more.
 """
 
 from __future__ import annotations
@@ -18,16 +18,15 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from pbem.game_status import GameStatus
 from pbem.models import Game, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services import NotFound
+from pbem.seating import left_of, who_plays
 from pbem.services.mailout import notify
 from pbem.services.people.accounts import taken
 from pbem.services.play import games, lobby
-from pbem.services.play.locking import lock_game
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import engine_for
-
-WAITING = "waiting for players"
 
 
 @dataclass(frozen=True)
@@ -38,14 +37,17 @@ class RematchResult:
 
 
 def table_of(game: Game) -> list[Seat]:
-    """The seats that stayed to the end: the rematch's players."""
-    return [seat for seat in game.seats if seat.resigned_at is None]
+    """The seats that stayed to the end: the rematch's players (and bots)."""
+    return [seat for seat in game.seats if not who_plays(game.house_rules, seat).left]
 
 
 def current(session: Session, game_id: int) -> Game | None:
     """The newest rematch offered after ``game_id`` that was not cancelled, if any."""
     return session.scalars(
-        select(Game).where(Game.rematch_of == game_id, Game.status != "cancelled").order_by(Game.id.desc()).limit(1)
+        select(Game)
+        .where(Game.rematch_of == game_id, Game.status != GameStatus.CANCELLED)
+        .order_by(Game.id.desc())
+        .limit(1)
     ).first()
 
 
@@ -53,15 +55,13 @@ def offer(uow: UnitOfWork, game_id: int, seat_id: int) -> RematchResult:
     """``rematch`` from a seat of a finished game: open the rematch, or accept the one on offer."""
     session = uow.session
     game = lock_game(session, game_id)  # two players asking at once open one rematch, not two
-    seat = next((s for s in game.seats if s.id == seat_id), None)
-    if seat is None:
-        raise NotFound("that seat does not play in this game")
-    if game.status != "finished":
+    seat = seat_of_game(session, game.id, seat_id)
+    if game.status != GameStatus.FINISHED:
         return RematchResult(False, "a rematch is offered once the game is over")
-    if seat.resigned_at is not None:
-        return RematchResult(False, "you resigned from this game, so you are not part of its rematch")
+    if left_of(seat) is not None:
+        return RematchResult(False, "you left this game, so you are not part of its rematch")
     found = current(session, game.id)
-    if found is not None and found.status != "open":
+    if found is not None and found.status != GameStatus.OPEN:
         return RematchResult(True, f"The rematch has started already: {found.name} (game {found.id}).", found.id)
     opened = found is None
     if opened:
@@ -104,16 +104,17 @@ def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Gam
     stand_ins = [public_name("", position) for position in range(len(table))]
     rematch.players = stand_ins
     rematch.state = engine.new_game(stand_ins, seed, game.variant, rematch.options).state
-    rematch.status, rematch.seats_wanted, rematch.phase = "open", len(table), WAITING
+    rematch.status, rematch.seats_wanted, rematch.phase = GameStatus.OPEN, len(table), lobby.WAITING_PHASE
     rematch.rematch_of = game.id
     session.add(rematch)
     session.flush()
+    bots = {seat.id for seat in table if who_plays(game.house_rules, seat).bot_seat}
     for seat in table:
-        if seat.is_bot:
+        if seat.id in bots:
             session.add(LobbyEntry(game_id=rematch.id, account_id=seat.account_id))
     session.flush()
     for seat in table:
-        if seat.is_bot or seat.id == proposer.id:
+        if seat.id in bots or seat.id == proposer.id:
             continue
         notify.queue_for_seat(
             runtime,

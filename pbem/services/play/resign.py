@@ -1,33 +1,35 @@
 """Resigning: a player leaves a running game for good, and the table plays on without them.
 
 ``resign`` by mail or on the player page is answered with a request to
-confirm; ``resign yes`` leaves at once.  The seat then goes to the game's
-late-seat policy: under ``bot:N`` the server's bot plays it whenever it must
-act; otherwise the game's defaults play it, and a turn that waits only for
-resigned seats is resolved at once rather than at its deadline
-(:func:`pbem.services.play.bot_seats.nudge_if_due`).  Everyone is told; the
-player gets no more news from the game (:func:`pbem.services.mailout.preferences.delivery_status`),
-their page shows only the public view, and the ratings count the seat last
-(:mod:`pbem.services.people.ratings`).
+confirm; ``resign yes`` leaves at once: the seat leaves as every seat does
+(:func:`pbem.services.play.leaving.leave`, reason ``resigned``), to the game's
+late-seat policy.  Everyone is told; the player gets no more news from the game
+but the answers to what they still send, their page shows only the public view,
+and the ratings count the seat last (:mod:`pbem.services.people.ratings`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.clock import utcnow
+from pbem.game_status import RUNNING
 from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
-from pbem.services import NotFound
-from pbem.services.mailout import notify
-from pbem.services.play import bot_seats, vacations
+from pbem.seating import Left, left_of
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.locking import lock_game
-from pbem.services.play.settling import append_log, engine_for
+from pbem.services.play.leaving import leave
+from pbem.services.play.locking import lock_game, seat_of_game
 
 CONFIRM_WORD = "yes"
 #: What a resigned seat is told about anything it still sends.
 RESIGNED = "you resigned from this game: nothing more is taken from this seat"
+#: What a seat whose player left otherwise is told (their links changed: rarely read).
+GONE = "you no longer play this seat: nothing more is taken from it"
+
+
+def refusal(left: Left) -> str:
+    """What a seat whose player left is told about anything it still sends."""
+    return RESIGNED if left is Left.RESIGNED else GONE
 
 
 @dataclass(frozen=True)
@@ -38,9 +40,10 @@ class ResignResult:
 
 def ask(game: Game, seat: Seat) -> ResignResult:
     """The answer to a bare ``resign``: what leaving means, and how to confirm it."""
-    if seat.resigned_at is not None:
-        return ResignResult(False, RESIGNED)
-    if game.status not in ("active", "paused"):
+    left = left_of(seat)
+    if left is not None:
+        return ResignResult(False, refusal(left))
+    if game.status not in RUNNING:
         return ResignResult(False, f"the game is {game.status}; there is nothing to leave")
     return ResignResult(
         True,
@@ -59,24 +62,12 @@ def plays_on(game: Game) -> str:
 
 def resign(uow: UnitOfWork, game_id: int, seat_id: int) -> ResignResult:
     """Leave the game now: the seat goes to the late-seat policy, and every other player is told."""
-    session = uow.session
-    game = lock_game(session, game_id)
-    seat = next((s for s in game.seats if s.id == seat_id), None)
-    if seat is None:
-        raise NotFound("that seat does not play in this game")
+    game = lock_game(uow.session, game_id)
+    seat = seat_of_game(uow.session, game.id, seat_id)
     refused = ask(game, seat)
     if not refused.ok:
         return refused
-    now = utcnow()
-    vacations.end_now(session, game, seat, now)  # a deadline the vacation held comes in
-    seat.resigned_at = now
-    others = plays_on(game).replace("your seat", "the seat")
-    line = f"{seat.public_label} resigns; {others} from now on."
-    append_log(session, game, kind="admin", source="player", seat=seat.seat, text="resign", events=[line])
-    game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
-    session.flush()
-    bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
+    leave(uow, game, seat, Left.RESIGNED, "resign")
     return ResignResult(
         True,
         f"You have left {game.name}: {plays_on(game)} from now on. Every other player has been told; "

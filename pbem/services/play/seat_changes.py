@@ -1,9 +1,9 @@
 """A seat changing hands mid-game: the departing player is told, the board shows the new name.
 
-Used when the admin replaces a player (:func:`pbem.services.play.games.replace_player`)
-and removes one (:mod:`pbem.services.play.removal`).  The seat keeps its name and
-its place in the game; its secret reply address and web link change, so the
-departing player's old emails no longer act for it.
+Used when the admin replaces a player (:func:`pbem.services.play.games.replace_player`);
+a removed player is told the same way (:mod:`pbem.services.play.removal`).  The seat
+keeps its name and its place in the game; its secret reply address and web link
+change, so the departing player's old emails no longer act for it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbem.clock import utcnow
+from pbem.game_status import LogKind
 from pbem.models import Account, Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, threads
@@ -30,18 +31,23 @@ def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, accoun
     vacations.end_now(session, game, seat, utcnow())
     seat.account = account
     seat.missed_deadlines = 0
-    seat.resigned_at = None  # a resigned seat taken over is played by its new player
-    seat.reply_token, seat.web_token = new_token(), new_token()
+    seat.left_at = seat.left_reason = None  # a seat whose player left, taken over, is played by its new player
+    rotate_tokens_of(seat)
     seat.last_message_id = None
     relabel(session, game, seat, public_name(account.name, seat.position, account.email))
     return departing
+
+
+def rotate_tokens_of(seat: Seat) -> None:
+    """New secret reply address and web link for ``seat``: the old ones stop acting for it."""
+    seat.reply_token, seat.web_token = new_token(), new_token()
 
 
 def relabel(session: Session, game: Game, seat: Seat, name: str) -> None:
     """Show ``name`` for ``seat`` on the board from now on: a ``relabel`` log entry, which replay
     applies at the same point (earlier events keep the name they were played under)."""
     game.state = engine_for(game).relabel(game.state, seat.seat, name)
-    append_log(session, game, kind="relabel", source="admin", seat=seat.seat, text=name)
+    append_log(session, game, kind=LogKind.RELABEL, source="admin", seat=seat.seat, text=name)
 
 
 def tell_departing(

@@ -9,12 +9,14 @@ message's orders.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from engines import get_engine
 from pbem.engine_output import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
+from pbem.seating import left_of
 from pbem.services import ServiceError
 from pbem.services.mailout import preferences, subscriptions
 from pbem.services.play import press, rematch, resign, vacations
@@ -97,6 +99,29 @@ def first_word(line: str) -> str:
     return words[0].lower().rstrip(".!:") if words else ""
 
 
+def command_of(line: str) -> str | None:
+    """The seat command ``line`` is (``help``, ``status``, ``press``, ``vacation``, ``notify``, ``resign``,
+    ``rematch``), or None: an order for the engine.  The one grammar of these commands."""
+    word = first_word(line)
+    alone = len(line.split()) == 1
+    if word in HELP_WORDS:
+        return "help"
+    if word in STATUS_WORDS and alone:
+        return "status"
+    if word == "press" and press.parse_press_line(line) is not None:
+        return "press"
+    if word == "vacation" or (word == "back" and alone):
+        return "vacation"
+    if word in ("notify", "resign") or (word == "rematch" and alone):
+        return word
+    return None
+
+
+def is_command(line: str) -> bool:
+    """Whether ``line`` is one of these commands rather than an order."""
+    return command_of(line) is not None
+
+
 def run(
     uow: UnitOfWork,
     game: Game,
@@ -110,49 +135,28 @@ def run(
     ``press_reply_id`` is the press a reply email answers (from its ``In-Reply-To``).
     """
     result = SeatLines()
-    if seat.resigned_at is not None:  # a player who left: nothing more from this seat
-        result.before = [Verdict(quote(line), False, resign.RESIGNED) for line in lines]
+    left = left_of(seat)
+    if left is not None:  # a player who left: nothing more from this seat
+        result.before = [Verdict(quote(line), False, resign.refusal(left)) for line in lines]
         return result
     index = 0
     while index < len(lines):
         line = lines[index]
         index += 1
-        word = first_word(line)
-        if word in HELP_WORDS:
-            result.answer(Verdict(line, True, help_text(game, uow.settings.base_url)))
-        elif word in STATUS_WORDS and len(line.split()) == 1:
+        command = command_of(line)
+        if command is None:
+            result.orders.append(line)
+        elif command == "status":
             result.status.append(line)
-        elif word == "press" and press.parse_press_line(line) is not None:
+        elif command == "press":
             to, text = press.parse_press_line(line)
             if not text:
                 body, index = _press_body(lines, index)
                 text = "\n".join(body)
             result.answer(_press(uow, game, seat, line, to, text, press_reply_id))
-        elif word == "vacation" or (word == "back" and len(line.split()) == 1):
-            result.answer(_vacation(uow, game, seat, line))
-        elif word == "notify":
-            result.answer(_notify(uow, game, seat, line))
-        elif word == "resign":
-            result.answer(_resign(uow, game, seat, line))
-        elif word == "rematch" and len(line.split()) == 1:
-            outcome = rematch.offer(uow, game.id, seat.id)
-            result.answer(Verdict(line, outcome.ok, outcome.message))
         else:
-            result.orders.append(line)
+            result.answer(_ANSWERS[command](uow, game, seat, line))
     return result
-
-
-def is_command(line: str) -> bool:
-    """Whether ``line`` is one of these commands rather than an order."""
-    word = first_word(line)
-    return (
-        word in HELP_WORDS
-        or (word in STATUS_WORDS and len(line.split()) == 1)
-        or (word == "press" and press.parse_press_line(line) is not None)
-        or word in ("vacation", "notify", "resign")
-        or (word == "rematch" and len(line.split()) == 1)
-        or (word == "back" and len(line.split()) == 1)
-    )
 
 
 def is_conversation(game: Game, seat: Seat, lines: list[str]) -> bool:
@@ -186,6 +190,15 @@ def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:
             break
         body.append(line)
     return body, index
+
+
+def _help(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
+    return Verdict(line, True, help_text(game, uow.settings.base_url))
+
+
+def _rematch(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
+    outcome = rematch.offer(uow, game.id, seat.id)
+    return Verdict(line, outcome.ok, outcome.message)
 
 
 def _press(uow: UnitOfWork, game: Game, seat: Seat, line: str, to: str, text: str, reply_id: int | None) -> Verdict:
@@ -238,3 +251,13 @@ def _notify(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
         return Verdict(line, True, subscriptions.set_preference_from_seat(uow, seat.id, match.group(1)))
     except ServiceError as error:
         return Verdict(line, False, str(error))
+
+
+#: The answer to each command that is answered at once, by its name (see :func:`command_of`).
+_ANSWERS: dict[str, Callable[[UnitOfWork, Game, Seat, str], Verdict]] = {
+    "help": _help,
+    "vacation": _vacation,
+    "notify": _notify,
+    "resign": _resign,
+    "rematch": _rematch,
+}

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from engines import get_engine
 from engines.base import Engine
 from pbem.clock import utcnow
+from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, observers
@@ -111,11 +112,11 @@ def settle(
     missed: list[str] | None = None,
 ) -> None:
     """Finish the game, start a new turn, or announce, and queue the emails for it;
-    nudge the bot if one of its seats must act now (or the deadline, if only resigned seats must)."""
+    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays)."""
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
-        game.status = "finished"
+        game.status = GameStatus.FINISHED
         game.result = outcome.to_json()
         game.finished_at = utcnow()
         game.deadline = game.next_reminder = None

@@ -2,7 +2,9 @@
 
 Declaring a vacation changes no deadline by itself: when a deadline falls due
 (:mod:`pbem.services.play.late`) and a seat it still waits for is on vacation, the
-deadline moves to the end of that vacation, and everyone is told.  So a seat
+deadline moves to a return window after the end of that vacation (:func:`held_until`:
+a day, or the phase's own period if shorter), so the player back has time to act
+and the reminders before it; everyone is told.  So a seat
 that has already sent its orders, or a turn that does not need it, is never
 delayed.  Every vacation is announced to all players and written to the game
 log (an ``admin`` entry, which replay skips), so nobody can stall a game unseen;
@@ -22,19 +24,36 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engines import get_engine
-from pbem.clock import utcnow
+from pbem.clock import format_duration, utcnow
+from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
-from pbem.services import NotFound
 from pbem.services.mailout import notify
 from pbem.services.play.house_rules import rules_of
-from pbem.services.play.locking import lock_game
+from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
 
 DAY = dt.timedelta(days=1)
 YEAR = dt.timedelta(days=365)
-#: How long a player back early has to send the orders a held deadline waited for.
+#: How long a player back (on time or early) has to send the orders a held deadline waited for.
 RETURN_WINDOW = dt.timedelta(days=1)
+
+
+def return_window(game: Game) -> dt.timedelta:
+    """:data:`RETURN_WINDOW`, or the phase's own period if shorter (a game of hour-long turns waits an hour)."""
+    period = turn_seconds(get_engine(game.engine), game)
+    return min(RETURN_WINDOW, dt.timedelta(seconds=period)) if period else RETURN_WINDOW
+
+
+def held_until(game: Game, vacation_end: dt.datetime) -> dt.datetime:
+    """When a deadline that waited for a vacation ending at ``vacation_end`` falls due: a return window later."""
+    return vacation_end + return_window(game)
+
+
+def window_words(game: Game) -> str:
+    """The return window in words: "a day", "1h" ..."""
+    window = return_window(game)
+    return "a day" if window == RETURN_WINDOW else format_duration(int(window.total_seconds()))
 
 
 @dataclass(frozen=True)
@@ -95,9 +114,7 @@ def current_end(session: Session, game: Game, seat: Seat, now: dt.datetime) -> d
 def _locked_seat(session: Session, game_id: int, seat_id: int) -> tuple[Game, Seat]:
     """The game, locked for this transaction, and one of its seats."""
     game = lock_game(session, game_id)
-    seat = next((s for s in game.seats if s.id == seat_id), None)
-    if seat is None:
-        raise NotFound("that seat does not play in this game")
+    seat = seat_of_game(session, game.id, seat_id)
     return game, seat
 
 
@@ -110,7 +127,7 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         return VacationResult(False, "a vacation is a whole number of days, at least 1 (e.g. vacation 3)")
     session = uow.session
     game, seat = _locked_seat(session, game_id, seat_id)
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
     cap = rules_of(game).vacation_days_per_game
     if days > cap:
@@ -144,15 +161,17 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
     )
     line = (
         f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
-        f"deadlines that wait for {seat.seat} move to then."
+        f"deadlines that wait for {seat.seat} move to {window_words(game)} after then."
     )
-    append_log(session, game, kind="admin", source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line])
+    append_log(
+        session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
+    )
     game.version += 1
     notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
     return VacationResult(
         True,
         f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
-        "move to then, and every other player has been told",
+        f"move to {window_words(game)} after then, and every other player has been told",
         ends,
     )
 
@@ -167,7 +186,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
     """
     session = uow.session
     game, seat = _locked_seat(session, game_id, seat_id)
-    if game.status not in ("active", "paused"):
+    if game.status not in RUNNING:
         return VacationResult(False, f"the game is {game.status}; there are no more deadlines")
     now = utcnow()
     held = end_now(session, game, seat, now)
@@ -176,7 +195,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
     line = f"{seat.public_label} is back from vacation."
     if held:
         line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
-    append_log(session, game, kind="admin", source="player", seat=seat.seat, text="vacation ended", events=[line])
+    append_log(session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text="vacation ended", events=[line])
     game.version += 1
     notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
     back = "welcome back: your vacation has ended, and every other player has been told"
@@ -208,18 +227,17 @@ def end_now(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool 
 
 
 def _holds_deadline(session: Session, game: Game, seat: Seat, now: dt.datetime) -> bool:
-    """Whether the game's deadline was moved to the end of this seat's vacation and still waits there."""
+    """Whether the game's deadline was moved for this seat's vacation (:func:`held_until`; at its very
+    end before return windows were given) and still waits there."""
     until = away_seats(session, game, [seat.seat], now).get(seat.seat)
     if until is None or game.deadline is None or game.deadline <= now:
         return False
-    return abs((game.deadline - until).total_seconds()) < 1
+    return any(abs((game.deadline - held).total_seconds()) < 1 for held in (held_until(game, until), until))
 
 
 def _bring_deadline_in(game: Game, now: dt.datetime) -> None:
-    period = turn_seconds(get_engine(game.engine), game)
-    window = min(RETURN_WINDOW, dt.timedelta(seconds=period)) if period else RETURN_WINDOW
-    game.deadline = min(game.deadline, now + window)
-    game.reminders_sent = []
+    game.deadline = min(game.deadline, now + return_window(game))
+    game.reminders_sent = []  # every reminder is about the new deadline
     game.next_reminder = next_reminder(game, now)
 
 

@@ -9,13 +9,15 @@ from sqlalchemy import select
 
 from engines import get_engine
 from engines.base import Engine, State
-from engines.playout import apply_entry, canonical_json
+from engines.playout import canonical_json
+from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Game, LogEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
+from pbem.services.play.replay import ReplayError, Setup, record, replay_all
 
 #: Statuses of a game whose replayed state has no outcome yet (an admin may cancel a game).
-UNFINISHED = ("active", "paused", "cancelled")
+UNFINISHED = RUNNING | {GameStatus.CANCELLED}
 
 
 @dataclass
@@ -55,7 +57,7 @@ def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
     outcome = engine.outcome(state)
     if outcome is None and game.status not in UNFINISHED:
         found.append(f"status (stored {game.status}, but the replayed game is not over)")
-    if outcome is not None and game.status != "finished":
+    if outcome is not None and game.status != GameStatus.FINISHED:
         found.append(f"status (stored {game.status}, but the replayed game is over)")
     expected: dict[str, Any] | None = outcome.to_json() if outcome is not None else None
     if canonical_json(expected) != canonical_json(game.result):
@@ -65,20 +67,13 @@ def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
 
 def verify(uow: UnitOfWork, game_id: int) -> Verification:
     game, entries = replay_log(uow, game_id)
-    if game.status == "open":  # seats are drawn at the start: until then there is nothing to replay
+    if game.status == GameStatus.OPEN:  # seats are drawn at the start: until then there is nothing to replay
         return Verification(game_id, 0, True, f"game {game_id} is open (waiting for players): nothing to replay yet")
     engine = get_engine(game.engine)
-    state = engine.new_game(list(game.players), game.seed, game.variant, dict(game.options)).state
-    applied = 0
-    for entry in entries:
-        if entry.kind == "admin":
-            continue
-        record = {"kind": entry.kind, "seat": entry.seat, "text": entry.text}
-        try:
-            state = apply_entry(engine, state, record).state
-        except ValueError as error:
-            return Verification(game_id, applied, False, f"entry {entry.seq} ({entry.text!r}) fails: {error}")
-        applied += 1
+    try:
+        state, applied = replay_all(engine, Setup.of_game(game), map(record, entries))
+    except ReplayError as error:
+        return Verification(game_id, error.applied, False, str(error))
     wrong = mismatches(engine, state, game)
     if wrong:
         message = f"game {game_id}: replaying the log gives a different " + "; ".join(wrong)

@@ -2,16 +2,16 @@
 
 Observers made before get their ``address_key`` here (the same function as new ones).
 
-Revision ID: 0014_signin_requests_observers
-Revises: 0013_outbox_status_fold
+Revision ID: 0018_signin_requests_observers
+Revises: 0017_outbox_kept_bodies
 Create Date: 2026-11-28 12:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014_signin_requests_observers"
-down_revision = "0013_outbox_status_fold"
+revision = "0018_signin_requests_observers"
+down_revision = "0017_outbox_kept_bodies"
 branch_labels = None
 depends_on = None
 
