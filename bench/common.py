@@ -13,6 +13,9 @@ from pbem.runtime import Runtime, make_runtime, set_runtime
 from pbem.services.play import games
 from pbem.tokens import reply_address
 
+#: The secret the benchmarks' servers sign with (as long as a server demands).
+SECRET = "bench-secret-of-the-pbem-benchmarks-0123"
+
 DOMAIN = "pbem.bench"
 
 
@@ -26,7 +29,7 @@ def bench_runtime(instance: Path, database_url: str, **overrides: Any) -> Runtim
         mail_domain=DOMAIN,
         server_address=f"pbem@{DOMAIN}",
         base_url=f"http://{DOMAIN}",
-        secret_key="bench-secret",
+        secret_key=SECRET,
         **{"receipt_wait_seconds": 0, **overrides},  # every message answered at once: the path measured
     )
     upgrade(settings.database_url)

@@ -5,7 +5,7 @@
 Builds a temporary SQLite instance (one game of each engine played a little, an
 open game, ``--games`` more games for the lists, which the player whose ``/me``
 is measured does not play), serves the real app with
-gunicorn on a loopback port, and measures:
+``pbem web`` on a loopback port, and measures:
 
 1. **Lighthouse** (npm ``lighthouse``, Debian's Chromium through ``CHROME_PATH``)
    on the front page, a status page, a player page, ``/me``, a rules page and
@@ -42,13 +42,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.web_status import free_port, measure, wait_up  # noqa: E402
-from pbem.commands.serve import gunicorn_command  # noqa: E402
 
 LIGHTHOUSE = "lighthouse@12.2.3"
 NODE_DIR = Path(os.environ.get("PBEM_LIGHTHOUSE_DIR", ROOT / "bench" / "out" / "node"))
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking"
-SECRET = "bench-secret"
+SECRET = "bench-secret-of-the-pbem-benchmarks-0123"
 ADMIN_PASSWORD = "bench-admin-pass"
 PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
 FIVE = [*PLAYERS, "Ed <ed@example.org>"]
@@ -269,7 +268,8 @@ def serve(instance: Path, url: str, port: int, workers: int, threads: int) -> su
         PYTHONPATH=str(ROOT),
     )
     env.pop("PBEM_SMTP_URL", None)
-    command = gunicorn_command("127.0.0.1", port, workers, threads)  # as `pbem serve` runs it (access log and all)
+    port_args = ["--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--threads", str(threads)]
+    command = [sys.executable, "-m", "pbem.cli", "web", *port_args]  # as a deployment runs it (access log and all)
     return subprocess.Popen(command, env=env, cwd=instance, stdout=subprocess.DEVNULL)
 
 
@@ -344,7 +344,7 @@ def report(args, sizes: dict[str, Any], speed: dict[str, Any], scores: dict[str,
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(f"gunicorn {args.workers} workers x {args.threads} threads (gthread), {args.clients} client threads")
+    print(f"pbem web: {args.workers} processes x {args.threads} threads (waitress), {args.clients} client threads")
     print("\nBytes per page (body; static files once, then cached for a year):")
     print(
         f"{'page':8} {'identity':>9} {'gzip':>7} {'br':>7} {'br/id':>6} {'static id':>10} {'static br':>10} "

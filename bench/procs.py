@@ -50,7 +50,7 @@ def name_of(pid: int) -> str:
     except OSError:
         return "?"
     text = " ".join(w.decode(errors="replace") for w in words if w)
-    for marker in ("pbem.supervisor", "gunicorn", "celery", "smtpd", "imap_poll", "serve"):
+    for marker in ("pbem.supervisor", "pbem.webserver", "gunicorn", "celery", "smtpd", "imap_poll", "serve"):
         if marker in text:
             return marker + (" beat" if " beat" in text else "")
     return os.path.basename(words[0].decode(errors="replace")) if words else "?"

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.common import SECRET
 from bench.procs import name_of, pss_mb, rss_mb, tree_of
 from bench.web_status import free_port, wait_up
 
@@ -31,7 +32,7 @@ PLAYERS = ["--player", "Ann <ann@example.org>", "--player", "Bob <bob@example.or
 def _env(instance: Path, port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
     # XDG_STATE_HOME: pbem serve notes itself there, in the bench's folder rather than the user's home.
-    return {**env, "PBEM_INSTANCE": str(instance), "PBEM_SECRET_KEY": "bench-secret", "PYTHONPATH": str(ROOT),
+    return {**env, "PBEM_INSTANCE": str(instance), "PBEM_SECRET_KEY": SECRET, "PYTHONPATH": str(ROOT),
             "PBEM_MAIL_DOMAIN": "serve.bench", "PBEM_BASE_URL": f"http://127.0.0.1:{port}",
             "XDG_STATE_HOME": str(instance.parent / "state")}  # fmt: skip
 

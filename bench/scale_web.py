@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import web_status
+from bench.common import SECRET
 from bench.web_status import free_port, wait_up
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,4 +67,4 @@ def measure(
 def web_env(url: str, instance: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
     return {**env, "PBEM_INSTANCE": str(instance), "PBEM_DATABASE_URL": url, "PBEM_BROKER_URL": "filesystem://",
-            "PBEM_SECRET_KEY": "bench-secret", "PBEM_MAIL_DOMAIN": "pbem.bench"}  # fmt: skip
+            "PBEM_SECRET_KEY": SECRET, "PBEM_MAIL_DOMAIN": "pbem.bench"}  # fmt: skip

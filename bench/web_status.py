@@ -155,7 +155,7 @@ def main() -> None:
             PBEM_INSTANCE=str(instance),
             PBEM_DATABASE_URL=url,
             PBEM_BROKER_URL="filesystem://",
-            PBEM_SECRET_KEY="bench-secret",
+            PBEM_SECRET_KEY="bench-secret-of-the-pbem-benchmarks-0123",
             PYTHONPATH=str(ROOT),
         )
         env.pop("PBEM_SMTP_URL", None)

@@ -119,10 +119,12 @@ def note_served_url(instance: Path, url: str) -> None:
 
 @dataclass(frozen=True)
 class MailLimits:
-    """Inbound mail allowed per seat and per sender address within a sliding window.
+    """Inbound mail allowed per seat (at its reply address) and per sender to the server address,
+    within a sliding window.
 
     Generous enough for a player who corrects themselves a few times a turn, tight
-    enough that a mail loop or a flood is cut off after one notice.
+    enough that a mail loop or a flood is cut off after one notice.  A seat counts only
+    what arrives at its own reply address: a forged ``From:`` elsewhere never uses it up.
     """
 
     per_seat: int = 60
@@ -142,10 +144,11 @@ class MailLimits:
 
 @dataclass(frozen=True)
 class StrangerBudget:
-    """Emails the server address may send to senders who are not players, per window.
+    """Emails the server may send in answer to an unverified ``From:`` (mail to the server address,
+    refusals), per window: strangers and players alike, since a player's address may be forged.
 
-    ``From:`` is forgeable, so every answer to a stranger may land with a victim:
-    a few per address, and a small number in all, then silence until the window moves on.
+    Every such answer may land with a victim: a few per address, and a small number in all,
+    then silence until the window moves on.
     """
 
     per_sender: int = 3
@@ -395,6 +398,8 @@ def _admin_email(raw: str | None) -> str | None:
     if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+", value):
         raise ConfigError(f"PBEM_ADMIN_EMAIL must be one email address, like admin@example.org, not {value!r}")
     return value
+
+
 def _keep_emails(value: str | None) -> int:
     """``PBEM_KEEP_EMAILS``: how long sent emails' texts are kept, a duration like ``14d`` (at least an hour)."""
     if value is None or not value.strip():

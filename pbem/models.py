@@ -247,7 +247,7 @@ class LogEntry(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
-#: SQL for "a message from someone who is not a player, to the server address" (see ``stranger_emails``).
+#: SQL for "a message answered (or not) at an unverified From:" (see ``stranger_emails``).
 STRANGER_MESSAGES = "stranger_emails IS NOT NULL"
 
 
@@ -286,7 +286,8 @@ class InboundMessage(Base):
     sender: Mapped[str | None] = mapped_column(String(320))
     received_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     processed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
-    #: For a message from a stranger to the server address: the emails sent in answer (0: withheld).
+    #: For a message whose answer goes to an unverified ``From:`` (to the server address, or refused when
+    #: not from the seat's own player): the emails sent in answer (0: withheld); see ``ops.strangers``.
     stranger_emails: Mapped[int | None] = mapped_column(Integer)
     #: The trusted hop's verdicts (Authentication-Results): pass, fail, none ...; None: no trusted result.
     spf: Mapped[str | None] = mapped_column(String(20))
@@ -350,16 +351,22 @@ class Observer(Base):
     """Someone following a game's public updates by email; confirmed by a link first."""
 
     __tablename__ = "observers"
-    __table_args__ = (UniqueConstraint("game_id", "email"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "email"),
+        Index("ix_observers_address_key_asked", "address_key", "asked_at"),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
     email: Mapped[str] = mapped_column(String(320))
+    #: The mailbox ``email`` reaches (:func:`pbem.services.mailout.budget.mailbox_key`): what its daily
+    #: cap counts, so ``victim+1@`` and ``v.ictim@`` are one address to it.
+    address_key: Mapped[str | None] = mapped_column(String(320))
     #: Secret of the confirmation and one-click stop links.
     token: Mapped[str] = mapped_column(String(64), unique=True)
     #: pending | active | stopped
     status: Mapped[str] = mapped_column(String(20), default="pending")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
-    asked_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    asked_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
     confirmed_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
 
@@ -390,7 +397,32 @@ class SigninLink(Base):
     binding: Mapped[str | None] = mapped_column(String(64))
     #: SHA-256 of the short code in the email, typed back in the asking browser (another device's mail).
     code_hash: Mapped[str | None] = mapped_column(String(64))
-    #: Wrong codes typed for this link; at :data:`pbem.services.mailout.signin.MAX_CODE_TRIES` it is spent.
+    #: Wrong codes typed for this link by releases that counted them here (now the asking browser's
+    #: :class:`SigninRequest` counts them); at :data:`pbem.services.mailout.signin.MAX_CODE_TRIES` it is spent.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class SigninRequest(Base):
+    """A browser asked for a sign-in link to ``address``; the worker decides what is sent (``done_at``).
+
+    Every request is kept alike, known address or not, so the web does the same work for both.
+    A browser that asked for an address within a link's lifetime may use any link emailed to
+    that address then: a link someone else asked for in the player's name still serves the player.
+    """
+
+    __tablename__ = "signin_requests"
+    __table_args__ = (Index("ix_signin_requests_address", "address", "created_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The address asked for, normalised as accounts store it.
+    address: Mapped[str] = mapped_column(String(320))
+    #: SHA-256 of the secret the asking browser keeps in its session.
+    binding: Mapped[str] = mapped_column(String(64), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    #: When the worker decided; None while pending (the sweep finds it).
+    done_at: Mapped[dt.datetime | None] = mapped_column(DateTime, index=True)
+    #: What it decided: ``sent``, ``unknown``, ``over budget``, for the admin.
+    outcome: Mapped[str] = mapped_column(String(40), default="")
+    #: Wrong codes typed in the asking browser (its code entry shuts at ``signin.MAX_CODE_TRIES``).
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 

@@ -108,4 +108,5 @@ def stop_all(processes: list[subprocess.Popen]) -> None:
 
 
 if __name__ == "__main__":
-    supervise(json.loads(sys.argv[1]), dict(os.environ))
+    restarted_roles = tuple(json.loads(sys.argv[2])) if len(sys.argv) > 2 else RESTARTED
+    supervise(json.loads(sys.argv[1]), dict(os.environ), restarted_roles)

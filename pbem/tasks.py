@@ -27,6 +27,8 @@ class Task(StrEnum):
     SWEEP = "sweep"
     SEND_DIGESTS = "send_digests"
     SEND_OVERDUE_DIGESTS = "send_overdue_digests"
+    ANSWER_SIGNIN_REQUESTS = "answer_signin_requests"
+    TIDY = "tidy"
 
     @property
     def celery_name(self) -> str:

@@ -22,6 +22,9 @@ from tests.support import templates
 from tests.support.live import headless_chromium
 from tests.support.services import postgres_schema
 
+#: The secret every test runtime signs with: as long as a server demands (pbem.services.ops.secrets).
+TEST_SECRET = "test-secret-of-the-pbem-test-suite-0123"
+
 
 class CompiledTemplates(BytecodeCache):
     """Jinja's compiled templates, kept for the whole session: every test makes a new app, whose Jinja
@@ -49,7 +52,7 @@ def build_runtime(tmp_path, database_url: str, **overrides):
         "smtp_url": None,
         "mail_domain": "pbem.test",
         "base_url": "http://pbem.test",
-        "secret_key": "test-secret",
+        "secret_key": TEST_SECRET,
         "server_address": "pbem@pbem.test",
         "broker_url": "filesystem://",
     }

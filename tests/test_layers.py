@@ -21,7 +21,7 @@ LAYERS = (
     ("pbem.mail",),  # email as text and bytes: parsing, quoting, rendering, MIME
     ("pbem.services",),  # what the server does, in domains (see DOMAINS)
     ("pbem.inbound",),  # mail in: listeners, the pipeline, the server address's commands
-    ("pbem.web", "pbem.commands", "pbem.app"),  # entry points: the web app and the CLI
+    ("pbem.web", "pbem.commands", "pbem.app", "pbem.webserver"),  # entry points: the web app, its server, the CLI
 )
 #: Modules that belong to a package's layer: the CLI's root group, which its command groups join.
 JOINED = {"pbem.cli": "pbem.commands"}

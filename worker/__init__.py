@@ -10,6 +10,7 @@ runtime, so importing this module has no side effects.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from pbem import clock, db
 from pbem.config import Settings
 from pbem.logs import quiet_chatter
 from pbem.runtime import get_runtime, make_runtime, set_runtime
+from pbem.services.ops.secrets import secret_key_problem
 from pbem.tasks import Task, task_named
 from worker import broker
 from worker.preload import preload
@@ -73,6 +75,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_schedule": {
             "sweep": {"task": Task.SWEEP.celery_name, "schedule": clock.sweep_interval()},
             "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": daily_digest_schedule()},
+            "tidy": {"task": Task.TIDY.celery_name, "schedule": crontab(minute=17)},
         },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",
@@ -192,7 +195,11 @@ def _quiet_task_lines(loglevel: int | str | None = None, **_: Any) -> None:
 
 @worker_init.connect
 def _on_worker_start(**_: Any) -> None:
-    runtime = get_runtime()  # reads the settings, and with them this process's clock
+    runtime = get_runtime()
+    problem = secret_key_problem(runtime.settings.secret_key)
+    if problem:  # SystemExit passes through Celery's signal dispatch (an Exception would only be logged)
+        sys.stderr.write(f"Error: configuration: {problem}\n")
+        raise SystemExit(1)
     if clock.setting().accelerated:
         logging.getLogger(__name__).warning(
             "the clock runs %s (PBEM_CLOCK_RATE): for tests and benchmarks only", clock.describe()

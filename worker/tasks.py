@@ -13,7 +13,8 @@ from typing import Any
 from celery import shared_task
 
 from pbem.runtime import Runtime, UnitOfWork, get_runtime
-from pbem.services.mailout import digest, outbox
+from pbem.services.mailout import digest, outbox, signin
+from pbem.services.ops import kept_mail
 from pbem.services.ops import sweep as sweeping
 from pbem.services.ops.outage import quiet
 from pbem.services.play import bot_turns, deadlines
@@ -119,6 +120,24 @@ def send_overdue_digests() -> int:
     with runtime.reading() as uow:
         recipients = digest.overdue_recipients(uow)
     return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
+
+
+@shared_task(name=Task.ANSWER_SIGNIN_REQUESTS.celery_name, acks_late=True)
+@quiet()
+def answer_signin_requests() -> int:
+    """Decide every pending sign-in request, each in a unit of its own (idempotent: a request is claimed)."""
+    runtime = get_runtime()
+    with runtime.reading() as uow:
+        pending = signin.pending_ids(uow)
+    return sum(_in_unit(runtime, lambda uow, item: signin.decide(uow, item) == "sent", request) for request in pending)
+
+
+@shared_task(name=Task.TIDY.celery_name, acks_late=True)
+@quiet()
+def tidy() -> int:
+    """Hourly: forget decided sign-in requests of yesterday, and the bodies of old mail nothing was done with."""
+    with get_runtime().unit() as uow:
+        return signin.forget_old(uow) + kept_mail.forget_old_bodies(uow)
 
 
 def _in_unit(runtime: Runtime, work: Callable[[UnitOfWork, Any], int], item: Any) -> int:

@@ -1,4 +1,4 @@
-"""``pbem db upgrade`` and ``pbem admin create``."""
+"""``pbem db upgrade``, ``pbem admin create`` and ``pbem admin link``."""
 
 from __future__ import annotations
 
@@ -53,4 +53,21 @@ def admin_create(username: str, password: str) -> None:
             click.echo(f"admin user {username} created")
         else:
             user.password_hash = generate_password_hash(password)
-            click.echo(f"password of admin user {username} changed")
+            user.session_epoch += 1  # a cookie stolen under the old password stops working
+            click.echo(f"password of admin user {username} changed; every session of {username} has ended")
+
+
+@admin_group.command("link")
+@click.argument("username", callback=_username)
+def admin_link(username: str) -> None:
+    """Print a one-time log-in link for an admin (works once, for 15 minutes; ends their other sessions).
+
+    For when the password form is shut by too many failed log-ins for that username."""
+    from pbem.services import ServiceError
+    from pbem.services.ops import admin_links
+
+    try:
+        url = runtime().in_unit(admin_links.make_link, username)
+    except ServiceError as error:
+        fail(str(error))
+    click.echo(url)

@@ -13,6 +13,7 @@ import click
 
 from pbem.commands import fail, runtime
 from pbem.logs import quiet_chatter
+from pbem.services.ops.secrets import check_secret_key
 
 if TYPE_CHECKING:
     from pbem.inbound.imap import PollResult
@@ -95,6 +96,7 @@ def smtpd(host: str, port: int) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s smtpd %(levelname)s %(message)s")
     quiet_chatter(logging.INFO)
     rt = runtime()  # stops if the schema is older than this code (`pbem db upgrade` migrates)
+    check_secret_key(rt.settings.secret_key)
     click.echo(f"pbem: SMTP listener on {host}:{port} for @{rt.settings.mail_domain}")
     serve_forever(rt, host, port)
 

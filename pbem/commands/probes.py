@@ -27,11 +27,10 @@ from pbem.config import Settings
 from pbem.db import normalise_url
 from pbem.runtime import check_database_url, shown_url
 from pbem.services.ops import urls
+from pbem.services.ops.secrets import FIX, PLACEHOLDERS, secret_key_problem
 
 #: Seconds any one network step of a check may take.
 TIMEOUT = 10
-#: Values of the example environment file that must be replaced before going live.
-PLACEHOLDERS = ("change-me", "change-me-too")
 
 
 @dataclass(frozen=True)
@@ -173,6 +172,8 @@ def _fault_words(fault, failed_message: str) -> str:
     if fault.method == failed_message:
         return f"{times} a message failed every attempt (the last: {fault.error})"
     return f"{fault.engine} failed {times} in {fault.method} (the last: {fault.error})"
+
+
 def check_database_size(settings: Settings) -> Finding:
     """The database's size and the outbox's growth (the texts of sent emails are most of it, and are
     pruned after ``PBEM_KEEP_EMAILS``)."""
@@ -475,19 +476,14 @@ def _is_loopback(host: str) -> bool:
 
 
 def check_secrets(settings: Settings) -> Finding:
-    """The example file's placeholders replaced."""
-    left = [
-        name
-        for name, value in (("PBEM_SECRET_KEY", settings.secret_key), ("PBEM_INBOUND_SECRET", settings.inbound_secret))
-        if value in PLACEHOLDERS
-    ]
-    if left:
-        return problem(
-            "secrets",
-            f"{' and '.join(left)} still {'hold' if len(left) > 1 else 'holds'} the example's placeholder",
-            "set it to the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'",
-        )
-    return ok("secrets", "no placeholder left")
+    """The secret key long enough, and the example file's placeholders replaced."""
+    key_problem = secret_key_problem(settings.secret_key)
+    if key_problem:
+        what, _, fix = key_problem.partition(". Fix: ")
+        return problem("secrets", what, fix)
+    if settings.inbound_secret in PLACEHOLDERS:
+        return problem("secrets", "PBEM_INBOUND_SECRET still holds the example's placeholder", FIX)
+    return ok("secrets", f"the secret key has {len(settings.secret_key)} characters; no placeholder left")
 
 
 # -- what strangers can reach: dev mailbox, metrics, proxies, sender checks ------------------

@@ -1,7 +1,7 @@
 """``pbem serve`` (everything, embedded) and ``pbem web`` (the web process alone).
 
-``serve`` supervises one process per role — web (gunicorn, one worker with
-threads), the Celery worker with beat inside it, the SMTP listener and, with
+``serve`` supervises one process per role — web (:mod:`pbem.webserver`: waitress,
+one process with threads), the Celery worker with beat inside it, the SMTP listener and, with
 ``PBEM_IMAP_URL`` set, the mailbox reader — all reading the same environment, so
 the embedded default is the distributed setup on one machine with SQLite and
 the file-system broker.  A
@@ -24,31 +24,16 @@ from pbem.commands import runtime
 from pbem.commands.game import dev_mailbox_url
 from pbem.commands.where import note_server
 from pbem.config import ConfigError, Settings, note_served_url
-from pbem.logmask import LOGGER_CLASS
 from pbem.migrations import upgrade_and_say
 from pbem.runtime import get_runtime, shown_url
+from pbem.services.ops.secrets import check_secret_key
 from pbem.supervisor import BACKOFF_FIRST, BACKOFF_MAX, RESTARTED, STABLE_SECONDS, stop_all  # noqa: F401 - the settings of the supervisor
 
 
-def gunicorn_command(host: str, port: int, workers: int, threads: int = 4) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
-        "--bind",
-        f"{host}:{port}",
-        "--access-logfile",
-        "-",
-        "--logger-class",
-        LOGGER_CLASS,
-        "--graceful-timeout",
-        "5",
-        "pbem.app:create_app()",
-    ]
+def web_command(host: str, port: int, threads: int = 8, *, reuse_port: bool = False) -> list[str]:
+    """One web process (:mod:`pbem.webserver`); ``reuse_port`` when several share the port."""
+    command = [sys.executable, "-m", "pbem.webserver", "--host", host, "--port", str(port), "--threads", str(threads)]
+    return [*command, "--reuse-port"] if reuse_port else command
 
 
 def celery_command(role: str, concurrency: int = 2) -> list[str]:
@@ -92,7 +77,8 @@ def serve(ctx: click.Context, host: str, port: int, smtp_port: int, smtp: bool |
         asked = ctx.get_parameter_source("smtp_port") is not click.core.ParameterSource.DEFAULT
         smtp = wants_smtp(get_runtime().settings, asked)
     check_ports(host, {"--port": port, **({"--smtp-port": smtp_port} if smtp else {})})
-    settings = runtime(create=True).settings
+    settings = runtime(create=True).settings  # a new instance's key is generated here
+    check_secret_key(settings.secret_key)  # it signs every capability and cookie
     check_broker(settings)
     click.echo(f"pbem: {upgrade_and_say(settings.database_url)}")  # the embedded server migrates, and says so
     env = dict(os.environ, PBEM_INSTANCE=str(settings.instance))
@@ -212,11 +198,11 @@ def serve_roles(
 ) -> dict[str, list[str]]:
     """The command of every role ``pbem serve`` runs: few processes, so it fits a small machine.
 
-    The web is one gunicorn worker with threads; the Celery worker runs beat too.  The
+    The web is one process with threads; the Celery worker runs beat too.  The
     SMTP listener runs only if ``smtp`` (by default not when a mailbox brings the mail).
     """
     roles = {
-        "web": gunicorn_command(host, port, 1, threads=8),
+        "web": web_command(host, port, threads=8),
         "worker": embedded_worker_command(concurrency),
     }
     if smtp:
@@ -258,18 +244,27 @@ def supervise(roles: dict[str, list[str]], env: dict[str, str], restarted: tuple
     supervisor.supervise(roles, env, restarted, backoff=(BACKOFF_FIRST, BACKOFF_MAX, STABLE_SECONDS))
 
 
-def exec_supervisor(roles: dict[str, list[str]], env: dict[str, str]) -> None:
+def exec_supervisor(roles: dict[str, list[str]], env: dict[str, str], restarted: tuple[str, ...] = RESTARTED) -> None:
     """Become :mod:`pbem.supervisor`: the same process (pid, signals), without the imports set-up needed."""
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "pbem.supervisor", json.dumps(roles)], env)
+    argv = [sys.executable, "-m", "pbem.supervisor", json.dumps(roles), json.dumps(list(restarted))]
+    os.execve(sys.executable, argv, env)
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=5000, show_default=True)
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
-def web(host: str, port: int, workers: int) -> None:
-    """Run the web app alone under gunicorn (distributed setup; `pbem db upgrade` migrates first)."""
-    runtime()  # stops if the schema is older than this code
-    os.execv(sys.executable, gunicorn_command(host, port, workers))
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Web processes.")
+@click.option("--threads", type=click.IntRange(2, 256), default=8, show_default=True, help="Threads per process.")
+def web(host: str, port: int, workers: int, threads: int) -> None:
+    """Run the web app alone (distributed setup; `pbem db upgrade` migrates first).
+
+    Each process is :mod:`pbem.webserver` (waitress); several share the port and are
+    started again if one dies."""
+    settings = runtime().settings  # stops if the schema is older than this code
+    check_secret_key(settings.secret_key)
+    if workers == 1:
+        os.execv(sys.executable, web_command(host, port, threads))
+    roles = {f"web-{n}": web_command(host, port, threads, reuse_port=True) for n in range(1, workers + 1)}
+    exec_supervisor(roles, dict(os.environ), restarted=tuple(roles))

@@ -36,12 +36,26 @@ class Hold(Stop):
     """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A stored message as parsing reads it, before any unit of work (see ``pipeline.prepare``)."""
+
+    message: Message | None
+    #: Why the message cannot be read (it is dropped with this verdict); None if it was.
+    problem: str | None = None
+    text: str | None = None
+    lines: tuple[str, ...] | None = None
+
+
 @dataclass
 class Context:
     uow: UnitOfWork
     row: InboundMessage
+    prepared: Prepared | None = None
     message: Message | None = None
     sender: str | None = None
+    #: Why ``sender`` is None though ``From:`` was there (two senders, none readable).
+    sender_problem: str | None = None
     subject: str = ""
     their_id: str | None = None
     recipient: str | None = None

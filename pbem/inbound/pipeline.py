@@ -22,10 +22,10 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.inbound import server_commands
 from pbem.inbound.answered import answered_id, late_reply_warning
-from pbem.inbound.context import Context, Discard, Hold, Reject
+from pbem.inbound.context import Context, Discard, Hold, Prepared, Reject
 from pbem.inbound.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail import addressing, authresults, automated
-from pbem.mail.message import addresses, header, message_id, parse, safe_subject
+from pbem.mail.message import addresses, header, message_id, parse, safe_subject, sole_sender, structure_problem
 from pbem.mail.quotes import order_lines
 from pbem.mail.text import body_text
 from pbem.models import InboundMessage, OutboxMessage, Seat
@@ -47,14 +47,40 @@ class Disposition:
     verdict: str
 
 
+# -- before the unit of work ------------------------------------------------------------
+
+
+def prepare(raw: bytes) -> Prepared:
+    """Parse a stored message and read its text, before the caller's unit of work begins: parsing
+    takes time in proportion to the message, and on SQLite a unit holds the one write lock.
+
+    A message nested too deeply to parse (see :func:`~pbem.mail.message.structure_problem`), or one
+    the email package cannot read at all, gets its ``problem`` instead: dropped, never retried."""
+    problem = structure_problem(raw)
+    if problem:
+        return Prepared(None, problem=problem)
+    try:
+        message = parse(raw)
+        text = body_text(message)
+        return Prepared(message, text=text, lines=tuple(order_lines(text)))
+    except Exception as error:  # no traceback and no retry: the bytes will not read better next time
+        return Prepared(None, problem=f"unreadable message ({type(error).__name__})")
+
+
 # -- the steps ------------------------------------------------------------------------
 
 
 def read_headers(ctx: Context) -> None:
-    """Parse once; note who wrote, about what, and which of our addresses it was sent to."""
-    ctx.message = parse(ctx.row.raw)
-    senders = addresses(ctx.message, "From")
-    ctx.sender = senders[0] if senders else None
+    """Parse once; note who wrote, about what, and which of our addresses it was sent to.
+
+    ``From:`` must name one address: with two (two headers, or two in one) the trusted hop's
+    verdict may be about the other one, so the message has no sender here."""
+    if ctx.prepared is None:
+        ctx.prepared = prepare(ctx.row.raw)
+    if ctx.prepared.problem:
+        raise Discard(ctx.prepared.problem)
+    ctx.message = ctx.prepared.message
+    ctx.sender, ctx.sender_problem = sole_sender(ctx.message)
     ctx.row.sender = ctx.sender
     ctx.subject = safe_subject(header(ctx.message, "Subject"))
     ctx.their_id = message_id(ctx.message)
@@ -137,7 +163,7 @@ def route(ctx: Context) -> None:
 
 
 def limit_rate(ctx: Context) -> None:
-    """At most N messages per window per sender and per seat; one notice, then silence."""
+    """At most N messages per window to a seat, and per sender to the server address; one notice, then silence."""
     limits = ctx.settings.mail_limits
     checks = _rate_checks(ctx)
     if not checks:
@@ -159,29 +185,27 @@ def limit_rate(ctx: Context) -> None:
 
 
 def _rate_checks(ctx: Context) -> list[tuple[str, str, int]]:
-    """What this message counts against: its sender, and its seat (``(words, kind, limit)``).
+    """What this message counts against (``(words, kind, limit)``): the seat it was written to, or,
+    written to the server address, its sender's other messages there.
 
-    A seat's own player and everyone else are counted apart, so that a stranger
-    who knows a reply address cannot use up the player's allowance (nor send the
-    player more than a window's worth of notices about refused messages).
+    Only what arrives at a seat's secret reply address counts for that seat, its own player
+    and everyone else apart: ``From:`` is anyone's to write, so messages that merely carry a
+    player's address (to the server address, to another seat) never use up that player's
+    allowance, and a stranger who knows a reply address cannot use it up either.
     """
     limits = ctx.settings.mail_limits
-    checks: list[tuple[str, str, int]] = []
-    if ctx.sender:
-        checks.append(("from this sender", "sender", limits.per_sender))
     if ctx.seat is None:
-        return checks
+        return [("from this sender", "sender", limits.per_sender)] if ctx.sender else []
     if ctx.sender == ctx.seat.account.email:
-        checks.append(("from this seat", "owner", limits.per_seat))
-    else:
-        checks.append(("to this reply address from other senders", "others", limits.per_seat))
-    return checks
+        return [("from this seat", "owner", limits.per_seat)]
+    return [("to this reply address from other senders", "others", limits.per_seat)]
 
 
 _INBOUND = InboundMessage.__table__
-#: Which messages each kind of check counts (parameters: sender, seat_id, owner).
+#: Which messages each kind of check counts (parameters: sender, seat_id, owner): ``sender``, those
+#: of the sender to the server address (routed to no seat); ``owner`` and ``others``, those to the seat.
 _COUNTED: dict[str, ColumnElement[bool]] = {
-    "sender": _INBOUND.c.sender == bindparam("sender"),
+    "sender": and_(_INBOUND.c.sender == bindparam("sender"), _INBOUND.c.seat_id.is_(None)),
     "owner": and_(_INBOUND.c.seat_id == bindparam("seat_id"), _INBOUND.c.sender == bindparam("owner")),
     "others": and_(
         _INBOUND.c.seat_id == bindparam("seat_id"),
@@ -204,8 +228,8 @@ def _recent_query(kinds: tuple[str, ...]) -> Select:
     return select(*columns).where(or_(*(_COUNTED[kind] for kind in kinds)), _RECENT)
 
 
-#: The checks of nearly every message to a seat, its player writing: counted with the game's lock.
-_WITH_LOCK = ("sender", "owner")
+#: The check of nearly every message to a seat, its player writing: counted with the game's lock.
+_WITH_LOCK = ("owner",)
 _SEATS = Seat.__table__
 
 
@@ -213,13 +237,9 @@ _SEATS = Seat.__table__
 def _counts_with_lock() -> tuple[ColumnElement[int], ...]:
     """:func:`_recent_query`'s counts for :data:`_WITH_LOCK`, as columns of the lock's statement: the
     seat is the ``seats`` row it reads, and its player the sender (``owner`` is then ``sender``)."""
-    kinds = {
-        "sender": _COUNTED["sender"],
-        "owner": and_(_INBOUND.c.seat_id == _SEATS.c.id, _INBOUND.c.sender == bindparam("sender")),
-    }
+    owner = and_(_INBOUND.c.seat_id == _SEATS.c.id, _INBOUND.c.sender == bindparam("sender"))
     return tuple(
-        select(func.count(_INBOUND.c.id)).where(kinds[kind], _RECENT, which).scalar_subquery()
-        for kind in _WITH_LOCK
+        select(func.count(_INBOUND.c.id)).where(owner, _RECENT, which).scalar_subquery()
         for which in _ANSWERED_AND_NOTICES
     )
 
@@ -260,7 +280,8 @@ def check_sender(ctx: Context) -> None:
         bounces.heard_from(ctx.session, owner)
         return
     if not ctx.sender:  # no one to answer, and nothing to tell the player about a sender
-        raise Reject("This message has no readable sender address (From:), so nothing was applied.")
+        why = f" ({ctx.sender_problem})" if ctx.sender_problem else ""
+        raise Reject(f"This message has no readable sender address (From:){why}, so nothing was applied.")
     tell_owner(ctx, owner)
     raise Reject(
         "This reply address belongs to a seat whose player writes from another address, "
@@ -270,24 +291,31 @@ def check_sender(ctx: Context) -> None:
 
 
 def hold_failed_dmarc(ctx: Context) -> None:
-    """``From:`` is the seat's player, but their domain's DMARC check failed at a trusted hop: a forgery,
-    most likely, so the message is held and the player told; with no trusted result nothing changes."""
+    """``From:`` is the seat's player (or anyone, written to the server address), but their domain's
+    DMARC check failed at a trusted hop: a forgery, most likely, so the message is held (a seat's
+    player is told, once per window); with no trusted result nothing changes."""
     auth = ctx.auth
-    if ctx.seat is None or not ctx.trusted or auth is None or auth.dmarc != "fail":
+    if auth is None or auth.dmarc != "fail" or not ctx.sender:
+        return
+    if not (ctx.command_mode or (ctx.seat is not None and ctx.trusted)):
         return
     domain = ctx.sender.rpartition("@")[2]
     if auth.dmarc_domain and auth.dmarc_domain != domain:
         return  # a verdict about another domain says nothing of this sender
-    tell_held(ctx)
+    if ctx.seat is not None:
+        tell_held(ctx)
     raise Hold(f"held: DMARC fail for {domain} (Authentication-Results of {auth.authserv_id})")
 
 
 def extract_text(ctx: Context) -> None:
-    ctx.text = body_text(ctx.message)
+    """The text the person wrote (read by :func:`prepare` already, outside the unit of work)."""
+    prepared = ctx.prepared
+    ctx.text = prepared.text if prepared and prepared.text is not None else body_text(ctx.message)
 
 
 def strip_quotes(ctx: Context) -> None:
-    ctx.lines = order_lines(ctx.text)
+    prepared = ctx.prepared
+    ctx.lines = list(prepared.lines) if prepared and prepared.lines is not None else order_lines(ctx.text)
 
 
 def answer(ctx: Context) -> None:
@@ -305,34 +333,36 @@ def answer(ctx: Context) -> None:
 
 
 def _answer_commands(ctx: Context, lines: list[str], refused: list[order_service.Verdict]) -> None:
-    """The server address's answer, in the server's words only; a stranger's is budgeted.
+    """The server address's answer, in the server's words only, within the budget of answers.
 
-    A stranger (not a player here) who wrote no command is not answered at all, and is
-    answered only if the worst case of this message (the answer and one confirmation)
-    fits the budget; the emails it really caused are recorded on the message.
+    Anyone can write any ``From:`` to the server address, so every answer may land with a
+    victim of the forger's choosing, a player's address as well as a stranger's: each is
+    answered only if the worst case of this message (the answer and one confirmation) fits
+    the budget (:mod:`pbem.services.ops.strangers`), and the emails it really caused are
+    recorded on the message.  A stranger (not a player here) who wrote no command is not
+    answered at all.
     """
     if not ctx.sender:
-        raise Discard("no readable sender address: nothing to answer")
+        raise Discard(f"no readable sender address ({ctx.sender_problem or 'none'}): nothing to answer")
     references = f"{header(ctx.message, 'In-Reply-To')} {header(ctx.message, 'References')}"
     stranger = not known_player(ctx.session, ctx.sender)
-    if stranger:
-        if lobby.join_token(references) is None and not any(map(server_commands.command_of, lines)):
-            ctx.row.stranger_emails = 0
-            raise Discard("not a player, and no command: not answered")
-        worst = 1 + min(server_commands.mail_commands(lines), 1)
-        withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
-        if withheld:
-            ctx.row.stranger_emails = 0
-            raise Discard(withheld)
-        before = _last_outbox_id(ctx.session)
+    if stranger and lobby.join_token(references) is None and not any(map(server_commands.command_of, lines)):
+        ctx.row.stranger_emails = 0
+        raise Discard("not a player, and no command: not answered")
+    worst = 1 + min(server_commands.mail_commands(lines), 1)
+    withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, worst)
+    if withheld:
+        ctx.row.stranger_emails = 0
+        raise Discard(withheld)
+    before = _last_outbox_id(ctx.session)
     verdicts = server_commands.server_commands(ctx.uow, lines, ctx.sender, references, stranger=stranger)
     if verdicts:  # lines too long to read, named but never quoted
         verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
     server_commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
     ctx.verdict = f"commands: {len(verdicts)} answered"
-    if stranger:
-        ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
-        ctx.verdict += f" (not a player: {ctx.row.stranger_emails} emails)"
+    ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
+    who = "not a player" if stranger else "a player"
+    ctx.verdict += f" ({who}: {ctx.row.stranger_emails} emails)"
 
 
 def _last_outbox_id(session: Session) -> int:
@@ -365,9 +395,11 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
 )
 
 
-def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE) -> Disposition:
-    """Run ``steps`` on one stored message in the caller's unit of work; the caller commits."""
-    ctx = Context(uow=uow, row=row)
+def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE, prepared: Prepared | None = None) -> Disposition:
+    """Run ``steps`` on one stored message in the caller's unit of work; the caller commits.
+
+    ``prepared``: the message as :func:`prepare` read it before the unit began (else read here)."""
+    ctx = Context(uow=uow, row=row, prepared=prepared)
     try:
         for step in steps:
             step(ctx)

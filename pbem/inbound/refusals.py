@@ -17,6 +17,7 @@ from pbem.clock import utcnow
 from pbem.inbound.context import Context, Reject
 from pbem.models import Account, Game, OutboxMessage
 from pbem.services.mailout import notify
+from pbem.services.ops import strangers
 
 
 def span(seconds: int) -> str:
@@ -114,11 +115,19 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
     """One reply listing every reason; threaded in the game only for the seat's own player.
 
     Only a known player is answered: a refusal sent to any ``From:`` would let a
-    forger aim our mail at anyone (backscatter)."""
+    forger aim our mail at anyone (backscatter).  And since that ``From:`` may be
+    forged too, a refusal to anyone but the seat's own player counts against the
+    budget of answers (:mod:`pbem.services.ops.strangers`) like any other answer."""
     if not ctx.sender:
         return
-    if not ctx.trusted and not known_player(ctx.session, ctx.sender):
-        return
+    if not ctx.trusted:
+        if not known_player(ctx.session, ctx.sender):
+            return
+        withheld = strangers.refusal(ctx.session, ctx.settings.stranger_budget, ctx.sender, 1)
+        ctx.row.stranger_emails = 0 if withheld else 1
+        if withheld:
+            stop.reasons.append(withheld)
+            return
     # The seat's own player sees their subject again; anyone else only the server's words (From: is forgeable).
     subject = ctx.subject if ctx.trusted and ctx.subject else "Your message was not applied"
     if not subject.lower().startswith("re:"):

@@ -8,9 +8,11 @@ not a redelivery, and a copy for each of two reply addresses is two messages),
 and nudges the worker after the commit, so that a transport can acknowledge as
 soon as the bytes are safe.
 
-:func:`process` runs :data:`pbem.inbound.pipeline.PIPELINE` on one stored message
-inside a single transaction: the orders, the receipt, any bounce bookkeeping
-and the message's own verdict commit together or not at all.  A crash leaves
+:func:`process` parses one stored message (before any transaction: on SQLite a
+write transaction holds the one write lock), then runs
+:data:`pbem.inbound.pipeline.PIPELINE` on it inside a single transaction: the
+orders, the receipt, any bounce bookkeeping and the message's own verdict commit
+together or not at all.  A crash leaves
 the message ``pending`` for the sweep; a message already handled is never
 handled twice.
 """
@@ -24,12 +26,15 @@ from dataclasses import dataclass
 
 from sqlalchemy import Insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import defer
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.clock import utcnow
-from pbem.mail.message import clean_address, dedupe_key, stored_id
+from pbem.mail.message import clean_address, dedupe_key, stored_id, structure_problem
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
 from pbem.services.ops import outage
+from pbem.services.ops.kept_mail import headers_only
 from pbem.services.play import engine_faults
 
 log = logging.getLogger(__name__)
@@ -78,6 +83,9 @@ def receive(
         return Received(None, refused=f"message too large: {len(raw)} bytes, the limit is {limit}")
     if not raw.strip():
         return Received(None, refused="empty message")
+    problem = structure_problem(raw)
+    if problem:  # refused at the door (the sending MTA tells its sender), never stored to fail later
+        return Received(None, refused=problem)
     recipient = _envelope(envelope_to)
     key = dedupe_key(raw, recipient)
     values = {
@@ -120,15 +128,21 @@ def _store_once(dialect: str) -> Insert:
     return insert(_INBOUND).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_INBOUND.c.id)
 
 
-def _claim(session, inbound_id: int, skip_locked: bool = False) -> InboundMessage | None:
+def _claim(session, inbound_id: int, skip_locked: bool = False, raw: bytes | None = None) -> InboundMessage | None:
     """The row, locked for this transaction (SQLite already holds the write lock).
 
     With ``skip_locked``, a row another worker holds right now is not waited for: None.
+    With ``raw`` (its bytes, read already), they are not read again.
     """
     query = select(InboundMessage).where(InboundMessage.id == inbound_id)
+    if raw is not None:
+        query = query.options(defer(InboundMessage.raw))
     if session.get_bind().dialect.name != "sqlite":
         query = query.with_for_update(skip_locked=skip_locked)
-    return session.scalars(query).one_or_none()
+    row = session.scalars(query).one_or_none()
+    if row is not None and raw is not None:
+        set_committed_value(row, "raw", raw)
+    return row
 
 
 def process(
@@ -141,23 +155,45 @@ def process(
     from pbem.inbound import pipeline
 
     try:
+        raw, prepared = _prepared(runtime, inbound_id)
         with runtime.unit() as uow:
-            row = _claim(uow.session, inbound_id, skip_locked)
+            row = _claim(uow.session, inbound_id, skip_locked, raw)
             if row is None:
                 return "busy" if skip_locked else "missing"
             uow.claimed.append(row)  # its verdict is written as the game is (UnitOfWork._write_locked)
             if row.status != "pending":
                 return row.status
-            outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE)
+            outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE, prepared)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()
+            if outcome.status == "dropped" and row.seat_id is None:  # to nobody's seat, left unanswered
+                row.raw = headers_only(row.raw)
             return outcome.status
     except Exception as error:  # the transaction rolled back: nothing was applied
         if outage.unreachable(error):
             raise  # not the message's fault: it stays pending, uncounted (the task reports the outage once)
         log.exception("inbound message %s could not be processed", inbound_id)
         return _record_failure(runtime, inbound_id, error)
+
+
+def _prepared(runtime: Runtime, inbound_id: int):
+    """``(raw, parsed)`` of the pending message, read and parsed before its unit of work opens (on
+    SQLite that unit holds the one write lock, which parsing a large message must not keep from every
+    other writer); ``(None, None)`` if it is not pending.  One statement where reads need no transaction."""
+    from pbem.inbound import pipeline
+
+    query = select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
+    if runtime.db.is_sqlite:
+        with runtime.db.read() as session:
+            found = session.execute(query).first()
+    else:
+        with runtime.db.statements() as connection:
+            found = connection.execute(query).first()
+    if found is None:
+        return None, None
+    raw = bytes(found[0])
+    return raw, pipeline.prepare(raw)
 
 
 def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:

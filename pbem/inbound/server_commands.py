@@ -7,9 +7,10 @@ shows: never a seat's view, address or token.  And since anyone can forge
 ``From:``, an answer carries only the server's own words: each command is named
 as the server read it (``status 12``), never as it was written, the subject is
 the server's, and lines that are not commands are counted, not quoted.  A
-stranger (an address that does not play here) is answered only for a command,
-at most one that sends further mail (``observe``, ``join``) per message, and
-within the budget of :mod:`pbem.services.ops.strangers`.
+stranger (an address that does not play here) is answered only for a command;
+anyone, player or not, gets at most one command that sends further mail
+(``observe``, ``join``) per message, within the budget of
+:mod:`pbem.services.ops.strangers`.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ NOT_COMMANDS = (
     "not a command here, so ignored; write help, games, status GAME, observe GAME or join GAME. "
     "Orders go to the reply address of your game's emails."
 )
-ONE_MAILING = "one observe or join per message from an address that does not play here; send it again on its own"
+ONE_MAILING = "one observe or join per message; send it again on its own"
 
 
 def command_of(line: str) -> tuple[str, str] | None:
@@ -135,8 +136,8 @@ def server_commands(
 
     A reply to a request to confirm joining a game (``references``: its In-Reply-To and
     References) takes the seat, and only that is answered: its text is whatever the player wrote.
-    A ``stranger`` who wrote no command gets no verdict at all (so no answer), and at most one
-    command that sends another email.
+    A ``stranger`` who wrote no command gets no verdict at all (so no answer); anyone gets at most
+    one command that sends another email (``From:`` is unverified here, so a player's address may be forged).
     """
     token = lobby.join_token(references)
     if token is not None:
@@ -149,7 +150,7 @@ def server_commands(
     verdicts, mailed = [], 0
     for command, argument in found or [("help", "")]:
         shown = label(command, argument)
-        if command in MAILING and stranger and mailed:
+        if command in MAILING and mailed:
             verdicts.append(Verdict(shown, False, ONE_MAILING))
             continue
         verdict = _answer(uow, command, argument, shown, sender)

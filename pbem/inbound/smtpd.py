@@ -1,8 +1,11 @@
 """The SMTP listener (aiosmtpd): the server's own MX, never an open relay.
 
 Recipients must be at one of our domains and be the base address, the
-postmaster or a reply address whose MAC is right (``550`` otherwise, ``553``
-for a non-ASCII mailbox name); messages over the size limit get ``552``;
+postmaster, a reply address whose MAC is right, a bounce address of ours or a
+``List-Unsubscribe`` address (``550`` otherwise, ``553`` for a non-ASCII mailbox
+name); messages over the size limit get ``552``; a line longer than
+:data:`MAX_LINE_BYTES` ends the connection (memory stays bounded whatever a
+client sends);
 a message is acknowledged with ``250`` only once :func:`receive` has stored it
 (one copy for each recipient: a message to two reply addresses applies to both
 seats), and a storage failure answers ``451`` so the sending MTA tries again later.
@@ -17,16 +20,21 @@ import signal
 import threading
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
 
 from pbem.inbound.runner import receive_each
 from pbem.mail import addressing
 from pbem.mail.message import clean_address
 from pbem.runtime import Runtime
+from pbem.services.mailout import unsubscribe
 from pbem.services.ops import outage
 from pbem.tokens import outbox_id_from_bounce_address
 
 log = logging.getLogger(__name__)
 MAX_RECIPIENTS = 20
+NO_SUCH_MAILBOX = "550 5.1.1 No such mailbox here"
+#: The longest run of bytes without a line break a client may send (SMTP lines are at most 1,000).
+MAX_LINE_BYTES = 65_536
 
 
 class InboundHandler:
@@ -53,8 +61,17 @@ class InboundHandler:
             or addressing.seat_token(settings, cleaned)
             or outbox_id_from_bounce_address(settings.secret_key, settings.reply_templates, cleaned) is not None
         ):
-            return "550 5.1.1 No such mailbox here"
+            return NO_SUCH_MAILBOX
         return None
+
+    def unsubscribe_problem(self, address: str) -> str | None:
+        """A ``List-Unsubscribe`` mailto address is taken if this server signed it (one database read)."""
+        cleaned = clean_address(address)
+        if not cleaned:
+            return NO_SUCH_MAILBOX
+        with self.runtime.db.read() as session:
+            signed = unsubscribe.signed_owner(self.runtime, session, cleaned) is not None
+        return None if signed else NO_SUCH_MAILBOX
 
     def mailbox(self, address: str) -> str:
         """The recipient as stored: ``<Postmaster>`` without a domain is the domain's postmaster."""
@@ -65,6 +82,8 @@ class InboundHandler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         address = self.mailbox(address)
         problem = self.recipient_problem(address)
+        if problem == NO_SUCH_MAILBOX and unsubscribe.is_unsubscribe_address(self.runtime, clean_address(address)):
+            problem = await asyncio.get_running_loop().run_in_executor(None, self.unsubscribe_problem, address)
         if problem:
             return problem
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
@@ -109,9 +128,41 @@ def _shown(sender: str | None) -> str:
     return f"<{(sender or '')[:320]}>".replace("\r", " ").replace("\n", " ")
 
 
+class BoundedSMTP(SMTP):
+    """aiosmtpd's SMTP session, which ends a connection whose line outgrows :data:`MAX_LINE_BYTES`.
+
+    aiosmtpd keeps every fragment of an over-long line until its line break comes (to answer
+    "line too long" then), so one line of 200 MB without CRLF would be held whole in memory.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._line_bytes = 0
+        self._tail = b""
+
+    def data_received(self, data: bytes) -> None:
+        seen = self._tail + data  # a CRLF split between two reads still ends the line
+        end = seen.rfind(b"\r\n")
+        self._line_bytes = len(seen) - end - 2 if end >= 0 else self._line_bytes + len(data)
+        self._tail = data[-1:]
+        if self._line_bytes > MAX_LINE_BYTES:
+            if self.transport is not None:
+                self.transport.write(b"500 5.5.2 Line too long; closing the connection\r\n")
+                self.transport.close()
+            return
+        super().data_received(data)
+
+
+class Listener(Controller):
+    """aiosmtpd's threaded controller, serving :class:`BoundedSMTP` sessions."""
+
+    def factory(self) -> SMTP:
+        return BoundedSMTP(self.handler, **self.SMTP_kwargs)
+
+
 def controller(runtime: Runtime, host: str = "127.0.0.1", port: int = 2525) -> Controller:
     """A started-on-demand listener; ``data_size_limit`` lets aiosmtpd refuse oversize DATA itself."""
-    return Controller(
+    return Listener(
         InboundHandler(runtime),
         hostname=host,
         port=port,

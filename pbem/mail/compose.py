@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -119,9 +120,9 @@ def breakable(text: object) -> Markup:
     return Markup("").join(out)
 
 
-def lines(text: object) -> Markup:
+def lines(text: object, linked: Callable[[str], Markup] = link) -> Markup:
     """Plain text as HTML lines, readable in every client without ``<pre>``: each line break a
-    ``<br>``, leading spaces kept, URLs as short links, long runs breakable."""
+    ``<br>``, leading spaces kept, URLs as short links (``linked``), long runs breakable."""
     rendered = []
     for line in str(text).split("\n"):
         stripped = line.lstrip(" ")
@@ -129,11 +130,23 @@ def lines(text: object) -> Markup:
         parts, last = [indent], 0
         for match in _URL_IN_TEXT.finditer(stripped):
             parts.append(breakable(stripped[last : match.start()]))
-            parts.append(link(match.group(0)))
+            parts.append(linked(match.group(0)))
             last = match.end()
         parts.append(breakable(stripped[last:]))
         rendered.append(Markup("").join(parts))
     return Markup("<br>\n").join(rendered)
+
+
+def _as_written(url: str) -> Markup:
+    """A link whose words are the URL itself: where it really goes is what the reader sees."""
+    return link(url, breakable(url))
+
+
+def written(text: object) -> Markup:
+    """What a player wrote (press) as HTML lines: :func:`lines`, but a URL reads as written, never as
+    one of the server's own link words ("your seat's page", "sign in"), which anyone's press could
+    otherwise borrow for a link to anywhere."""
+    return lines(text, _as_written)
 
 
 @cache
@@ -150,6 +163,7 @@ def environment(kind: str) -> jinja2.Environment:
     )
     env.filters["wrap"] = _wrap
     env.filters["lines"] = lines
+    env.filters["written"] = written
     env.filters["breakable"] = breakable
     env.filters["link"] = link
     return env

@@ -12,6 +12,7 @@ import email
 import email.policy
 import functools
 import hashlib
+import itertools
 import re
 from email.header import decode_header, make_header
 from email.message import Message
@@ -29,10 +30,35 @@ MAX_ID_LENGTH = 190
 _ENCODED_WORD = "=?"
 #: Control characters, line separators and lone surrogates: each run becomes one space.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ud800-\udfff]+")
+#: The most characters of one header value read at all (a References of a long thread is far below).
+MAX_HEADER_CHARS = 64_000
+
+
+#: MIME containers (``multipart/*``, ``message/*``) one message may hold: the email package parses
+#: each nested one a level deeper in Python's own stack, so thousands of them raise ``RecursionError``.
+MAX_MIME_CONTAINERS = 50
+#: A Content-Type header (folded or not) that opens a container.
+_CONTAINER = re.compile(rb"^content-type:[ \t]*(?:\r?\n[ \t]+)?(?:multipart|message)/", re.IGNORECASE | re.MULTILINE)
+
+
+def structure_problem(raw: bytes) -> str | None:
+    """Why ``raw`` will not be parsed (too many nested MIME parts), or None: one linear scan, no parsing.
+
+    Every level of nesting needs a header of its own, so counting those headers bounds the depth
+    whatever the boundaries say; a real email holds a handful."""
+    lowered = raw.lower()  # a quick count first: the pattern is searched only where it may matter
+    if lowered.count(b"multipart/") + lowered.count(b"message/") <= MAX_MIME_CONTAINERS:
+        return None
+    count = sum(1 for _ in itertools.islice(_CONTAINER.finditer(raw), MAX_MIME_CONTAINERS + 1))
+    if count > MAX_MIME_CONTAINERS:
+        return f"more than {MAX_MIME_CONTAINERS} nested MIME parts: not read"
+    return None
 
 
 def parse(raw: bytes) -> Message:
-    """The whole message (compat32: tolerant of garbage, decoding is done by hand)."""
+    """The whole message (compat32: tolerant of garbage, decoding is done by hand).
+
+    Call :func:`structure_problem` first: a message nested thousands of levels deep raises here."""
     return email.message_from_bytes(raw)
 
 
@@ -49,7 +75,7 @@ def header(message: Message, name: str) -> str:
         return ""
     if value is None:
         return ""
-    text = _eight_bit(str(value))
+    text = _eight_bit(str(value)[:MAX_HEADER_CHARS])
     with contextlib.suppress(Exception):
         text = str(make_header(decode_header(text)))
     return " ".join(_CONTROL.sub(" ", text).split())
@@ -69,11 +95,12 @@ def _eight_bit(value: str) -> str:
 
 
 def headers(message: Message, name: str) -> list[str]:
+    """Every value of the named header, each on one line, at most :data:`MAX_HEADER_CHARS` long."""
     try:
         values = message.get_all(name) or []
     except Exception:
         return []
-    return [" ".join(_CONTROL.sub(" ", str(v)).split()) for v in values]
+    return [" ".join(_CONTROL.sub(" ", str(v)[:MAX_HEADER_CHARS]).split()) for v in values]
 
 
 def clean_address(address: str) -> str | None:
@@ -90,16 +117,32 @@ def command_locals(server_address: str) -> tuple[str, str]:
     return server_address.lower().split("@")[0], "postmaster"
 
 
+#: The most characters of one header read for addresses, and the most addresses read from a
+#: message's headers: a ``To:`` of 40,000 addresses costs what an ordinary one does.
+MAX_ADDRESS_CHARS = 5_000
+MAX_ADDRESSES = 100
+
+
 def addresses(message: Message, *names: str) -> list[str]:
-    """Every well-formed address in the named headers, in order."""
-    found: list[str] = []
+    """The well-formed addresses in the named headers, in order, each once: at most
+    :data:`MAX_ADDRESSES`, read from the first :data:`MAX_ADDRESS_CHARS` characters of each header."""
+    found: dict[str, None] = {}
     for name in names:
-        values = tuple(headers(message, name))
+        values = tuple(_capped(value) for value in headers(message, name))
         parsed = _remembered_addresses(values) if sum(map(len, values)) <= _REMEMBERED_LENGTH else _addresses(values)
         for address in parsed:
-            if address not in found:
-                found.append(address)
-    return found
+            found.setdefault(address)
+            if len(found) >= MAX_ADDRESSES:
+                return list(found)
+    return list(found)
+
+
+def _capped(value: str) -> str:
+    """``value`` cut to :data:`MAX_ADDRESS_CHARS`, at the last comma before the cut (no half address)."""
+    if len(value) <= MAX_ADDRESS_CHARS:
+        return value
+    cut = value.rfind(",", 0, MAX_ADDRESS_CHARS)
+    return value[: cut if cut > 0 else MAX_ADDRESS_CHARS]
 
 
 def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -115,6 +158,23 @@ def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
 #: address character by character); headers up to this long are parsed once.
 _REMEMBERED_LENGTH = 1000
 _remembered_addresses = functools.lru_cache(maxsize=256)(_addresses)
+
+
+def sole_sender(message: Message) -> tuple[str | None, str | None]:
+    """``(address, None)`` for a message with one ``From:`` header naming one address; ``(None, why)``
+    with two senders (the MTA's verdict, SPF, DKIM or DMARC, may be about the other one, so neither
+    is believed); ``(None, None)`` without a readable one."""
+    values = headers(message, "From")
+    if len(values) > 1:
+        return None, "two From: headers"
+    try:
+        named = [address for _, address in getaddresses([_capped(values[0])]) if address] if values else []
+    except Exception:
+        named = []
+    if len(named) > 1:
+        return None, "several addresses in From:"
+    found = addresses(message, "From")
+    return (found[0] if found else None), None
 
 
 def display_name(message: Message) -> str:

@@ -23,7 +23,7 @@ from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
 from pbem.services import NotFound, ServiceError
-from pbem.services.ops import strangers
+from pbem.services.ops import admin_links, strangers
 from pbem.services.ops.console import dashboard as dashboard_data
 from pbem.services.ops.console import game_inbound, game_log, resend_latest
 from pbem.services.play import addresses, bounces, games, house_rules, removal
@@ -35,7 +35,7 @@ from pbem.web.ratelimit import login_limiter
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 _CONSOLE_PATH = re.compile(r"/admin(?:[/?#][!-~]*)?")
 
-OPEN_ENDPOINTS = {"admin.login", "admin.login_submit"}
+OPEN_ENDPOINTS = {"admin.login", "admin.login_submit", "admin.link_page", "admin.link_use"}
 
 
 @cache
@@ -106,6 +106,29 @@ def login_submit():
     session["admin_epoch"] = epoch
     session["admin_name"] = username
     return redirect(_safe_next(target), code=303)
+
+
+@bp.get("/link/<token>")
+def link_page(token: str):
+    """A one-time log-in link from ``pbem admin link``: a button, so that a preview fetching it spends nothing."""
+    try:
+        common.runtime().in_reading(admin_links.check, token)
+    except ServiceError as error:
+        return render_template("admin/login.html", username="", error=str(error), next=""), 400
+    return render_template("admin/login.html", username="", error=None, next="", link=request.path)
+
+
+@bp.post("/link/<token>")
+def link_use(token: str):
+    if not common.csrf_ok():
+        return render_template("admin/login.html", username="", error="The form had expired; try again.", next=""), 400
+    try:
+        admin_id, epoch, username = common.runtime().in_unit(admin_links.use, token)
+    except ServiceError as error:
+        return render_template("admin/login.html", username="", error=str(error), next=""), 400
+    session.clear()
+    session["admin_id"], session["admin_epoch"], session["admin_name"] = admin_id, epoch, username
+    return redirect(url_for("admin.dashboard"), code=303)
 
 
 @bp.post("/logout")

@@ -37,7 +37,7 @@ def _act(game_id: int, action) -> object:
     if not common.csrf_ok():
         flash("The form had expired; nothing was changed. Try again.", "error")
         return redirect(url_for("public.index"))
-    wait = mail_wait()  # taking the last seat mails every player: counted per client and over all clients
+    wait = mail_wait(account_id)  # taking the last seat mails every player: counted per client and per account
     if wait:
         flash(f"Not done: too many requests from your connection; try again in {minutes(wait)}.")
         return redirect(url_for("me.home"))

@@ -3,9 +3,10 @@ until the data changes (``200``) or the wait is over (``304``).
 
 A bot then hears of its turn within about a second, with one request in
 flight instead of one every few seconds.  A held request keeps a web thread,
-so strangers may not hold many: at most :data:`PER_CLIENT` per client address
-and :data:`IN_ALL` per process wait at once.  Beyond that the request is
-answered at once, as if it had not asked to wait, with ``Retry-After``.
+so strangers may not hold many: at most :data:`PER_CLIENT` per client (an IPv6
+client is its /64) and, per process, half of the threads that serve it
+(:func:`most_waiting`), so the other half always answers pages.  Beyond that the
+request is answered at once, as if it had not asked to wait, with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from flask import Response, g, request
+from flask import Response, current_app, g, request
 
 from pbem.web import caching
+from pbem.web.ratelimit import client_key
 
 #: The longest wait a client may ask for, in seconds.
 MAX_WAIT = 30
 #: How often a waiting request reads the game again (one indexed read each time).
 CHECK_EVERY = 1.0
 PER_CLIENT = 2
-IN_ALL = 4
+#: The threads a process serves with when the web server does not say (a test client, say).
+DEFAULT_THREADS = 8
+#: The Flask setting the web server fills in (see :mod:`pbem.webserver`).
+THREADS_SETTING = "PBEM_WEB_THREADS"
 
 _lock = threading.Lock()
 _waiting: Counter[str] = Counter()
@@ -40,9 +45,16 @@ def wait_seconds() -> float:
     return min(float(MAX_WAIT), value) if value > 0 else 0.0
 
 
+def most_waiting() -> int:
+    """Requests that may wait at once in this process: half its threads (at least one), the other
+    half kept for ordinary pages whatever the waiting clients do."""
+    threads = int(current_app.config.get(THREADS_SETTING) or DEFAULT_THREADS)
+    return max(1, threads // 2)
+
+
 def _enter(client: str) -> bool:
     with _lock:
-        if sum(_waiting.values()) >= IN_ALL or _waiting[client] >= PER_CLIENT:
+        if sum(_waiting.values()) >= most_waiting() or _waiting[client] >= PER_CLIENT:
             return False
         _waiting[client] += 1
         return True
@@ -58,7 +70,7 @@ def _leave(client: str) -> None:
 def wait_for_change(current: Callable[[], str | None], seen: str, seconds: float) -> str | None:
     """Wait until ``current()`` (the data's tag now) differs from ``seen``, at most ``seconds``;
     the last tag read.  Refused waits (over budget) set ``g.wait_refused``."""
-    client = request.remote_addr or "?"
+    client = client_key(request.remote_addr)
     if not _enter(client):
         g.wait_refused = True
         return seen

@@ -1,31 +1,35 @@
 """Log-in throttling with Flask-Limiter, shared by every web process.
 
 Failed log-ins are counted in a moving window in Flask-Limiter's storage: the
-broker's Redis when the broker is Redis (so every gunicorn worker and every
-web host counts together), process memory in the embedded mode (one web
-process).  Three counts, checked before the password is:
+broker's Redis when the broker is Redis (so every web process and every web
+host counts together), process memory in the embedded mode (one web process).
+Three counts, checked before the password is:
 
 * per client and username: a client that keeps guessing one account's
   password is stopped after :attr:`LoginLimits.per_client_user` failures;
 * per client: a client guessing many usernames is stopped after
   :attr:`LoginLimits.per_client`;
-* per username, over every client: a slow distributed guess is stopped after
-  :attr:`LoginLimits.per_user` — but only for clients that have themselves
-  failed on that username.
+* per username, over every client: a guess spread over many addresses (a whole
+  IPv6 network, say) is stopped after :attr:`LoginLimits.per_user`, for every
+  client alike.  The real admin then signs in with a one-time link from the
+  server's command line (``pbem admin link NAME``), which no count stops.
 
-So failures from one client never refuse a correct password from another: a
-client with no failure of its own is checked against its own count only.
-If the shared storage cannot be reached, this process counts alone (in memory)
-until it can again.
+A client is its address, or its /64 network for IPv6 (:func:`client_key`): one
+machine is given a whole /64.  If the shared storage cannot be reached, this
+process counts alone (in memory) until it can again.
 
 The same storage counts the web forms that make the server send an email
-(following a game, asking for a sign-in link, taking a seat): per client and
-over every client (:class:`MailLimiter`), so no client, and no crowd of clients,
-can make the server mail any number of addresses.
+(following a game, asking for a sign-in link, taking a seat), per client
+(:class:`MailLimiter`): a client that asks too often is answered 429, and
+nobody else is.  What those requests may send is budgeted where the email is
+made, per destination address and in all, counting emails actually sent
+(:mod:`pbem.services.mailout.budget`), so a flood of requests that sends
+nothing (unknown addresses) or that aims at one address refuses no one else.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from dataclasses import dataclass
@@ -48,6 +52,19 @@ class LoginLimits:
     per_client: int = 20
     per_user: int = 50
     window_seconds: int = 900
+
+
+def client_key(address: str | None) -> str:
+    """The client a request counts for: its address, or the /64 network of an IPv6 address."""
+    try:
+        found = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "?"
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, 64), strict=False))
+    return str(found)
 
 
 def storage_uri(broker_url: str) -> str:
@@ -87,19 +104,17 @@ class LoginLimiter:
             self._shared_down = False
         return result
 
-    def _checks(self, strategy: RateLimiter, ip: str, username: str) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
+    def _checks(self, ip: str, username: str) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
         user = username.lower()
-        checks = [(self._pair, ("pair", ip, user)), (self._client, ("client", ip))]
-        if strategy.get_window_stats(self._pair, "pair", ip, user).remaining < self.limits.per_client_user:
-            checks.append((self._user, ("user", user)))  # only a client that failed on this username
-        return checks
+        return [(self._pair, ("pair", ip, user)), (self._client, ("client", ip)), (self._user, ("user", user))]
 
     def retry_after(self, ip: str, username: str) -> int:
         """Seconds until this client may try this username again (0: now)."""
+        ip = client_key(ip)
 
         def wait(strategy: RateLimiter) -> int:
             waits = []
-            for item, keys in self._checks(strategy, ip, username):
+            for item, keys in self._checks(ip, username):
                 if not strategy.test(item, *keys):
                     waits.append(int(strategy.get_window_stats(item, *keys).reset_time - time.time()) + 1)
             return max(waits, default=0)
@@ -107,7 +122,7 @@ class LoginLimiter:
         return self._run(wait)
 
     def failed(self, ip: str, username: str) -> None:
-        user = username.lower()
+        user, ip = username.lower(), client_key(ip)
 
         def count(strategy: RateLimiter) -> None:
             strategy.hit(self._pair, "pair", ip, user)
@@ -118,7 +133,7 @@ class LoginLimiter:
 
     def succeeded(self, ip: str, username: str) -> None:
         """The right password: this client's failures on this username are forgotten."""
-        self._run(lambda strategy: strategy.clear(self._pair, "pair", ip, username.lower()))
+        self._run(lambda strategy: strategy.clear(self._pair, "pair", client_key(ip), username.lower()))
 
     def reset(self) -> None:
         """Forget every count (tests)."""
@@ -128,15 +143,15 @@ class LoginLimiter:
 
 @dataclass(frozen=True)
 class MailLimits:
-    """Web requests that send an email: per client, and over all clients, within the window."""
+    """Web requests that may send an email, per client within the window (what they send is
+    budgeted per destination and in all where it is made: :mod:`pbem.services.mailout.budget`)."""
 
     per_client: int = 10
-    overall: int = 120
     window_seconds: int = 900
 
 
 class MailLimiter:
-    """Counts requests that make the server send an email, in the log-in counts' storage."""
+    """Counts requests that may make the server send an email, per client, in the log-in counts' storage."""
 
     def __init__(self, shared: LoginLimiter, limits: MailLimits | None = None):
         self.shared = shared
@@ -145,20 +160,21 @@ class MailLimiter:
     def configure(self, limits: MailLimits) -> None:
         self.limits = limits
         self._client = parse(f"{limits.per_client} per {limits.window_seconds} seconds")
-        self._overall = parse(f"{limits.overall} per {limits.window_seconds} seconds")
 
-    def take(self, ip: str) -> int:
-        """Count one request from ``ip``; 0 if it may go ahead, else the seconds until it may."""
+    def take(self, *keys: str) -> int:
+        """Count one request for each of ``keys`` (a client, an account); 0 if it may go ahead, else
+        the seconds until it may."""
 
         def attempt(strategy: RateLimiter) -> int:
-            waits = []
-            for item, keys in ((self._client, ("mail-client", ip)), (self._overall, ("mail-all",))):
-                if not strategy.test(item, *keys):
-                    waits.append(int(strategy.get_window_stats(item, *keys).reset_time - time.time()) + 1)
+            waits = [
+                int(strategy.get_window_stats(self._client, "mail-client", key).reset_time - time.time()) + 1
+                for key in keys
+                if not strategy.test(self._client, "mail-client", key)
+            ]
             if waits:
                 return max(waits)
-            strategy.hit(self._client, "mail-client", ip)
-            strategy.hit(self._overall, "mail-all")
+            for key in keys:
+                strategy.hit(self._client, "mail-client", key)
             return 0
 
         return self.shared._run(attempt)
@@ -179,12 +195,14 @@ def mail_limiter() -> MailLimiter:
     return current_app.extensions[MAIL_EXTENSION]
 
 
-def mail_wait() -> int:
-    """Count this request against the mail limits; 0 if it may send, else seconds to wait.
+def mail_wait(account_id: int | None = None) -> int:
+    """Count this request against the mail limits (its client's, and a signed-in account's); 0 if it
+    may go ahead, else seconds to wait.
 
     The client is the TCP peer, or the address the trusted proxies give
     (``PBEM_TRUSTED_PROXIES``): a forged ``X-Forwarded-For`` changes nothing."""
-    return mail_limiter().take(request.remote_addr or "?")
+    keys = [client_key(request.remote_addr)] + ([f"account:{account_id}"] if account_id is not None else [])
+    return mail_limiter().take(*keys)
 
 
 def minutes(seconds: int) -> str:

@@ -1,11 +1,14 @@
 """``/signin``: sign in without a password, by a one-time link sent by email.
 
-Asking for a link puts a secret in this browser's session; the link (and the
-code in the same email) works only where that secret is, so a link read in a
-log or fetched by a mail scanner signs no one in.  Opening the link shows a
-button; only pressing it (a ``POST`` with CSRF) uses the link.  The answer to
-a request is the same, and takes the same time, whether or not the address
-plays here: the link is looked up and queued after the response has gone.
+Asking for a link puts a secret in this browser's session; a link to that
+address (and the code in the same email) works only where that secret is, so a
+link read in a log or fetched by a mail scanner signs no one in.  Opening the
+link shows a button; only pressing it (a ``POST`` with CSRF) uses the link.  The
+answer to a request is the same, and takes the same time and work, whether or
+not the address plays here: the request is stored and the worker decides what
+to send (:func:`pbem.services.mailout.signin.decide`).  Requests are counted per
+client only (429 for that client alone); what they may send, per address and
+in all, is counted in emails sent.
 
 A signed-in browser holds the key to a server-side session
 (:mod:`pbem.services.people.sessions`): ``POST /signout`` ends it on the
@@ -17,19 +20,16 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, g, make_response, redirect, render_template, request, session, url_for
+from flask import Blueprint, g, redirect, render_template, request, session, url_for
 
-from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.mailout import signin
 from pbem.services.people import sessions
 from pbem.web import common
-from pbem.web.ratelimit import login_limiter, mail_wait, minutes
+from pbem.web.ratelimit import mail_wait, minutes
 
 log = logging.getLogger(__name__)
 bp = Blueprint("signin", __name__)
-#: Sign-in requests share the log-in counts (one storage for every process), under their own names.
-LIMIT_PREFIX = "signin:"
 #: The session keys: the player's server-side session, and the secret a pending sign-in link is bound to.
 SESSION_KEY = "player_session"
 BINDING_KEY = "signin_binding"
@@ -84,31 +84,14 @@ def signin_request():
         address = signin.address_of(email)
     except ServiceError as error:
         return _page(email=email, error=str(error), status=400)
-    ip = request.remote_addr or "?"
-    limiter, name = login_limiter(), LIMIT_PREFIX + address
-    wait = limiter.retry_after(ip, name) or mail_wait()
+    wait = mail_wait()
     if wait:
         return _page(email=email, error=f"Too many sign-in requests; try again in {minutes(wait)}.", status=429)
-    limiter.failed(ip, name)  # every request counts, answered or not
     binding = session.get(BINDING_KEY) or signin.new_binding()
     session[BINDING_KEY] = binding
     session.permanent = True  # the browser keeps it while the link is on its way
-    body, status = _page(email=email, sent=signin.answer_for(address), waiting=True)
-    response = make_response(body, status)
-    response.call_on_close(_send_after(common.runtime(), address, binding))
-    return response
-
-
-def _send_after(runtime: Runtime, address: str, binding: str):
-    """The lookup and the email, once the answer has gone: known and unknown addresses take the same time."""
-
-    def send() -> None:
-        try:
-            runtime.in_unit(signin.request_link, address, binding)
-        except Exception:  # the answer is out; a failure here is the operator's to see
-            log.exception("could not queue a sign-in link")
-
-    return send
+    sent = common.runtime().in_unit(signin.ask, address, binding)
+    return _page(email=email, sent=sent, waiting=True)
 
 
 def _signed_in(account_id: int):

@@ -51,7 +51,7 @@ AUTHSERV = "mx.abuse.test"
 #: A small budget for answers to strangers, so the suite sees it spent.
 BUDGET = {"PBEM_STRANGER_EMAILS_SENDER": "2", "PBEM_STRANGER_EMAILS_TOTAL": "6"}
 METRICS_TOKEN = "abuse-suite-metrics-token-0123456789"
-SECRET = "abuse-suite-secret"
+SECRET = "abuse-suite-secret-0123456789abcdef"
 
 
 @dataclass
@@ -127,7 +127,9 @@ class Browser:
         self.stack, self.source = stack, source
         self.cookies: dict[str, str] = {}
 
-    def request(self, method: str, path: str, data: dict | None = None, headers: dict | None = None):
+    def request(
+        self, method: str, path: str, data: dict | None = None, headers: dict | None = None, json_body: object = None
+    ):
         """``(status, headers, body)``; redirects are not followed."""
         connection = http.client.HTTPConnection(
             "127.0.0.1", self.stack.web_port, timeout=30, source_address=(self.source, 0)
@@ -139,6 +141,9 @@ class Browser:
         if data is not None:
             body = urlencode(data)
             sent["Content-Type"] = "application/x-www-form-urlencoded"
+        elif json_body is not None:
+            body = json.dumps(json_body)
+            sent["Content-Type"] = "application/json"
         try:
             connection.request(method, path, body=body, headers=sent)
             response = connection.getresponse()
@@ -158,6 +163,42 @@ class Browser:
         _, _, page = self.get(form_page)
         token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
         return self.request("POST", path, data={"csrf_token": token, **data}, **kw)
+
+
+@contextlib.contextmanager
+def half_sent_requests(stack: Stack, count: int, first: str = "127.0.12.") -> Iterator[list]:
+    """``count`` connections from as many addresses, each sending half a request, then nothing."""
+    import socket
+
+    held = []
+    try:
+        for n in range(count):
+            held.append(socket.create_connection(("127.0.0.1", stack.web_port), 10, (f"{first}{n + 1}", 0)))
+            held[-1].sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow")
+        yield held
+    finally:
+        for connection in held:
+            connection.close()
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory (Linux /proc), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise LookupError(pid)
+
+
+def process_of(root: int, marker: str) -> int:
+    """The pid of ``root`` or one of its descendants whose command line holds ``marker``."""
+    found = [root]
+    for pid in found:
+        if marker in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+            return pid
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children = (task / "children").read_text().split()
+            found.extend(int(child) for child in children if int(child) not in found)
+    raise LookupError(marker)
 
 
 def healthy(port: int) -> bool:

@@ -88,7 +88,7 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
             r"deadlines: 6/6 fired; lateness p50 -?\d+ ms, p99 -?\d+ ms",
             r"RSS worker and beat: celery \d+",
             r"database per game: [\d,]+ bytes",
-            rf"embedded pbem serve: 5 processes, RSS {RATE} MB",
+            rf"embedded pbem serve: 4 processes, RSS {RATE} MB",
         ],
     ),
     "lighthouse": (

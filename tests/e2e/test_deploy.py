@@ -174,14 +174,37 @@ def test_the_image_leaves_out_history_state_and_secrets():
     assert "COPY . /app" in (DEPLOY / "Dockerfile").read_text(), "the context is what .dockerignore filters"
 
 
-def test_no_forwarded_header_is_believed_where_no_proxy_is_shipped():
-    """Compose publishes the web port with nothing in front, and the example ships no proxy either:
-    a forged X-Forwarded-For must not make a client look like another (the per-client limits)."""
+def test_a_forwarded_header_is_believed_only_where_a_proxy_is_shipped():
+    """The example environment (systemd, no proxy shipped) believes none; compose ships Caddy as the only
+    way to the web and believes its one hop: a forged X-Forwarded-For never makes a client look like another."""
     example = (DEPLOY / "pbem.env.example").read_text()
     assert re.findall(r"^PBEM_TRUSTED_PROXIES=(\S*)$", example, re.MULTILINE) == ["0"]
     services = compose()
-    assert services["x-pbem"]["environment"]["PBEM_TRUSTED_PROXIES"] == "0"
+    assert services["x-pbem"]["environment"]["PBEM_TRUSTED_PROXIES"] == "1"
     web = services["services"]["web"]
-    assert web["ports"] and web["environment"]["PBEM_TRUSTED_PROXIES"] == "0"  # what the web process reads
-    assert not any("proxy" in name or "caddy" in name or "nginx" in name for name in services["services"])
+    assert "ports" not in web and web["environment"]["PBEM_TRUSTED_PROXIES"] == "1"  # what the web process reads
+    assert [name for name in services["services"] if "proxy" in name] == ["proxy"]
     assert not re.search(r"^PBEM_DEV_MAILBOX=1", example, re.MULTILINE)
+
+
+def test_compose_puts_a_proxy_in_front_of_the_web_and_keeps_smtpd_internal():
+    """Docker cannot run here: the file is read as compose reads it. The web is published through the
+    reverse proxy alone (which buffers requests and times out slow ones), and the SMTP listener only
+    on the host's loopback, for the host's MTA."""
+    services = compose()["services"]
+    proxy, web, smtpd = services["proxy"], services["web"], services["smtpd"]
+    assert proxy["image"].startswith("caddy:") and "web" in proxy["depends_on"]
+    assert {port.split(":")[0] for port in proxy["ports"]} == {"80", "443"}
+    assert "ports" not in web and web["expose"] == ["8000"]
+    assert all(port.startswith("127.0.0.1:") for port in smtpd["ports"]), smtpd["ports"]
+    for name, service in services.items():
+        if name != "proxy":
+            assert all(str(port).startswith("127.0.0.1:") for port in service.get("ports", [])), name
+    assert compose()["x-pbem"]["environment"]["PBEM_TRUSTED_PROXIES"] == "1"
+    mounted = dict(volume.split(":")[:2] for volume in proxy["volumes"])
+    assert mounted["./Caddyfile"] == "/etc/caddy/Caddyfile"
+    caddyfile = (DEPLOY / "Caddyfile").read_text()
+    assert "reverse_proxy web:8000" in caddyfile and "read_header 10s" in caddyfile and "request_buffers" in caddyfile
+    check_command(web["command"])
+    readme = (DEPLOY / "README.md").read_text()
+    assert "waitress" in readme and "Caddy" in readme and "internal" in readme

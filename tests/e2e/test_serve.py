@@ -32,7 +32,7 @@ def env_for(tmp_path, sink: SmtpSink, port: int) -> dict[str, str]:
         PBEM_SMTP_URL=sink.url,
         PBEM_MAIL_DOMAIN="serve.test",
         PBEM_BASE_URL=f"http://127.0.0.1:{port}",
-        PBEM_SECRET_KEY="serve-secret",
+        PBEM_SECRET_KEY="serve-secret-of-the-e2e-serve-test-0123",
         XDG_STATE_HOME=str(tmp_path / "state"),
     )
     return env

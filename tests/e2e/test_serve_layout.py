@@ -25,8 +25,8 @@ def test_serve_runs_web_worker_and_listener_only(tmp_path, sqlite_url):
     roles = serve_roles(runtime.settings, "127.0.0.1", 5000, 2525, 2)
     assert set(roles) == {"web", "worker", "smtpd"}, "beat runs inside the worker"
     web = roles["web"]
-    assert web[web.index("--workers") + 1] == "1" and web[web.index("--threads") + 1] == "8"
-    assert web[web.index("--logger-class") + 1] == "pbem.logmask.MaskingLogger"
+    assert web[web.index("-m") + 1] == "pbem.webserver" and web[web.index("--threads") + 1] == "8"
+    assert "--reuse-port" not in web, "one web process"
     assert "--beat-thread" in roles["worker"] and "-B" not in roles["worker"]
     assert roles["worker"][roles["worker"].index("--pool") + 1] == "threads"
 

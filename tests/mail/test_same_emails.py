@@ -7,7 +7,8 @@ the envelope's recipients, every header line as sent (folding included), each
 part's headers and its decoded body (which, with its transfer encoding, fixes the
 part's bytes).  Only what differs from run to run is normalised: ``Date``, the
 MIME boundary, the random part of every Message-ID (ours and the players'),
-and the seats' secret tokens; each random value becomes a numbered placeholder
+the seats' secret tokens and the server's signatures (which follow its secret
+key); each random value becomes a numbered placeholder
 in order of first appearance, so an email that refers to another still has to
 name the same one.
 
@@ -53,6 +54,10 @@ _RANDOM = (
     # A seat's reply address key (token and its MAC) and its web token.
     ("key", re.compile(r"\b[0-9a-f]{24}-[0-9a-f]{10}\b")),
     ("token", re.compile(r"\b[0-9a-f]{24}\b")),
+    # The server's signatures on other links and addresses (unsubscribe, bounces): they follow its secret.
+    ("unsubscribe", re.compile(r"(?<=/unsubscribe/)[0-9]+-[0-9a-f]{20}\b")),
+    ("notify", re.compile(r"(?<=/notify/)[0-9]+-[0-9a-f]{20}\b")),
+    ("mac", re.compile(r"(?<=[0-9]-)[0-9a-f]{10}(?=@)")),
 )
 _DATE = re.compile(r"^Date: .*$", re.MULTILINE)
 

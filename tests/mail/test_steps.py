@@ -218,19 +218,37 @@ def test_the_counts_read_with_the_lock_are_the_counts_of_the_rate_query(table):
         pipeline.route(ctx)
         checks = pipeline._rate_checks(ctx)
         since = utcnow() - dt.timedelta(seconds=runtime.settings.mail_limits.window_seconds)
-        assert ctx.rate_counts == pipeline._recent_counts(ctx, checks, since) == [(3, 1), (3, 1)]
+        assert ctx.rate_counts == pipeline._recent_counts(ctx, checks, since) == [(3, 1)]
         with pytest.raises(Discard, match=r"messages from this seat \(notice already sent\)"):
             pipeline.limit_rate(ctx)
 
 
 @covers(pipeline.limit_rate)
 def test_limit_rate_is_silent_once_the_notice_went_out(table):
-    runtime, _, seat, _ = table
+    runtime = table[0]
     runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_sender=2))
-    earlier_messages(runtime, seat.id, ["z@example.net"] * 2, verdict="rate limit: more than 2 messages")
+    earlier_messages(runtime, None, ["z@example.net"] * 2, verdict="rate limit: more than 2 messages")
     with context(runtime) as ctx:
         ctx.sender = "z@example.net"
         with pytest.raises(Discard, match="notice already sent"):
+            pipeline.limit_rate(ctx)
+
+
+@covers(pipeline.limit_rate)
+def test_mail_that_merely_carries_a_players_address_never_counts_against_their_seat(table):
+    """A flood to the server address, or to another seat, in the player's name: their own seat still takes
+    their mail (only what arrives at a seat's reply address counts for it)."""
+    runtime, game_id, seat, _ = table
+    runtime.settings = runtime.settings.with_(mail_limits=MailLimits(per_seat=3, per_sender=3))
+    other = seat_of(runtime, game_id, "Moons")
+    earlier_messages(runtime, None, [seat.account.email] * 5, verdict="rate limit: more than 3 messages")
+    earlier_messages(runtime, other.id, [seat.account.email] * 5)
+    with context(runtime, sender=seat.account.email) as ctx:
+        ctx.sender, ctx.seat = seat.account.email, seat_in(ctx, seat.id)
+        assert pipeline.limit_rate(ctx) is None
+    with context(runtime) as ctx:  # to the server address, the same sender is over its own limit
+        ctx.sender = seat.account.email
+        with pytest.raises(Discard, match="messages from this sender"):
             pipeline.limit_rate(ctx)
 
 

@@ -114,16 +114,66 @@ def test_a_confirmation_counts_against_the_budget(game):
     assert len(outbox(runtime, recipient="fan@example.net")) == 3
 
 
-def test_players_are_answered_as_before_outside_the_budget(game):
+def test_players_are_answered_in_the_servers_words_within_the_same_budget(game):
+    """``From:`` to the server address may be a forged player: a player gets the help (an empty
+    message) and a word on lines that are not commands, within the budget like anyone else."""
     runtime, _ = game
-    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=1, overall=1))
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=100))
     player = "ann@example.org"
-    statuses = [to_server(runtime, player, "") for _ in range(3)] + [to_server(runtime, player, "rematch please")]
-    assert statuses == ["done"] * 4
+    statuses = [to_server(runtime, player, ""), to_server(runtime, player, "rematch please")]
+    statuses += [to_server(runtime, player, "help") for _ in range(4)]
+    assert statuses == ["done"] * 3 + ["dropped"] * 3
     replies = outbox(runtime, recipient=player, kind="commands")
-    assert "Commands written to pbem@pbem.test" in replies[0].body_text  # an empty message: the help
-    assert "rematch please" not in replies[-1].body_text and "not a command here" in replies[-1].body_text
+    assert len(replies) == 3 and "Commands written to pbem@pbem.test" in replies[0].body_text
+    assert "rematch please" not in replies[1].body_text and "not a command here" in replies[1].body_text
     assert all(reflected(row) == [] for row in replies)
+
+
+def test_a_forged_player_is_mailed_a_handful_of_times_and_still_plays(game):
+    """121 ``help`` in a player's name to the server address: a few answers, then silence; the
+    player's own reply to their seat is applied as ever."""
+    from tests.mail.helpers import seat_address, seat_of
+
+    runtime, game_id = game
+    per_address = runtime.settings.stranger_budget.per_sender
+    seat = seat_of(runtime, game_id, "Suns")
+    player = seat.account.email
+    statuses = [to_server(runtime, player, "help") for _ in range(121)]
+    assert statuses.count("done") == per_address and len(outbox(runtime, recipient=player, kind="commands")) == 3
+    status, own = deliver(runtime, mail(seat_address(runtime, seat), player, "status"))
+    assert status == "done" and not inbound(runtime, own).verdict.startswith("rate limit")
+
+
+def test_command_mode_holds_a_message_failing_dmarc(game):
+    runtime, _ = game
+    runtime.settings = runtime.settings.with_(authserv_ids=("mx.pbem.test",))
+    results = "mx.pbem.test; spf=fail smtp.mailfrom=example.org; dmarc=fail header.from=example.org"
+    raw = mail(runtime.settings.server_address, "ann@example.org", "help", headers={"Authentication-Results": results})
+    status, inbound_id = deliver(runtime, raw)
+    assert status == "held" and "DMARC fail" in inbound(runtime, inbound_id).verdict
+    assert outbox(runtime, recipient="ann@example.org", kind="commands") == []
+
+
+def test_a_refusal_to_a_player_counts_against_the_budget(game):
+    runtime, _ = game
+    runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=2, overall=100))
+    forged = "play-000000000000000000000000-0000000000@pbem.test"
+    statuses = [deliver(runtime, mail(forged, "ann@example.org", "play 3"))[0] for _ in range(4)]
+    assert statuses == ["rejected"] * 4
+    assert len(outbox(runtime, recipient="ann@example.org", kind="error")) == 2
+
+
+def test_two_senders_in_from_are_nobody(game):
+    runtime, _ = game
+    raw = mail(runtime.settings.server_address, "ann@example.org, bob@example.org", "help")
+    status, inbound_id = deliver(runtime, raw)
+    assert status == "dropped" and "several addresses in From:" in inbound(runtime, inbound_id).verdict
+    doubled = raw.replace(b"From: ann@example.org, bob@example.org", b"From: ann@example.org\r\nFrom: bob@example.org")
+    assert b"From: bob" in doubled
+    status, inbound_id = deliver(runtime, doubled)
+    assert status == "dropped" and "two From: headers" in inbound(runtime, inbound_id).verdict
+    assert outbox(runtime, recipient="ann@example.org", kind="commands") == []
+    assert outbox(runtime, recipient="bob@example.org", kind="commands") == []
 
 
 def test_a_refusal_to_a_known_player_does_not_echo_a_forged_subject(game):

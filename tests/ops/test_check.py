@@ -28,7 +28,7 @@ def run_check(tmp_path, **env: str) -> tuple[int, dict[str, str]]:
     base = {
         "PBEM_INSTANCE": str(tmp_path / "instance"),
         "PBEM_DATABASE_URL": f"sqlite:///{tmp_path / 'pbem.sqlite3'}",
-        "PBEM_SECRET_KEY": "a-real-secret",
+        "PBEM_SECRET_KEY": "a-real-secret-of-thirty-two-characters",
     }
     result = CliRunner().invoke(main, ["check"], env={**base, **env}, catch_exceptions=False)
     lines = result.stdout.strip().splitlines()

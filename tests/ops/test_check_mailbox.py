@@ -110,7 +110,11 @@ service stats {{
 
 
 def mailbox_line(tmp_path, url: str) -> tuple[int, str]:
-    env = {"PBEM_INSTANCE": str(tmp_path), "PBEM_SECRET_KEY": "a-real-secret", "PBEM_IMAP_URL": url}
+    env = {
+        "PBEM_INSTANCE": str(tmp_path),
+        "PBEM_SECRET_KEY": "a-real-secret-of-thirty-two-characters",
+        "PBEM_IMAP_URL": url,
+    }
     result = CliRunner().invoke(main, ["check"], env=env)
     [line] = [line for line in result.stdout.splitlines() if line.startswith("mailbox: ")]
     return result.exit_code, line

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from pbem.models import OutboxMessage
 from pbem.services.play import games, lobby
-from tests.support.play import PLAYERS, game_row, start
+from tests.support.play import PLAYERS, answer_signin_requests, game_row, start
 from tests.web.test_browser import ARTIFACTS, browser, live, watch_errors  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -48,6 +48,7 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     page.fill("#signin-email", "ann@example.org")
     page.click("text=Email me a sign-in link")
     assert "a sign-in link is on its way" in page.inner_text("main")
+    answer_signin_requests(runtime)  # the worker's part: the web only stored the request
     with runtime.db.read() as session:
         body = session.scalars(select(OutboxMessage.body_text).where(OutboxMessage.kind == "signin")).one()
     link = re.search(r"http://\S+/signin/\S+", body).group(0)

@@ -16,18 +16,17 @@ from pbem.services.mailout import signin
 from pbem.web.ratelimit import MailLimits
 from tests.mail.support import Mailboxes, mail_world
 from tests.play.helpers import play_first_legal
-from tests.support.play import PLAYERS, game_row, start
+from tests.support.play import PLAYERS, answer_signin_requests, game_row, start
 from tests.web.conftest import csrf_of
 
 ANN = "ann@example.org"
 
 
 def ask_link(client, email: str):
-    """Ask for a link; the link is looked up and queued once the answer is sent (the response closed)."""
+    """Ask for a link; the worker then decides whether one is sent (as it would, nudged)."""
     token = csrf_of(client.get("/signin").get_data(as_text=True))
     response = client.post("/signin", data={"csrf_token": token, "email": email})
-    response.get_data()
-    response.close()
+    answer_signin_requests(client.application.extensions["pbem"])
     return response
 
 
@@ -109,10 +108,15 @@ def test_sign_in_by_emailed_link_then_my_games_and_calendar(sqlite_runtime, clie
     ]
     due = {str(e["summary"]): e.decoded("dtstart") for e in events}
     assert due["your move: Waiting on Ann, turn 1 deadline"] == utc.replace(tzinfo=dt.UTC)
+    assert "/play/" not in response.get_data(as_text=True)  # a calendar travels far: the games' public pages only
+    assert {str(e["url"]) for e in events} == {f"http://pbem.test/games/{waiting}", f"http://pbem.test/games/{done}"}
     client.post("/me/calendar", data={"csrf_token": csrf_of(page)})
     assert client.get(url).status_code == 404  # the old secret link stops working
-    fresh = re.search(r'id="calendar-url">http://pbem\.test([^<]+)<', client.get("/me").get_data(as_text=True))
-    assert client.get(fresh.group(1).replace("&amp;", "&")).status_code == 200
+    page = client.get("/me").get_data(as_text=True)
+    fresh = re.search(r'id="calendar-url">http://pbem\.test([^<]+)<', page).group(1).replace("&amp;", "&")
+    assert client.get(fresh).status_code == 200
+    client.post("/me/signout-everywhere", data={"csrf_token": csrf_of(page)})
+    assert client.get(fresh).status_code == 404  # signing out everywhere replaces it too
 
 
 def test_a_link_is_refused_after_15_minutes_forged_or_once_too_often(sqlite_runtime, client):

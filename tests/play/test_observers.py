@@ -159,3 +159,13 @@ def test_strangers_cannot_fill_a_game_or_flood_one_address(runtime, monkeypatch)
     assert not flood.ok and "too many follow requests" in flood.message
     sent = [m for m in outbox(runtime, kind="observer_confirm") if m.recipient == "victim@example.org"]
     assert len(sent) == observers.MAX_PENDING_PER_ADDRESS
+
+
+def test_tags_and_dots_do_not_make_another_victim(runtime):
+    """``victim+N@`` and ``v.i.c.t.i.m@`` reach one mailbox: one daily cap for all of them."""
+    games_ = [start_with(runtime, engine="rankchain", players=THREE) for _ in range(3)]
+    spellings = [f"victim+{n}@example.org" for n in range(4)] + ["v.i.c.t.i.m@example.org", "VICTIM+x@Example.org"]
+    answers = [runtime.in_unit(observers.subscribe, games_[n % 3], email) for n, email in enumerate(spellings)]
+    assert [a.ok for a in answers] == [True] * observers.MAX_PENDING_PER_ADDRESS + [False]
+    assert len(outbox(runtime, kind="observer_confirm")) == observers.MAX_PENDING_PER_ADDRESS
+    assert runtime.in_unit(observers.subscribe, games_[0], "someone.else@example.org").ok

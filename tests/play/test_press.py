@@ -142,3 +142,24 @@ def test_one_seat_cannot_flood_the_table(runtime, monkeypatch):
     assert [r.ok for r in sent] == [True, True, True, False]
     assert "3 press messages in the last hour" in sent[-1].message
     assert runtime.in_unit(press.send_press, game_id, seats["Moons"], "all", "my turn to talk").ok
+
+
+def test_links_in_press_read_as_written_never_as_the_servers_own(runtime):
+    """Press linking to ``https://evil.example/play/x`` must not read "your seat's page" in another player's
+    email (nor ``/signin/`` "sign in"): the link's words are the URL as the player wrote it."""
+    import re
+
+    from pbem.services.mailout import drafts
+
+    game_id = start_with(runtime)
+    seats = seat_ids(runtime, game_id)
+    text = "Your seat moved: https://evil.example/play/x and https://evil.example/signin/y"
+    assert runtime.in_unit(press.send_press, game_id, seats["Suns"], "moons", text).ok
+    [row] = outbox(runtime, kind="press")
+    html = drafts.text_and_html(row)[1]
+    anchors = re.findall(r'<a href="([^"]+)"[^>]*>(.*?)</a>', html)
+    evil = [(href, re.sub(r"<[^>]+>", "", words)) for href, words in anchors if "evil.example" in href]
+    assert evil == [
+        ("https://evil.example/play/x", "https://evil.example/play/x"),
+        ("https://evil.example/signin/y", "https://evil.example/signin/y"),
+    ]

@@ -18,6 +18,7 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.play import deadlines, games, house_rules, orders, vacations
 from pbem.services.play.verify import verify
 from pbem.tokens import reply_address, token_from_local_part
+from tests.conftest import TEST_SECRET
 from tests.support.play import PLAYERS, game_row, legal_move, outbox, outbox_count, play_one, play_some, seat_ids, start
 
 
@@ -36,7 +37,7 @@ def test_create_game_draws_seats_and_queues_welcome_mail(runtime):
         seat = next(s for s in game.seats if s.id == row.seat_id)
         assert row.recipient == seat.account.email
         local = row.headers["Reply-To"].split("@")[0]
-        assert token_from_local_part("test-secret", local) == seat.reply_token
+        assert token_from_local_part(TEST_SECRET, local) == seat.reply_token
         assert row.message_id == f"<game-{game_id}-seat-{seat.id}-{seat.thread_key}@pbem.test>"
         assert re.fullmatch(r"[0-9a-f]{16}", seat.thread_key)  # random: no earlier server used it
         assert f"/play/{seat.web_token}" in row.body_text

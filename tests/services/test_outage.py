@@ -71,6 +71,7 @@ def test_an_outage_logs_one_warning_and_one_line_at_its_end(postgres_runtime, ca
     set_runtime(good)
     nothing = {
         "deadlines": 0, "reminders": 0, "inbound": 0, "outbox": 0, "digests": 0, "scheduled": 0, "bots": 0, "pruned": 0,
+        "signin_requests": 0,
     }  # fmt: skip
     assert tasks.sweep() == nothing
     assert tasks.sweep() is not None

@@ -15,6 +15,7 @@ from pbem.cli import main
 from pbem.config import load_settings
 from pbem.migrations import current_revision, head_revision, upgrade
 from pbem.runtime import make_runtime, set_runtime
+from tests.conftest import TEST_SECRET
 from tests.support.celery_proc import wait_until
 from tests.support.services import free_port
 
@@ -87,7 +88,7 @@ def test_the_embedded_serve_upgrades_and_says_so(tmp_path):
     settings = load_settings(instance=instance, secret_key="s")
     upgrade(settings.database_url, OLDER)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBEM_")}
-    env.update(PBEM_INSTANCE=str(instance), PBEM_SECRET_KEY="s", XDG_STATE_HOME=str(tmp_path / "state"))
+    env.update(PBEM_INSTANCE=str(instance), PBEM_SECRET_KEY=TEST_SECRET, XDG_STATE_HOME=str(tmp_path / "state"))
     log = tmp_path / "serve.log"
     port = free_port()
     with open(log, "ab") as out:

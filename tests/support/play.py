@@ -99,3 +99,13 @@ def outbox(runtime, **filters) -> list[OutboxMessage]:
         if row.status not in _HELD_AS_DRAFTS:
             drafts.fill(row)
     return rows
+
+
+def answer_signin_requests(runtime) -> int:
+    """What the worker does once ``/signin`` has stored a request (the web only stores it): decide
+    each pending one, each in a unit of its own; how many links went out."""
+    from pbem.services.mailout import signin
+
+    with runtime.reading() as uow:
+        pending = signin.pending_ids(uow)
+    return sum(runtime.in_unit(signin.decide, request_id) == "sent" for request_id in pending)

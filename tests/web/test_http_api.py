@@ -77,14 +77,24 @@ def test_long_poll_waits_for_a_change_and_times_out_with_304(client, sqlite_runt
     assert [s["submitted"] for s in news.get_json()["seats"] if s["name"] == "Suns"] == [True]
 
 
-def test_long_polls_over_the_budget_are_answered_at_once(client, sqlite_runtime, game_id, monkeypatch):
-    monkeypatch.setattr(longpoll, "IN_ALL", 0)
+def test_long_polls_over_the_budget_are_answered_at_once(app, client, sqlite_runtime, game_id):
+    """Served by 2 threads, one request may wait: a second is answered at once, keeping a thread for pages."""
+    app.config[longpoll.THREADS_SETTING] = 2
     token = web_tokens(sqlite_runtime, game_id)["Suns"]
     tag = etag(client.get(f"/play/{token}.json"))
+    public_tag = etag(client.get(f"/games/{game_id}.json"))
+    waiting = threading.Thread(
+        target=lambda: app.test_client().get(f"/games/{game_id}.json?wait=4", headers={"If-None-Match": public_tag})
+    )
+    waiting.start()
+    time.sleep(0.5)
     started = time.monotonic()
     answer = client.get(f"/play/{token}.json?wait=30", headers={"If-None-Match": tag})
     assert answer.status_code == 304 and answer.headers["Retry-After"] == "5"
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 10  # at once, not after its 30 seconds
+    waiting.join()
+    alone = client.get(f"/play/{token}.json?wait=1", headers={"If-None-Match": tag})
+    assert alone.status_code == 304 and "Retry-After" not in alone.headers
 
 
 def test_json_carries_the_api_version(client, sqlite_runtime, game_id):

@@ -1,5 +1,6 @@
-"""Log-in limits shared across web processes (Redis, as with two gunicorn workers)
-and never turned against a correct password from another client."""
+"""Log-in limits shared across web processes (Redis, as with two web processes): a client's
+failures never refuse a correct password from another client, but a username's failures over
+every client shut its password form for all (the admin then logs in by a one-time link)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from pbem.app import create_app
 from pbem.web.ratelimit import EXTENSION
 from tests.support.services import redis_url
-from tests.web.conftest import login
+from tests.web.conftest import fresh_csrf, login
 
 pytestmark = pytest.mark.redis
 
@@ -21,7 +22,7 @@ def client_from(app, address: str):
 
 @pytest.fixture
 def two_workers(sqlite_runtime, admin_user):
-    """Two app instances, as two gunicorn workers, counting in the broker's Redis (our own db)."""
+    """Two app instances, as two web processes, counting in the broker's Redis (our own db)."""
     sqlite_runtime.settings = sqlite_runtime.settings.with_(broker_url=redis_url())
     apps = [create_app(runtime=sqlite_runtime) for _ in range(2)]
     apps[0].extensions[EXTENSION].reset()
@@ -42,7 +43,7 @@ import sys
 from pbem.app import create_app
 from pbem.config import load_settings
 from pbem.runtime import make_runtime
-from tests.web.conftest import login
+from tests.web.conftest import fresh_csrf, login
 instance, database, broker = sys.argv[1:4]
 settings = load_settings(instance=instance, database_url=database, broker_url=broker, secret_key="test-secret")
 client = create_app(runtime=make_runtime(settings)).test_client()
@@ -76,7 +77,12 @@ def test_ten_failures_never_refuse_the_right_password_from_another_client(two_wo
     assert admin.get("/admin/").status_code == 200
 
 
-def test_a_distributed_guess_on_one_username_is_stopped(two_workers):
+def test_a_distributed_guess_on_one_username_is_stopped_and_the_admin_gets_in_by_a_one_time_link(
+    two_workers, sqlite_runtime
+):
+    """A guess spread over many addresses: once the username's count is spent, the password form is shut
+    for that username from everywhere; the admin, on the server, makes a link that logs in once."""
+    from pbem.services.ops import admin_links
     from pbem.web.ratelimit import LoginLimits
 
     limits = LoginLimits(per_user=6)  # the default is 50 per window; fewer keeps the test short
@@ -87,5 +93,26 @@ def test_a_distributed_guess_on_one_username_is_stopped(two_workers):
         for _ in range(2):
             assert login(guesser, password="wrong").status_code == 401
     refused = [login(guesser).status_code for guesser in guessers]
-    assert refused.count(429) == len(guessers)  # each has failed on root: the username's count applies
-    assert login(client_from(two_workers[0], "192.0.2.11")).status_code == 303  # a clean client still gets in
+    assert refused.count(429) == len(guessers)
+    fresh = client_from(two_workers[0], "192.0.2.11")
+    assert login(fresh).status_code == 429, "every client: a fresh address gains no try"
+    other = client_from(two_workers[1], "192.0.2.12")
+    url = sqlite_runtime.in_unit(admin_links.make_link, "root")
+    path = url.removeprefix(sqlite_runtime.settings.base_url)
+    page = other.get(path)
+    assert page.status_code == 200 and "one-time log-in link" in page.get_data(as_text=True)
+    token = fresh_csrf(other)
+    assert other.post(path, data={"csrf_token": token}).status_code == 303 and other.get("/admin/").status_code == 200
+    again = client_from(two_workers[0], "192.0.2.13")
+    assert again.post(path, data={"csrf_token": fresh_csrf(again)}).status_code == 400  # once only
+
+
+def test_an_ipv6_network_is_one_client(two_workers):
+    from pbem.web.ratelimit import LoginLimits
+
+    for app in two_workers:
+        app.extensions[EXTENSION].configure(LoginLimits(per_client=4, per_user=1000))
+    for n in range(4):
+        assert login(client_from(two_workers[0], f"2001:db8:1:2::{n + 1:x}"), f"user{n}", "wrong").status_code == 401
+    assert login(client_from(two_workers[1], "2001:db8:1:2:ffff::1"), "someone", "wrong").status_code == 429
+    assert login(client_from(two_workers[1], "2001:db8:1:3::1")).status_code == 303  # the next /64 is another

@@ -31,3 +31,17 @@ def test_the_session_cookie_is_secure_when_the_base_url_is_https(tmp_path, sqlit
 
 def test_the_session_cookie_is_not_secure_on_plain_http(app, client, admin_user):
     assert "; Secure" not in login(client).headers["Set-Cookie"]
+
+
+def test_a_password_change_ends_every_session_of_that_admin(app, client, admin_user, sqlite_runtime):
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    assert login(client).status_code == 303 and client.get("/admin/").status_code == 200
+    settings = sqlite_runtime.settings
+    env = {"PBEM_INSTANCE": str(settings.instance), "PBEM_DATABASE_URL": settings.database_url}
+    done = CliRunner().invoke(main, ["admin", "create", "root", "--password", "a-new-password"], env=env)
+    assert done.exit_code == 0 and "every session of root has ended" in done.output
+    assert client.get("/admin/").status_code == 302  # the cookie from before the change is refused
+    assert login(client, password="a-new-password").status_code == 303

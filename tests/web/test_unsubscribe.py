@@ -75,7 +75,8 @@ def test_one_click_stops_the_news_without_sign_in_and_the_page_offers_the_rest(a
     assert stopped.status_code == 303 and seat_row(sqlite_runtime, seat.id).notify == "none"
     html = client.get(path).get_data(as_text=True)
     assert "this game sends you no more emails" in html and "except answers to the messages you send" in html
-    assert "/me" in html and f"/play/{seat.web_token}" in html
+    assert "/me" in html and f"/games/{game_id}" in html
+    assert seat.web_token not in html and seat.account.email not in html  # whoever has the email's link
     assert client.post(path, data={"action": "resume"}).status_code == 400  # the buttons need the form's token
     resumed = client.post(path, data={"action": "resume", "csrf_token": csrf_of(html)})
     assert resumed.status_code == 303 and seat_row(sqlite_runtime, seat.id).notify is None

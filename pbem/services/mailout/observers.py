@@ -33,7 +33,7 @@ from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
-from pbem.services.mailout import notify
+from pbem.services.mailout import budget, notify
 from pbem.services.people.players import parse_player
 from pbem.tokens import new_token
 
@@ -101,13 +101,16 @@ def subscribe(uow: UnitOfWork, game_id: int, email: str) -> ObserverResult:
         return ObserverResult(True, answer, observer.id, game_id)
     if _asked_lately(session, address, now) >= MAX_PENDING_PER_ADDRESS:
         return ObserverResult(False, "too many follow requests for this address today; try again tomorrow")
+    if not budget.overall_left(session):
+        return ObserverResult(False, "the server is sending too many confirmations just now; try again in a while")
     if observer is None:
         if _taken_places(session, game_id, now) >= MAX_OBSERVERS_PER_GAME:
             return ObserverResult(False, f"{game.name} has as many observers as it can take")
-        observer = Observer(game_id=game_id, email=address, token=new_token())
+        observer = Observer(game_id=game_id, email=address, address_key=budget.mailbox_key(address), token=new_token())
         session.add(observer)
     else:
         observer.token = new_token()
+        observer.address_key = budget.mailbox_key(address)
     observer.status, observer.asked_at = "pending", now
     session.flush()
     notify.queue(
@@ -143,10 +146,11 @@ def _taken_places(session: Session, game_id: int, now: dt.datetime) -> int:
 
 
 def _asked_lately(session: Session, address: str, now: dt.datetime) -> int:
-    """Confirmation requests sent to ``address`` in the last day, over all games (a forged From: costs little)."""
+    """Confirmation requests sent to the mailbox ``address`` reaches in the last day, over all games and
+    whatever ``+tag`` or dots it was written with (a forged From: costs little)."""
     return session.scalar(
         select(func.count(Observer.id)).where(
-            Observer.email == address, Observer.status == "pending", Observer.asked_at > now - dt.timedelta(days=1)
+            Observer.address_key == budget.mailbox_key(address), Observer.asked_at > now - dt.timedelta(days=1)
         )
     )
 

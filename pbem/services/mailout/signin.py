@@ -2,14 +2,24 @@
 
 The link's token is a random nonce and an HMAC of it under the server secret
 (nothing to guess, nothing to forge); its row makes it single use and dates it
-(valid for :data:`LINK_LIFETIME`).  A link works only in the browser that asked
-for it: that browser holds a secret in its session whose hash is on the row
-(``binding``), so a link read in a log, or fetched by a mail scanner, signs no one
-in elsewhere.  The email also carries a short code, to be typed in that same
-browser when the email is read on another device (wrong codes use the link up
-after :data:`MAX_CODE_TRIES`).  Asking for a link gets the same answer whether or
-not the address plays here, and an address is sent at most :data:`MAX_LINKS`
-links per lifetime, so the form can neither probe who plays nor flood an inbox.
+(valid for :data:`LINK_LIFETIME`).  A link works only in a browser that asked
+for a link to that address within its lifetime: that browser holds a secret in
+its session whose hash is on its request (:class:`~pbem.models.SigninRequest`),
+so a link read in a log, or fetched by a mail scanner, signs no one in
+elsewhere.  The email also carries a short code, to be typed in that browser
+when the email is read on another device (after :data:`MAX_CODE_TRIES` wrong codes
+that browser may type no more).
+
+Asking for a link (:func:`ask`) stores the request and nothing else, known
+address or not, so the answer takes the same time and work either way; the
+worker decides (:func:`decide_pending`): a link goes only to a player, at most
+:data:`MAX_LINKS` per :data:`LINK_LIFETIME` to one address, within the web's
+budget in all (:mod:`pbem.services.mailout.budget`).  Beyond that nothing is
+sent, but the request still counts: any link already emailed to the address
+works in that browser too.  So someone who asks again and again in a player's
+name fills the player's inbox with a few links at most, and the player, asking
+in their own browser, can use any of them: nobody can keep a player from signing
+in.  Using a link spends every other link of the account.
 """
 
 from __future__ import annotations
@@ -23,16 +33,20 @@ from urllib.parse import urlsplit
 from sqlalchemy import func, select, update
 
 from pbem.clock import utcnow
-from pbem.models import Account, SigninLink
+from pbem.models import Account, SigninLink, SigninRequest
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import ServiceError
-from pbem.services.mailout import notify
+from pbem.services.mailout import budget, notify
 from pbem.services.people.players import normalise_email, parse_player
 
 LINK_LIFETIME = dt.timedelta(minutes=15)
 #: Links one address may be sent per :data:`LINK_LIFETIME`, whoever asks.
 MAX_LINKS = 3
-#: Wrong codes that use a link up.
+#: Requests the worker decides in one task (the sweep sends another for the rest).
+BATCH = 100
+#: Decided requests are kept this long (they let a browser use links asked for by others meanwhile).
+KEPT = dt.timedelta(days=1)
+#: Wrong codes one browser may type within a link's lifetime.
 MAX_CODE_TRIES = 5
 INVALID = "This sign-in link is not valid any more (each link works once, for 15 minutes). Ask for a new one."
 ELSEWHERE = (
@@ -62,9 +76,10 @@ def new_code() -> str:
     return f"{code[:4]}-{code[4:]}"
 
 
-def _code_hash(secret_key: str, binding_hash: str, code: str) -> str:
+def _code_hash(secret_key: str, nonce: str, code: str) -> str:
+    """The code of the link of ``nonce``, as stored (a code is worth nothing without its link's row)."""
     typed = "".join(ch for ch in code.upper() if ch.isalnum())
-    return hmac.new(secret_key.encode(), f"signin-code:{binding_hash}:{typed}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(secret_key.encode(), f"signin-code:{nonce}:{typed}".encode(), hashlib.sha256).hexdigest()
 
 
 def site_name(base_url: str) -> str:
@@ -74,7 +89,10 @@ def site_name(base_url: str) -> str:
 
 def answer_for(email: str) -> str:
     """What anyone asking for a link is told, known address or not."""
-    return f"If {email} plays on this server, a sign-in link is on its way there. It works once, for 15 minutes."
+    return (
+        f"If {email} plays on this server, a sign-in link is on its way there. It works once, for 15 minutes, "
+        "in this browser; a link sent there a little earlier works here too."
+    )
 
 
 def _mac(secret_key: str, nonce: str) -> str:
@@ -101,36 +119,67 @@ def address_of(email: str) -> str:
         raise ServiceError("write the email address your game emails are sent to") from None
 
 
-def request_link(uow: UnitOfWork, email: str, binding: str) -> str:
-    """Queue a sign-in link (bound to ``binding``) to ``email`` if it is a player's; the answer is the same
-    either way.  The web calls this after its response has gone, so the time taken tells nothing either."""
-    address = address_of(email)
-    now = utcnow()
+def ask(uow: UnitOfWork, email: str, binding: str) -> str:
+    """Store a browser's request for a link to ``email`` and nudge the worker: the same row and the same
+    nudge whether or not the address plays here (the answer tells nothing, nor does its time)."""
+    address = normalise_email(address_of(email))
+    uow.session.add(SigninRequest(address=address, binding=_digest(binding), created_at=utcnow(), outcome=""))
+    uow.nudge("answer_signin_requests")
+    return answer_for(address)
+
+
+def pending_ids(uow: UnitOfWork, limit: int = BATCH) -> list[int]:
+    query = select(SigninRequest.id).where(SigninRequest.done_at.is_(None)).order_by(SigninRequest.id).limit(limit)
+    return list(uow.session.scalars(query))
+
+
+def decide(uow: UnitOfWork, request_id: int) -> str | None:
+    """Decide one request (in the caller's unit): a link by email if the address plays here and the
+    budgets allow; the outcome, or None if another worker decided it first."""
+    session, now = uow.session, utcnow()
+    claimed = session.execute(
+        update(SigninRequest).where(SigninRequest.id == request_id, SigninRequest.done_at.is_(None)).values(done_at=now)
+    )
+    if claimed.rowcount != 1:
+        return None
+    request = session.get(SigninRequest, request_id)
+    request.outcome = _decided(uow, request, now)
+    return request.outcome
+
+
+def _decided(uow: UnitOfWork, request: SigninRequest, now: dt.datetime) -> str:
     session = uow.session
-    account = session.scalars(select(Account).where(Account.email == normalise_email(address))).one_or_none()
+    account = session.scalars(select(Account).where(Account.email == request.address)).one_or_none()
     if account is None:
-        return answer_for(address)
+        return "unknown"
     recent = session.scalar(
         select(func.count(SigninLink.id)).where(
             SigninLink.account_id == account.id, SigninLink.created_at > now - LINK_LIFETIME
         )
     )
     if recent >= MAX_LINKS:
-        return answer_for(address)
-    nonce, code, bound = secrets.token_urlsafe(24), new_code(), _digest(binding)
-    session.add(
+        return "enough links on their way"
+    if not budget.overall_left(session):
+        return "over the web's budget"
+    _send_link(uow, account, request.binding, now)
+    return "sent"
+
+
+def _send_link(uow: UnitOfWork, account: Account, bound: str, now: dt.datetime) -> None:
+    nonce, code = secrets.token_urlsafe(24), new_code()
+    uow.session.add(
         SigninLink(
             account_id=account.id,
             nonce=nonce,
             created_at=now,
             binding=bound,
-            code_hash=_code_hash(uow.settings.secret_key, bound, code),
+            code_hash=_code_hash(uow.settings.secret_key, nonce, code),
         )
     )
     url = f"{uow.settings.base_url}/signin/{make_token(uow.settings.secret_key, nonce)}"
     notify.queue(
         uow.runtime,
-        session,
+        uow.session,
         game=None,
         seat=None,
         recipient=account.email,
@@ -143,7 +192,25 @@ def request_link(uow: UnitOfWork, email: str, binding: str) -> str:
         signin_page=f"{uow.settings.base_url}/signin",
         site=site_name(uow.settings.base_url),
     )
-    return answer_for(address)
+
+
+def request_link(uow: UnitOfWork, email: str, binding: str) -> str:
+    """:func:`ask` and its decision at once, in one unit (the command line and tests; the web asks only)."""
+    answer = ask(uow, email, binding)
+    uow.session.flush()
+    for request_id in pending_ids(uow):
+        decide(uow, request_id)
+    return answer
+
+
+def forget_old(uow: UnitOfWork) -> int:
+    """Drop decided requests older than :data:`KEPT` (the sweep): how many."""
+    done = uow.session.execute(
+        SigninRequest.__table__.delete().where(
+            SigninRequest.done_at.is_not(None), SigninRequest.created_at < utcnow() - KEPT
+        )
+    )
+    return done.rowcount or 0
 
 
 def _usable(session, runtime: Runtime, token: str) -> SigninLink | None:
@@ -163,8 +230,25 @@ def _open(link: SigninLink | None) -> bool:
     )
 
 
-def _bound_here(link: SigninLink, binding: str | None) -> bool:
-    return bool(binding) and link.binding is not None and hmac.compare_digest(link.binding, _digest(binding))
+def _asked(session, binding: str | None) -> list[SigninRequest]:
+    """This browser's requests for a link within a link's lifetime."""
+    if not binding:
+        return []
+    query = select(SigninRequest).where(
+        SigninRequest.binding == _digest(binding), SigninRequest.created_at > utcnow() - LINK_LIFETIME
+    )
+    return list(session.scalars(query))
+
+
+def _asked_addresses(session, binding: str | None) -> set[str]:
+    """The addresses this browser asked for a link to within a link's lifetime."""
+    return {request.address for request in _asked(session, binding)}
+
+
+def _bound_here(session, link: SigninLink, binding: str | None) -> bool:
+    """Whether the browser holding ``binding`` asked for a link to the link's account lately."""
+    email = session.scalar(select(Account.email).where(Account.id == link.account_id))
+    return email in _asked_addresses(session, binding)
 
 
 def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
@@ -174,47 +258,55 @@ def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
     link = _usable(session, uow.runtime, token)
     if link is None:
         return INVALID
-    return None if _bound_here(link, binding) else ELSEWHERE
+    return None if _bound_here(session, link, binding) else ELSEWHERE
 
 
 def _spend(session, link: SigninLink) -> int:
-    """Mark the link used; one statement that only a still-unused link passes (two tabs sign in once)."""
+    """Mark the link used, and every other open link of its account with it; one statement that only a
+    still-unused link passes (two tabs sign in once)."""
+    now = utcnow()
     used = session.execute(
-        update(SigninLink).where(SigninLink.id == link.id, SigninLink.used_at.is_(None)).values(used_at=utcnow())
+        update(SigninLink).where(SigninLink.id == link.id, SigninLink.used_at.is_(None)).values(used_at=now)
     )
     if used.rowcount != 1:
         raise ServiceError(INVALID)
+    session.execute(
+        update(SigninLink)
+        .where(SigninLink.account_id == link.account_id, SigninLink.used_at.is_(None))
+        .values(used_at=now)
+    )
     return link.account_id
 
 
 def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
-    """Use the link once, in the browser that asked for it: the account id to sign in, or :class:`ServiceError`."""
+    """Use the link once, in a browser that asked for it: the account id to sign in, or :class:`ServiceError`."""
     session = uow.session
     link = _usable(session, uow.runtime, token)
     if link is None:
         raise ServiceError(INVALID)
-    if not _bound_here(link, binding):
+    if not _bound_here(session, link, binding):
         raise ServiceError(ELSEWHERE)
     return _spend(session, link)
 
 
 def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int | None:
-    """The code from the email, typed in the browser that asked: the account id, or None (:data:`WRONG_CODE`).
+    """The code from the email, typed in a browser that asked: the account id, or None (:data:`WRONG_CODE`).
 
-    Only links asked for by this browser are candidates; a wrong code counts against each of
-    them, so it returns rather than raises: the caller's unit must commit the count."""
-    if not binding:
-        return None
-    bound = _digest(binding)
-    given = _code_hash(uow.settings.secret_key, bound, code or "")
+    Open links to the addresses this browser asked for are candidates.  Wrong codes count against
+    the browser (its requests), not the links: after :data:`MAX_CODE_TRIES` it may type no more,
+    and a stranger guessing in a player's name never uses up the player's links.  So it returns
+    rather than raises: the caller's unit must commit the count."""
     session = uow.session
-    links = [link for link in session.scalars(select(SigninLink).where(SigninLink.binding == bound)) if _open(link)]
+    requests = _asked(session, binding)
+    if not requests or sum(request.attempts for request in requests) >= MAX_CODE_TRIES:
+        return None
+    addresses = {request.address for request in requests}
+    query = select(SigninLink).join(Account, Account.id == SigninLink.account_id).where(Account.email.in_(addresses))
+    links = [link for link in session.scalars(query.where(SigninLink.created_at > utcnow() - LINK_LIFETIME))]
+    secret = uow.settings.secret_key
     for link in links:
-        if link.code_hash and hmac.compare_digest(link.code_hash, given):
+        typed = _code_hash(secret, link.nonce, code or "")
+        if _open(link) and link.code_hash and hmac.compare_digest(link.code_hash, typed):
             return _spend(session, link)
-    session.execute(
-        update(SigninLink)
-        .where(SigninLink.id.in_([link.id for link in links]))
-        .values(attempts=SigninLink.attempts + 1)
-    )
+    requests[0].attempts += 1
     return None

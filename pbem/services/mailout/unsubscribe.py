@@ -87,11 +87,8 @@ def is_unsubscribe_address(runtime: Runtime, address: str | None) -> bool:
     return any(_KEY.match(key_from_address(t, address or "") or "") for t in runtime.settings.reply_templates)
 
 
-def by_address(runtime: Runtime, session: Session, address: str) -> str:
-    """Act on mail to an unsubscribe address (in the caller's transaction); what was done, for the log.
-
-    Nothing is ever answered: an unsubscribe request wants less mail, not more.
-    """
+def signed_owner(runtime: Runtime, session: Session, address: str) -> Seat | Account | None:
+    """The seat (``u`` key) or account (``n`` key) whose mailto address ``address`` is, if signed by this server."""
     secret = runtime.settings.secret_key
     for template in runtime.settings.reply_templates:
         match = _KEY.match(key_from_address(template, address) or "")
@@ -101,14 +98,27 @@ def by_address(runtime: Runtime, session: Session, address: str) -> str:
         if kind == "u":
             seat = session.get(Seat, int(number))
             if seat is not None and hmac.compare_digest(_key(secret, "u", seat.id, seat.account_id), match.group(0)):
-                seat.notify = quieter(seat.notify, "my_turn")
-                return f"unsubscribed: seat {seat.id} gets no news emails"
+                return seat
         else:
             account = session.get(Account, int(number))
             if account is not None and hmac.compare_digest(_key(secret, "n", account.id, account.id), match.group(0)):
-                if account.notify == "digest":
-                    account.notify = "my_turn"
-                return f"unsubscribed: account {account.id} gets no digest"
+                return account
+    return None
+
+
+def by_address(runtime: Runtime, session: Session, address: str) -> str:
+    """Act on mail to an unsubscribe address (in the caller's transaction); what was done, for the log.
+
+    Nothing is ever answered: an unsubscribe request wants less mail, not more.
+    """
+    owner = signed_owner(runtime, session, address)
+    if isinstance(owner, Seat):
+        owner.notify = quieter(owner.notify, "my_turn")
+        return f"unsubscribed: seat {owner.id} gets no news emails"
+    if isinstance(owner, Account):
+        if owner.notify == "digest":
+            owner.notify = "my_turn"
+        return f"unsubscribed: account {owner.id} gets no digest"
     return "unsubscribe address not signed by this server: ignored"
 
 
@@ -119,14 +129,15 @@ def quieter(current: str | None, wanted: str) -> str:
 
 @dataclass(frozen=True)
 class Standing:
-    """What the unsubscribe page shows: the game, the player's choice and what they still get."""
+    """What the unsubscribe page shows: the game, the player's choice and what they still get.
+
+    The page's token is not the seat's: it reaches whoever the email was forwarded to, so the page
+    names neither the player's address nor their seat's link (``/play/<token>`` plays the seat)."""
 
     game_id: int
     game_name: str
-    email: str
     preference: str
     gets: str
-    play_url: str
     seat_choice: str | None
 
 
@@ -150,10 +161,8 @@ def _standing(runtime: Runtime, seat: Seat) -> Standing:
     return Standing(
         game_id=game.id,
         game_name=game.name,
-        email=seat.account.email,
         preference=pref,
         gets=still_get(pref, game),
-        play_url=f"{runtime.settings.base_url}/play/{seat.web_token}",
         seat_choice=seat.notify,
     )
 

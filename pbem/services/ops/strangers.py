@@ -1,12 +1,15 @@
-"""The budget of emails the server address may send to strangers (senders who are not players).
+"""The budget of emails the server may send in answer to an unverified ``From:``.
 
-``From:`` is forgeable: every answer to a stranger can land with a victim of the
-forger's choosing.  So answers to strangers are counted, in the stored messages
-themselves (``InboundMessage.stranger_emails``: the emails one message caused,
-0 when it was left unanswered), per sender and over everyone within a sliding
-window (:class:`pbem.config.StrangerBudget`).  A message that could overrun either
+``From:`` is forgeable: every answer to mail written to the server address (and
+every refusal of a message that did not come from a seat's own player) can land
+with a victim of the forger's choosing, a player's address as well as a
+stranger's.  So such answers are counted, in the stored messages themselves
+(``InboundMessage.stranger_emails``: the emails one message caused, 0 when it
+was left unanswered), per address and over everyone within a sliding window
+(:class:`pbem.config.StrangerBudget`).  A message that could overrun either
 budget gets no answer at all; the first one in a window is logged, and the admin
-console and ``/metrics`` show how many went unanswered.
+console and ``/metrics`` show how many went unanswered.  Only a seat's own
+player writing to that seat's secret reply address is answered outside it.
 """
 
 from __future__ import annotations

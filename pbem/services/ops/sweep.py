@@ -1,7 +1,7 @@
 """The sweep: find every piece of pending work in the database and nudge it
 (due deadlines and reminders, unprocessed mail, unsent email, digests a missed
-daily run left waiting, bot seats left to act), and prune the texts of old sent
-emails a batch at a time (:mod:`pbem.services.mailout.retention`).
+daily run left waiting, bot seats left to act, sign-in requests not yet decided), and
+prune the texts of old sent emails a batch at a time (:mod:`pbem.services.mailout.retention`).
 
 Run by beat every few seconds, it is why nothing depends on a task message
 surviving: a lost broker message or a dead worker only delays work.  Mail and
@@ -20,7 +20,7 @@ from sqlalchemy import select
 from pbem.clock import machine_span, utcnow
 from pbem.models import InboundMessage
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import digest, folds, outbox, retention
+from pbem.services.mailout import digest, folds, outbox, retention, signin
 from pbem.services.play import bot_seats, deadline_timer, deadlines
 
 #: Work younger than this (real seconds) is left to the task nudged when it was stored.
@@ -37,6 +37,7 @@ class SweepResult:
     digests: list[str] = field(default_factory=list)
     scheduled: list[int] = field(default_factory=list)
     bots: list[int] = field(default_factory=list)
+    signin_requests: list[int] = field(default_factory=list)
     pruned: int = 0
 
 
@@ -75,4 +76,7 @@ def sweep(uow: UnitOfWork) -> SweepResult:
         uow.nudge("send_overdue_digests")
     for game_id in result.bots:
         uow.nudge("play_bots", game_id)
+    result.signin_requests = signin.pending_ids(uow)
+    if result.signin_requests:
+        uow.nudge("answer_signin_requests")
     return result

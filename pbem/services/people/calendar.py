@@ -2,8 +2,10 @@
 
 Calendar programs fetch the feed without a session, so it sits behind a secret
 link (:func:`pbem.services.people.accounts.calendar_token`), which the player
-can replace at any time.  Events carry the game's name, turn and the player's
-own page; nothing about other seats.
+can replace at any time and which "sign out everywhere" replaces too.  Events
+carry the game's name and turn and link its public page: a calendar is shared
+and synced far and wide, so never a seat's own link (which plays the seat);
+nothing about other seats.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def deadlines_ics(uow: UnitOfWork, token: str) -> bytes:
 
 def feed(uow: UnitOfWork, account_id: int) -> bytes:
     home = my_games(uow, account_id)
-    domain = uow.settings.mail_domain
+    domain, base = uow.settings.mail_domain, uow.settings.base_url
     calendar = Calendar()
     calendar.add("prodid", "-//pbem//deadlines//EN")
     calendar.add("version", "2.0")
@@ -47,7 +49,8 @@ def feed(uow: UnitOfWork, account_id: int) -> bytes:
         event.add("dtend", due + dt.timedelta(minutes=15))
         mark = "your move: " if game["to_act"] else ""
         event.add("summary", f"{mark}{game['name']}, turn {game['turn']} deadline")
-        event.add("description", f"{game['phase']}\nYour page: {game['play_url']}")
-        event.add("url", game["play_url"])
+        public = f"{base}/games/{game['id']}"
+        event.add("description", f"{game['phase']}\nThe game: {public}\nYour games: {base}/me")
+        event.add("url", public)
         calendar.add_component(event)
     return calendar.to_ical()

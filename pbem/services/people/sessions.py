@@ -16,7 +16,7 @@ import secrets
 from sqlalchemy import select, update
 
 from pbem.clock import utcnow
-from pbem.models import PlayerSession
+from pbem.models import Account, PlayerSession
 from pbem.runtime import UnitOfWork
 
 #: A session unused this long is over (stated on the player's page).
@@ -74,13 +74,15 @@ def end(uow: UnitOfWork, token: str | None) -> None:
 
 
 def end_all(uow: UnitOfWork, account_id: int) -> int:
-    """Every session of the player is over ("sign out everywhere"); how many were live."""
+    """Every session of the player is over ("sign out everywhere"), and the calendar's secret link
+    with them (a copy of it is as good as a session for the player's deadlines); how many were live."""
     session = uow.session
     done = session.execute(
         update(PlayerSession)
         .where(PlayerSession.account_id == account_id, PlayerSession.ended_at.is_(None))
         .values(ended_at=utcnow())
     )
+    session.execute(update(Account).where(Account.id == account_id).values(calendar_token=None))
     return done.rowcount or 0
 
 
