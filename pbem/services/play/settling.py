@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -110,9 +111,14 @@ def settle(
     events: list[str],
     announce: bool,
     missed: list[str] | None = None,
+    only: Collection[str] | None = None,
 ) -> None:
     """Finish the game, start a new turn, or announce, and queue the emails for it;
-    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays)."""
+    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays).
+
+    ``only``: the seats the news of a new turn or announcement asks to act; the others' emails
+    wait for their next one (see :func:`pbem.services.mailout.notify.send_views`).  The end of the
+    game always goes to everyone."""
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
@@ -144,6 +150,7 @@ def settle(
             kind="turn",
             events=events,
             missed=missed or [],
+            only=only,
         )
         observers.queue_updates(runtime, session, game, headline=f"{game.phase}.", what=game.phase, events=events)
     elif announce:
@@ -154,6 +161,7 @@ def settle(
             headline="News from the table.",
             kind="announce",
             events=events,
+            only=only,
         )
     bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
 
