@@ -65,8 +65,7 @@ DESCRIPTIONS = {
     "in the others, an email every turn",
     "every": "an email every turn",
     "my_turn": "emails only when you must act, each with what happened since your last one",
-    "digest": "one daily digest across all your games, late notices included (plus answers, reminders and "
-    "the result)",
+    "digest": "one daily digest across all your games, late notices included (plus answers, reminders and the result)",
     "none": "no emails from this game but answers to the messages you send (play on your page)",
 }
 #: What an account may choose, for every game (the pages' choices).

@@ -194,7 +194,9 @@ def tell_late_seats(
         ]
         left = rules.late_n - seat.missed_deadlines
         if rules.late_kind == "bot" and left > 0:
-            notes.append(f"If you miss {left} more deadline(s) in a row, a bot plays for you until you send orders again.")
+            notes.append(
+                f"If you miss {left} more deadline(s) in a row, a bot plays for you until you send orders again."
+            )
         # no email of the deadline takes it when the seat chose fewer emails: then it goes alone
         folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
 
