@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -207,6 +208,9 @@ class Seat(Base):
     left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: Why they left: a :class:`pbem.seating.Left` (resigned, removed, dropped); set with ``left_at``.
     left_reason: Mapped[str | None] = mapped_column(String(20))
+    #: The seat agrees to end the game drawn (its ``draw``; ``draw no`` withdraws): secret from the
+    #: other seats, read by :mod:`pbem.services.play.draws`.
+    draw_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()

@@ -37,6 +37,7 @@ class ClassicalEngine(Engine):
     order_help = render.HELP
     phase_kinds = ("movement", "retreat", "adjustment")
     #: Playouts long enough to see a movement phase resolved (about one order per unit on the board).
+    draws = True
     bot_iterations = 60
     bot_horizon = 40
 
@@ -111,6 +112,10 @@ class ClassicalEngine(Engine):
         events: list[str] = []
         rules.timeout(state, events)
         return Step(state=state, events=events)
+
+    def eliminated(self, state: State) -> frozenset[str]:
+        """Powers with neither a unit nor a supply centre left."""
+        return frozenset(POWERS) - frozenset(rules.alive(state))
 
     def missing_seats(self, state: State) -> frozenset[str]:
         return self.to_act(state)

@@ -69,7 +69,8 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
                 "seat": seat.seat,
                 "players": len(game.seats),
                 "place": _ordinal(place) if place else None,
-                "won": place == 1,
+                "drew": place == 1 and bool((game.result or {}).get("drawn")),
+                "won": place == 1 and not (game.result or {}).get("drawn"),
                 "rating_change": round(change.after - change.before, 1) if change else None,
             }
         )
@@ -82,4 +83,5 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
         "games": rows,
         "played": len(finished),
         "wins": sum(r["won"] for r in finished),
+        "draws": sum(r["drew"] for r in finished),
     }

@@ -116,23 +116,7 @@ def settle(
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
-        game.status = GameStatus.FINISHED
-        game.result = outcome.to_json()
-        game.finished_at = utcnow()
-        game.deadline = game.next_reminder = None
-        ratings.rate_game(session, game)
-        notify.send_views(
-            runtime,
-            session,
-            game,
-            headline=f"Game over. {outcome.summary}",
-            kind="game_over",
-            events=events,
-            missed=missed or [],
-        )
-        observers.queue_updates(
-            runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over", events=events
-        )
+        finish(runtime, session, game, dict(outcome.to_json()), events=events, missed=missed)
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)
@@ -156,6 +140,28 @@ def settle(
             events=events,
         )
     bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
+
+
+def finish(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    result: dict[str, Any],
+    *,
+    events: list[str],
+    missed: list[str] | None = None,
+) -> None:
+    """End ``game`` with ``result`` (an outcome's JSON): the one way a game ends, whether the engine's
+    rules end it or the table agrees a draw.  The clock stops, the ratings count it, and every seat
+    and observer is told."""
+    game.status = GameStatus.FINISHED
+    game.result = result
+    game.finished_at = utcnow()
+    game.deadline = game.next_reminder = None
+    ratings.rate_game(session, game)
+    headline = f"Game over. {result['summary']}"
+    notify.send_views(runtime, session, game, headline=headline, kind="game_over", events=events, missed=missed or [])
+    observers.queue_updates(runtime, session, game, headline=headline, what="game over", events=events)
 
 
 def engine_for(game: Game) -> Engine:
