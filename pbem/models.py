@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
-from pbem.game_status import GameStatus
+from pbem.game_status import OVER, GameStatus
 from pbem.outbox_status import OutboxStatus
 
 
@@ -147,6 +147,18 @@ class Game(Base):
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
+    @property
+    def anonymous(self) -> bool:
+        """See :func:`anonymous_game`."""
+        return anonymous_game(self.house_rules, self.status)
+
+
+def anonymous_game(house_rules: dict[str, Any] | None, status: str) -> bool:
+    """Gunboat: a game without press (house rule ``press: none``) keeps its players anonymous to each
+    other and to the public until it is over: pages, emails and the engine's views name seats and
+    "Player N" only, never a player's name, page or address."""
+    return (house_rules or {}).get("press") == "none" and status not in OVER
+
 
 def public_name(name: str | None, position: int, email: str | None = None) -> str:
     """A player as everyone may read them: their chosen name, else their address's local part
@@ -222,13 +234,27 @@ class Seat(Base):
 
     @property
     def public_player(self) -> str:
-        """The seat's player as the whole table may read them (a name, or "Player N")."""
-        return public_name(self.account.name, self.position, self.account.email)
+        """The seat's player as the whole table may read them (a name, or "Player N"; always "Player N"
+        while the game is anonymous)."""
+        return shown_player(self, self.game.anonymous)
 
     @property
     def public_label(self) -> str:
         """``Suns (Ann)``: the seat and its player as announcements to the whole table name them."""
         return f"{self.seat} ({self.public_player})"
+
+
+def shown_player(seat: Any, hidden: bool) -> str:
+    """``seat``'s player as the public reads them: "Player N" in a game that hides its players
+    (``hidden``: :attr:`Game.anonymous`), else their name (see :func:`public_name`)."""
+    if hidden:
+        return public_name("", seat.position)
+    return public_name(seat.account.name, seat.position, seat.account.email)
+
+
+def shown_handle(seat: Any, hidden: bool) -> str | None:
+    """The name of ``seat``'s player's public page, unless the game hides its players."""
+    return None if hidden else seat.account.handle
 
 
 class LogEntry(Base):

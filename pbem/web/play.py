@@ -21,7 +21,7 @@ from sqlalchemy.orm import aliased
 from engines import get_engine
 from pbem.engine_output import example_from
 from pbem.game_status import RUNNING, GameStatus
-from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name
+from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name, shown_player
 from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
@@ -163,7 +163,7 @@ def load_seat(token: str) -> SeatPage | None:
         page.zone = seat.account.tz
         if draws.may_vote(game, engine, seat):
             page.draw_agreed = seat.draw_vote
-        page.players = {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats}
+        page.players = {s.seat: shown_player(s, game.anonymous) for s in game.seats}
         page.since = history.since_last_move(session, game.id, seat.seat) if game.status != "open" else []
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)

@@ -66,7 +66,7 @@ def test_a_draw_by_mail_ends_the_game_when_every_seat_still_in_agrees(sqlite_run
             if address != cy:
                 news = box(address)[before[address] :]
                 assert any("Game over. Drawn by agreement" in said(m) for m in news), address
-        summary = queries.public_summary(game, acted=set())
+        summary = runtime.in_reading(queries.game_summary, game_id)
         assert summary["status"] == "finished" and summary["result"]["drawn"] is True
 
         with runtime.db.read() as session:

@@ -53,7 +53,8 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
         raise NotFound("there is no such player")
     changes = {c.game_id: c for c in session.scalars(select(RatingChange).where(RatingChange.account_id == account.id))}
     rows = []
-    for seat in seat_rows(session, account.id)[:MAX_GAMES]:
+    # a running anonymous (gunboat) game would say who plays which seat: it shows once it is over
+    for seat in [s for s in seat_rows(session, account.id) if not s.game.anonymous][:MAX_GAMES]:
         game = seat.game
         place = None
         if game.status == GameStatus.FINISHED:

@@ -141,13 +141,11 @@ def drawn_result(game: Game, drawing: list[str]) -> dict[str, Any]:
     """``game``'s result when drawn between ``drawing`` (an outcome's JSON, marked ``drawn``): the
     drawing seats share first place, the rest share the next."""
     rest = [seat.seat for seat in game.seats if seat.seat not in drawing]
-    players = {seat.seat: seat.public_player for seat in game.seats}
-    named = joined([f"{seat} ({players[seat]})" if players.get(seat) else seat for seat in drawing])
-    return {
+    return {  # seats only: the players' names, where shown, come from the seats (a gunboat game hides them)
         "winners": list(drawing),
         "ranking": [list(drawing), *([rest] if rest else [])],
         "scores": {},
-        "summary": f"Drawn by agreement between {named}.",
+        "summary": f"Drawn by agreement between {joined(drawing)}.",
         "drawn": True,
     }
 
