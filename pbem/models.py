@@ -214,7 +214,11 @@ class Seat(Base):
     #: This game's notification choice, over the account's: ``my_turn`` (the one-click
     #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
     notify: Mapped[str | None] = mapped_column(String(20))
+    #: Deadlines missed in a row (the player's next orders reset it): what the late-seat rules read.
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
+    #: Every deadline the seat's player missed, never reset: their reliability (see
+    #: :mod:`pbem.services.people.reliability`).
+    missed_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: When the seat's player left the game (see :mod:`pbem.seating`): the game's late-seat policy
     #: plays the seat from then on.  The account stays: it is who played the seat until then.
     left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)

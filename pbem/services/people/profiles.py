@@ -18,6 +18,7 @@ from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.people.accounts import account_id_of_handle, handle, seat_rows, shown_name
 from pbem.services.people.ratings import places, ratings_of
+from pbem.services.people.reliability import reliability
 
 #: Games listed on a player's page (the newest).
 MAX_GAMES = 100
@@ -85,4 +86,5 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
         "played": len(finished),
         "wins": sum(r["won"] for r in finished),
         "draws": sum(r["drew"] for r in finished),
+        "reliability": reliability(session, account.id),
     }

@@ -47,6 +47,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     for seat in game.seats:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
+            seat.missed_total += 1
     missed_names = [late.seat_label(game, name) for name in late_players]
     dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)
