@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from sqlalchemy import select
 
 from pbem.models import LogEntry, RatingChange
-from pbem.services.play import draws, queries, verify
+from pbem.services.play import deadlines, draws, queries, verify
 from tests.mail.support import Mailboxes, mail_world
+from tests.play.helpers import force_due, leave_only, start_with
 from tests.play.test_resign_rematch import new_game, said, seat_of, write
 from tests.support.play import game_row
 
@@ -107,3 +108,17 @@ def test_a_draw_needs_no_seat_out_of_the_game_and_a_departure_can_complete_it(sq
         game = game_row(runtime, game_id)
         assert game.status == "finished" and game.result["drawn"] is True, "the last holdout's leaving ends it"
         assert seat_of(runtime, game_id, holdout).seat not in game.result["winners"]
+
+
+def test_a_seat_dropped_at_a_deadline_can_complete_a_draw(runtime):
+    game_id = start_with(runtime, rules={"drop_after": 1}, engine="classical", players=TABLE, deadline_seconds=3600)
+    seats = {seat.seat: seat.id for seat in game_row(runtime, game_id).seats}
+    holdout, *voters = sorted(seats)
+    for name in voters:
+        assert runtime.in_unit(draws.vote, game_id, seats[name], True).ok
+    leave_only(runtime, game_id, holdout)
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    game = game_row(runtime, game_id)
+    assert game.status == "finished" and game.result["winners"] == voters, "the dropped holdout was the last"
+    assert runtime.in_unit(verify.verify, game_id).ok

@@ -16,7 +16,7 @@ from pbem.models import Game
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import Occupant
 from pbem.services.mailout import folds, notify
-from pbem.services.play import late
+from pbem.services.play import draws, late
 from pbem.services.play.locking import lock_game
 from pbem.services.play.occupants import describe_defaults, occupants
 from pbem.services.play.settling import append_log, next_reminder, reminder_offsets, settle
@@ -70,6 +70,8 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         announce=True,
         missed=missed_names or ["nobody"],
     )
+    if dropped:  # a dropped seat may have been the last not to agree to a draw
+        draws.end_if_agreed(uow, game, engine)
     folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
 
