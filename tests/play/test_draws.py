@@ -4,11 +4,13 @@ is told, and the result, the log (replay, verify) and the ratings count it as a 
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 
 from sqlalchemy import select
 
-from pbem.models import LogEntry, RatingChange
+from engines import get_engine
+from pbem.models import Game, LogEntry, RatingChange
 from pbem.services.play import deadlines, draws, queries, verify
 from tests.mail.support import Mailboxes, mail_world
 from tests.play.helpers import force_due, leave_only, start_with
@@ -88,7 +90,6 @@ def test_a_draw_by_mail_ends_the_game_when_every_seat_still_in_agrees(sqlite_run
 
 def test_draw_is_an_order_where_the_engine_has_no_draws(sqlite_runtime):
     """Rankchain's ``draw`` takes a card: the server's command never steals an engine's order."""
-    from engines import get_engine
     from pbem.services.play import seat_commands
 
     assert seat_commands.command_of("draw", get_engine("rankchain")) is None
@@ -122,3 +123,26 @@ def test_a_seat_dropped_at_a_deadline_can_complete_a_draw(runtime):
     game = game_row(runtime, game_id)
     assert game.status == "finished" and game.result["winners"] == voters, "the dropped holdout was the last"
     assert runtime.in_unit(verify.verify, game_id).ok
+
+
+def test_the_bots_seats_agree_and_a_power_with_nothing_left_is_not_asked(runtime):
+    game_id = start_with(runtime, engine="classical", players=TABLE[:5], bots=2, deadline_seconds=3600)
+    game = game_row(runtime, game_id)
+    people = [seat for seat in game.seats if not seat.held_by_bot]
+    out = people[-1].seat
+    with runtime.writing() as session:  # the rules put a power out: no unit, no centre
+        row = session.get(Game, game_id)
+        state = copy.deepcopy(row.state)
+        state["units"][out] = []
+        state["centres"] = {province: owner for province, owner in state["centres"].items() if owner != out}
+        row.state = state
+    assert get_engine("classical").eliminated(game_row(runtime, game_id).state) == {out}
+    refused = runtime.in_unit(draws.vote, game_id, people[-1].id, True)
+    assert not refused.ok and "out of the game" in refused.message
+    for seat in people[:-2]:
+        runtime.in_unit(draws.vote, game_id, seat.id, True)
+    assert game_row(runtime, game_id).status == "active"
+    runtime.in_unit(draws.vote, game_id, people[-2].id, True)
+    game = game_row(runtime, game_id)
+    drawing = [seat.seat for seat in game.seats if seat.seat != out]
+    assert game.status == "finished" and game.result["ranking"] == [drawing, [out]], "the bots share the draw"
