@@ -8,6 +8,8 @@ is over (here: a draw), the status page names them.
 
 from __future__ import annotations
 
+import re
+
 from pbem.services.people.profiles import player_page
 from pbem.services.play import games, house_rules
 from tests.mail.support import Mailboxes, mail_world, text_of
@@ -27,14 +29,14 @@ def identities(address: str) -> dict[str, str]:
 
 
 def leaks(text: str, readers: list[str]) -> list[str]:
-    """The identities of players other than ``readers`` found in ``text`` (case-insensitive)."""
-    lowered = text.lower()
+    """The identities of players other than ``readers`` found in ``text`` (case-insensitive, as whole
+    words: a random token of a header that happens to end in "ed" before an "@" is no address)."""
     return [
         f"{kind} of {address}: {value}"
         for address in ADDRESSES
         if address not in readers
         for kind, value in identities(address).items()
-        if value.lower() in lowered
+        if re.search(rf"(?<![\w.+=-]){re.escape(value)}", text, re.IGNORECASE)
     ]
 
 
