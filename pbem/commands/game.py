@@ -70,6 +70,8 @@ CREATE_FLAGS = {
     "bots": ("--bot", "bots"),
     "deadline": ("--deadline", "deadline"),
     "phase_deadlines": ("--phase-deadline", "phase_deadlines"),
+    "deadline_hour": ("--deadline-hour", "deadline_hour"),
+    "timezone": ("--timezone", "timezone"),
     "reminders": ("--reminders", "reminders"),
     "seed": ("--seed", "seed"),
     "press_mode": ("--press", "press"),
@@ -100,6 +102,12 @@ FLAG_OF = {field: flag for flag, field in CREATE_FLAGS.values()}
 @click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
 @click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
+@click.option(
+    "--deadline-hour",
+    default=None,
+    help="Deadlines of phases of a day or more fall at this local time of day, 0-23 or like 20:30 (see --timezone).",
+)
+@click.option("--timezone", default=None, help="Time zone of --deadline-hour, like Europe/Paris (default UTC).")
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
 @click.option("--seed", default=None, help="Fix the random seed (for tests and replays).")
