@@ -44,7 +44,12 @@ _HOUR = re.compile(r"^([01]?\d|2[0-3])(?::([0-5]\d))?(?:\s*h)?$", re.IGNORECASE)
 
 
 class HourError(ValueError):
-    """A deadline hour or time zone that cannot be used; the message says what to write."""
+    """A deadline hour or time zone that cannot be used; the message says what to write, ``field`` which
+    of the two (``deadline_hour`` or ``timezone``) it is about."""
+
+    def __init__(self, message: str, field: str = "deadline_hour"):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -80,14 +85,16 @@ def parse_hour(hour_text: str, zone_text: str) -> DeadlineHour | None:
     hour_text, zone_text = hour_text.strip(), zone_text.strip()
     if not hour_text:
         if zone_text:
-            raise HourError("a time zone sets where the deadline hour is read; give the hour too (e.g. 20)")
+            raise HourError("a time zone sets where the deadline hour is read; give the hour too (e.g. 20)", "timezone")
         return None
     found = _HOUR.match(hour_text)
     if found is None:
         raise HourError(f"{hour_text[:20]!r} is not an hour of the day; write 0 to 23, or a time like 20:30")
     name = zone_text or "UTC"
     if len(name) > 64 or name not in time_zones():
-        raise HourError(f"{name[:64]!r} is not a time zone name; write one like Europe/Paris or America/New_York")
+        raise HourError(
+            f"{name[:64]!r} is not a time zone name; write one like Europe/Paris or America/New_York", "timezone"
+        )
     return DeadlineHour(int(found.group(1)), int(found.group(2) or 0), name)
 
 

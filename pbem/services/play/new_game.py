@@ -159,7 +159,7 @@ def _deadline_hour(reader: _Reader) -> DeadlineHour | None:
     try:
         return parse_hour(hour_text, zone_text)
     except HourError as error:
-        reader.problem("deadline_hour" if hour_text or not zone_text else "timezone", str(error))
+        reader.problem(error.field, str(error))
         return None
 
 
