@@ -161,3 +161,13 @@ def test_the_fast_clock_keeps_deadlines_at_the_hour_of_game_time(runtime):
     assert now - dt.datetime.now(dt.UTC).replace(tzinfo=None) > dt.timedelta(days=5), "game time runs ahead"
     assert local(deadline, "Europe/Paris").hour == 20 and deadline.minute == 0
     assert dt.timedelta(days=1) - slack(DAY) <= deadline - now < dt.timedelta(days=2)
+
+
+def test_the_status_and_seat_pages_say_when_deadlines_fall(client, sqlite_runtime):
+    game_id = start(sqlite_runtime, engine="rankchain", deadline_seconds=2 * DAY, deadline_hour=PARIS)
+    game = game_row(sqlite_runtime, game_id)
+    words = "Deadlines: 2d a phase; at 20:00 Europe/Paris for phases of a day or more."
+    assert words in client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert words in client.get(f"/play/{game.seats[0].web_token}").get_data(as_text=True)
+    plain = start(sqlite_runtime, engine="rankchain", deadline_seconds=DAY)
+    assert "Deadlines: 1d a phase." in client.get(f"/games/{plain}").get_data(as_text=True)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from pbem.clock import format_duration
 from pbem.services.people.accounts import time_zones
 from pbem.zoned import zone
 
@@ -122,3 +123,21 @@ def next_occurrence(earliest: dt.datetime, at: DeadlineHour) -> dt.datetime:
         if utc >= earliest:
             return utc
     raise AssertionError("unreachable: a local time of day recurs within two days")
+
+
+def pace_words(policy: dict[str, Any] | None) -> str:
+    """The game's deadlines in a sentence, for the status and seat pages: ``Deadlines: 2d a phase
+    (retreat 1d, adjustment 1d), at 20:00 Europe/Paris.``"""
+    policy = policy or {}
+    default, per_phase = policy.get("default"), policy.get("per_phase") or {}
+    if not default and not per_phase:
+        return "No deadlines: each phase waits for every player."
+    kinds = ", ".join(f"{kind} {format_duration(seconds)}" for kind, seconds in per_phase.items())
+    if default:
+        words = f"Deadlines: {format_duration(default)} a phase" + (f" ({kinds})" if kinds else "")
+    else:
+        words = f"Deadlines: {kinds}; other phases wait for every player"
+    at = DeadlineHour.from_policy(policy)
+    if at is not None:
+        words += f"; at {at.text} for phases of a day or more"
+    return words + "."
