@@ -50,10 +50,9 @@ def zoned(at: dt.datetime, tz: str | None, day: str, *, name_zone: bool) -> Zone
     """``at`` (naive UTC) for a reader in ``tz``; ``name_zone`` writes the zone's name after the local time
     (an email's reader has no browser to say which zone a time is in)."""
     iso = at.strftime("%Y-%m-%dT%H:%M:%SZ")
-    place = known(tz)
-    if place is None:
+    where = zone(known(tz))  # an unknown name (one tzdata dropped) reads as UTC
+    if where.key == "UTC":
         return Zoned(iso, f"{at:{day}} UTC", "")
-    where = zone(place)
     local = at.replace(tzinfo=dt.UTC).astimezone(where)
     shown = f"{local:{day}} {where.key}" if name_zone else f"{local:{day}}"
     return Zoned(iso, shown, f"{at:%H:%M} UTC")

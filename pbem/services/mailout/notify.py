@@ -70,12 +70,14 @@ def _quoted(name: str) -> str:
 
 
 def away(session: Session, game: Game, reader: Seat) -> list[str]:
-    """The other seats on vacation now, with when they are back (for news gathered since an email)."""
+    """The other seats on vacation now, with when they are back as ``reader`` reads times (for news gathered
+    since an email)."""
     now = utcnow()
     query = select(Vacation).where(Vacation.game_id == game.id, Vacation.starts_at <= now, Vacation.ends_at > now)
     labels = {seat.id: seat.public_label for seat in game.seats if seat.id != reader.id}
+    tz = reader.account.tz if reader.account is not None else None  # in the reader's zone (pbem.zoned)
     return [
-        f"{labels[v.seat_id]} until {v.ends_at:%Y-%m-%d %H:%M} UTC"
+        f"{labels[v.seat_id]} until {in_words(v.ends_at, tz)}"
         for v in session.scalars(query.order_by(Vacation.ends_at))
         if v.seat_id in labels
     ]
