@@ -4,6 +4,8 @@ more than a little shorter than the length; read through the one new-game parser
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 import time
 from zoneinfo import ZoneInfo
 
@@ -15,7 +17,8 @@ from engines import get_engine
 from engines.rng import Rng
 from pbem import clock
 from pbem.clock import ClockSetting, utcnow
-from pbem.services.play import new_game, orders
+from pbem.services import ServiceError
+from pbem.services.play import importing, new_game, orders
 from pbem.services.play.deadline_hour import (
     MAX_SLACK,
     SHORTEST_ANCHORED,
@@ -25,6 +28,7 @@ from pbem.services.play.deadline_hour import (
     parse_hour,
     slack,
 )
+from pbem.services.play.export import export_game
 from tests.support.play import game_row, legal_move, seat_ids, start
 
 HOUR = 3600
@@ -171,3 +175,29 @@ def test_the_status_and_seat_pages_say_when_deadlines_fall(client, sqlite_runtim
     assert words in client.get(f"/play/{game.seats[0].web_token}").get_data(as_text=True)
     plain = start(sqlite_runtime, engine="rankchain", deadline_seconds=DAY)
     assert "Deadlines: 1d a phase." in client.get(f"/games/{plain}").get_data(as_text=True)
+
+
+def test_the_hour_moves_with_an_exported_game_and_a_bad_one_is_refused(runtime, tmp_path):
+    """An export keeps the hour (the game goes on at it on another server); one edited into an hour
+    no clock shows is refused before anything is stored."""
+    from tests.conftest import build_runtime
+    from tests.support.play import play_some
+
+    game_id = start(runtime, deadline_seconds=DAY, deadline_hour=PARIS)
+    play_some(runtime, game_id, seed=4, count=3)
+    data = runtime.in_reading(export_game, game_id, full=True, addresses=True)
+    assert data["setup"]["deadline_policy"]["at"] == PARIS.to_json()
+    other = build_runtime(tmp_path / "other", f"sqlite:///{tmp_path / 'other.sqlite3'}", secret_key="other-secret")
+    for bad, words in [
+        ({"hour": 25, "minute": 0, "zone": "Europe/Paris"}, "'25:00' is not an hour of the day"),
+        ({"hour": 20, "zone": "Mars/Olympus"}, "'Mars/Olympus' is not a time zone name"),
+        ({"hour": "eight"}, "is not a deadline hour like"),
+        ("20:00", "is not a deadline hour like"),
+    ]:
+        edited = json.loads(json.dumps(data))
+        edited["setup"]["deadline_policy"]["at"] = bad
+        with pytest.raises(ServiceError, match="the export's deadline hour cannot be used: .*" + re.escape(words)):
+            other.in_unit(importing.import_game, edited)
+    moved = other.in_unit(importing.import_game, json.loads(json.dumps(data)))
+    deadline = game_row(other, moved.game_id).deadline
+    assert (local(deadline, "Europe/Paris").hour, deadline.minute) == (20, 0)

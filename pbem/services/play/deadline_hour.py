@@ -99,6 +99,20 @@ def parse_hour(hour_text: str, zone_text: str) -> DeadlineHour | None:
     return DeadlineHour(int(found.group(1)), int(found.group(2) or 0), name)
 
 
+def check_policy(policy: Any) -> None:
+    """Refuse a deadline policy whose hour this module could not use (an export edited by hand, say),
+    before it is stored: every later phase would fail on it."""
+    at = policy.get("at") if isinstance(policy, dict) else None
+    if not at:
+        return
+    try:
+        hour = DeadlineHour.from_policy(policy)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise HourError(f"{str(at)[:80]} is not a deadline hour like {DeadlineHour(20).to_json()}") from None
+    if hour is not None:
+        parse_hour(f"{hour.hour}:{hour.minute:02d}", hour.zone_name)
+
+
 def slack(seconds: int) -> dt.timedelta:
     """How much shorter than its length a phase with a deadline hour may be."""
     return min(dt.timedelta(seconds=seconds / SLACK_SHARE), MAX_SLACK)
