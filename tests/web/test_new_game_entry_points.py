@@ -156,3 +156,9 @@ def test_an_open_game_from_both_waits_for_its_seats(admin_client, sqlite_runtime
         games = session.scalars(select(Game).where(Game.id.in_(ids))).all()
     assert [(g.status, g.seats_wanted) for g in games] == [("open", 3), ("open", 3)]
     assert all(g.created_at > utcnow() - dt.timedelta(minutes=5) for g in games)
+
+
+def test_the_form_names_each_games_kinds_of_phase(admin_client):
+    page = admin_client.get("/admin/games/new").get_data(as_text=True)
+    assert "Classical: movement, retreat, adjustment" in page and "KidSprout Jumboree: coins, excuses, choose" in page
+    assert 'id="deadline_hour"' in page and 'id="timezone"' in page and '<option value="Europe/Paris">' in page
