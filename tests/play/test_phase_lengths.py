@@ -12,7 +12,7 @@ from engines import get_engine
 from engines.classical.board import POWERS
 from pbem.clock import utcnow
 from pbem.models import LogEntry
-from pbem.services.play import new_game, orders
+from pbem.services.play import bot_turns, new_game, orders, resign
 from tests.support.play import game_row, outbox, seat_ids
 
 HOUR = 3600
@@ -38,11 +38,14 @@ def left(runtime, game_id: int) -> float:
     return (game_row(runtime, game_id).deadline - utcnow()).total_seconds()
 
 
-def order_all(runtime, game_id: int, chosen: dict[str, list[str]]) -> None:
-    """Every power that owes orders sends them: its ``chosen`` ones, and a hold for each other unit."""
+def order_all(runtime, game_id: int, chosen: dict[str, list[str]], skip: tuple[str, ...] = ()) -> None:
+    """Every power that owes orders sends them (but those in ``skip``): its ``chosen`` ones, and a hold
+    for each other unit."""
     game = game_row(runtime, game_id)
     seat_of = seat_ids(runtime, game_id)
     for power in POWERS:
+        if power in skip:
+            continue
         own = chosen.get(power, [])
         if game.state["phase"] == "movement":
             moved = {line.split()[1][:3] for line in own}
@@ -85,3 +88,32 @@ def test_each_phase_kind_gets_its_length_empty_phases_are_skipped_and_full_order
     deadline = game_row(runtime, game_id).deadline
     assert f"Deadline: {deadline:%Y-%m-%d %H:%M} UTC" in italy[-1].body_text
     assert deadline - utcnow() > dt.timedelta(days=2)
+
+
+def test_a_phase_only_a_seat_nobody_plays_must_act_in_is_played_at_once(runtime):
+    """Italy's player resigned: when the Fall's retreat waits for Italy alone, the server plays the game's
+    defaults for it at once (its dislodged army disbands) instead of waiting out the retreat length."""
+    nudged: list = []
+    runtime.nudger = lambda task, args: nudged.append((task, args))
+    game_id = create(runtime)
+    assert runtime.in_unit(resign.resign, game_id, seat_ids(runtime, game_id)["Italy"]).ok
+
+    def settle_stand_ins() -> None:
+        while ("play_bots", (game_id,)) in nudged:
+            nudged.clear()
+            runtime.in_unit(bot_turns.play, game_id)
+
+    order_all(runtime, game_id, {"Austria": ["A vie-tyr"]}, skip=("Italy",))
+    settle_stand_ins()
+    assert game_row(runtime, game_id).phase == "Fall 1901 Movement"
+    order_all(runtime, game_id, {"Austria": ["F tri-ven", "A tyr S F tri-ven"]}, skip=("Italy",))
+    assert ("play_bots", (game_id,)) in nudged, "the table waits for Italy alone: its holds are played at once"
+    nudged.clear()
+    runtime.in_unit(bot_turns.play, game_id)
+    assert game_row(runtime, game_id).phase == "Fall 1901 Retreat"
+    assert ("play_bots", (game_id,)) in nudged, "a retreat for Italy alone is played at once too"
+    settle_stand_ins()
+    game = game_row(runtime, game_id)
+    assert game.phase == "Winter 1901 Adjustment" and abs(left(runtime, game_id) - DAY) < 60
+    assert get_engine("classical").to_act(game.state) == frozenset({"Austria"}), "Italy's army disbanded"
+    assert "A ven" not in game.state["units"]["Italy"]
