@@ -27,13 +27,14 @@ WIDTHS = (390, 1280)
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
 
-def shoot(page, name: str) -> None:
+def shoot(page, name: str, *, full_page: bool = True) -> None:
+    """The page (or only what the screen shows) to the artifacts folder, and to ``$PBEM_SCREENSHOTS``."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
     target = os.environ.get("PBEM_SCREENSHOTS")
     if target:
         Path(target).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(target) / f"classical-{name}.png"), full_page=True)
+        page.screenshot(path=str(Path(target) / f"classical-{name}.png"), full_page=full_page)
 
 
 @pytest.fixture(scope="module")
@@ -65,18 +66,21 @@ def test_a_tap_on_a_unit_offers_its_orders_and_one_is_sent_from_the_map(site, ch
     try:
         page.goto(f"{site.url}/play/{tokens['France']}")
         assert page.locator(".play-board svg").count() == 1 and page.evaluate(OVERFLOW) <= 0
-        assert page.locator("[data-pick-hint]").is_visible()
+        assert page.locator("[data-pick-hint]").inner_text().startswith("Tap one of your units on the map")
         paris = page.locator('.play-board svg g.unit[data-pick="^A par"]')
         assert paris.get_attribute("class") == "unit pickable"
         assert page.locator('.play-board svg g.unit[data-pick="^A ber"]').get_attribute("class") == "unit"
+        shoot(page, f"map-{width}", full_page=False)
         paris.click()
         offered = page.locator("[data-picks] [data-pick-order]")
         values = [offered.nth(i).get_attribute("data-pick-order") for i in range(offered.count())]
         assert values == [order for order in legal if order.startswith(("A par ", "A par-"))], values
-        shoot(page, f"picks-{width}")
+        shoot(page, f"picks-{width}", full_page=False)
         page.locator('[data-picks] [data-pick-order="A par-bur"]').click()
         assert page.locator("[data-order-select]").input_value() == "A par-bur"
         assert page.locator("[data-preview-line]").inner_text() == "A par-bur"
+        assert not page.locator("[data-picks]").is_visible()  # the list folds away: the map is seen again
+        shoot(page, f"chosen-{width}", full_page=False)
         page.locator("[data-order-entry] [data-send]").click()
         page.wait_for_load_state()
         assert "A par-bur" in page.locator("main").inner_text()
