@@ -82,13 +82,14 @@ def private_view(state: State, seat: str) -> dict[str, Any]:
         "player": state["players"][seat],
         "orders": texts,
         "missing": rules.missing(state, seat) if not rules.is_over(state) else 0,
-        "unordered": _unordered(state, seat),
+        "unordered": unordered(state, seat),
     }
     view["prompt"] = prompt(state, seat)
     return view
 
 
-def _unordered(state: State, seat: str) -> list[str]:
+def unordered(state: State, seat: str) -> list[str]:
+    """The units (or dislodged units) ``seat`` has given no order yet, in a movement or retreat phase."""
     book = state["orders"].get(seat) or {}
     if state["phase"] == "movement":
         return [u for u in state["units"].get(seat, ()) if u.split(" ", 1)[1].split("/")[0] not in book]
@@ -96,6 +97,20 @@ def _unordered(state: State, seat: str) -> list[str]:
         return [e["unit"] for e in state["dislodged"].get(seat, ()) if e["unit"].split(" ", 1)[1].split("/")[0]
                 not in book]  # fmt: skip
     return []
+
+
+def still_to_give(state: State, seat: str) -> str:
+    """What ``seat`` still owes, said so that it can be given: the units without an order, or how many
+    builds or removals are left ("" once it owes nothing)."""
+    left = rules.missing(state, seat)
+    if left <= 0:
+        return ""
+    if state["phase"] != "adjustment":
+        return f"{left} more to give: {', '.join(unordered(state, seat))}."
+    plural = "s" if left > 1 else ""
+    if state["adjust"][seat] > 0:
+        return f"{left} more build{plural} to give (or waive)."
+    return f"{left} more removal{plural} to give."
 
 
 def prompt(state: State, seat: str) -> str:
