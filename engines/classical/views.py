@@ -9,7 +9,9 @@ has given all its orders.  Sealed orders are the only secret: a power sees its o
 ``units`` and ``centres`` (the centres each power owns) by power, ``dislodged``
 units, and ``last_orders``, the last resolved phase's orders as dicts with
 ``power``, ``unit``, ``kind``, ``from``, ``to``, ``target_from``, ``target_to``
-and ``result``.
+and ``result``.  A power's own view adds ``orders``, its sealed orders of this
+phase in the same form (``result`` None), once it has given any: its map shows
+what it has ordered so far.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from engines.base import Outcome, State
 from engines.classical import rules
 from engines.classical.board import POWERS, VICTORY_CENTRES
+from engines.classical.model import Unit
 
 
 def phase_text(state: State) -> str:
@@ -85,7 +88,22 @@ def private_view(state: State, seat: str) -> dict[str, Any]:
         "unordered": unordered(state, seat),
     }
     view["prompt"] = prompt(state, seat)
+    sealed = sealed_on_board(state, seat)
+    if sealed:  # absent otherwise: the board, and so its picture, stays the one every seat shares
+        view["board"] = {**view["board"], "orders": sealed}
     return view
+
+
+def sealed_on_board(state: State, seat: str) -> list[dict[str, Any]]:
+    """``seat``'s sealed orders of this phase as the map draws orders (no result yet); a waive draws nothing."""
+    if rules.is_over(state):
+        return []
+    drawn = []
+    for order in rules.checked_orders(state, seat):
+        if order.location:
+            unit = Unit(seat, order.unit, order.location)
+            drawn.append(rules.board_order({}, unit, order, None))
+    return drawn
 
 
 def unordered(state: State, seat: str) -> list[str]:
