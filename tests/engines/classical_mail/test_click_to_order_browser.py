@@ -79,6 +79,7 @@ def test_a_tap_on_a_unit_offers_its_orders_and_one_is_sent_from_the_map(site, ch
         assert paris.get_attribute("class") == "unit pickable"
         assert page.locator('.play-board svg g.unit[data-pick="^A ber"]').get_attribute("class") == "unit"
         shoot(page, f"map-{width}", full_page=False)
+        lines = page.locator(".play-board svg polyline").count()
         paris.click()
         offered = page.locator("[data-picks] [data-pick-order]")
         values = [offered.nth(i).get_attribute("data-pick-order") for i in range(offered.count())]
@@ -93,6 +94,7 @@ def test_a_tap_on_a_unit_offers_its_orders_and_one_is_sent_from_the_map(site, ch
             page.locator("[data-order-entry] [data-send]").click()
         assert "A par-bur" in page.locator("main").inner_text()
         assert sealed(site, game_id, "France") == ["A par-bur"]
+        assert page.locator(".play-board svg polyline").count() > lines  # the map draws the order given
         shoot(page, f"sent-{width}")
         # the unit now ordered offers nothing more until every unit has its order
         assert page.locator('.play-board svg g.unit[data-pick="^A mar"]').get_attribute("class") == "unit pickable"
