@@ -101,11 +101,16 @@ def _closed(game: Game) -> LobbyResult:
     return LobbyResult(False, f"{game.name} is {game.status}; it has no seat to take", game.id)
 
 
-def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account) -> LobbyResult:
-    """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full."""
+def take_seat(
+    runtime: Runtime, session: Session, game_id: int, account: Account, *, invited: bool = False
+) -> LobbyResult:
+    """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full.
+    An invite-only game seats only whoever came by its invite link (``invited``)."""
     game = lock_game(session, game_id)
     if game.status != GameStatus.OPEN:
         return _closed(game)
+    if game.invite_only and not invited:
+        return LobbyResult(False, f"{game.name} takes players by its invite link only; ask its players for it")
     if game.rematch_of is not None and not at_the_table(session, game.rematch_of, account.id):
         return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
     if session.scalars(
@@ -182,6 +187,8 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
         raise NotFound(f"there is no game {game_id}")
     if game.status != GameStatus.OPEN:
         return _closed(game)
+    if game.invite_only:
+        return LobbyResult(False, f"{game.name} takes players by its invite link only; ask its players for it")
     asked = session.scalar(
         select(func.count(JoinRequest.id)).where(
             JoinRequest.email == address, JoinRequest.asked_at > now - dt.timedelta(days=1)
@@ -230,7 +237,8 @@ def open_games(uow: UnitOfWork, limit: int = 50) -> list[dict[str, Any]]:
     session = uow.session
     rows = session.scalars(
         select(Game)
-        .where(Game.status == GameStatus.OPEN, Game.rematch_of.is_(None))  # a rematch is its table's own
+        # a rematch is its table's own, an invite-only game its invited players'
+        .where(Game.status == GameStatus.OPEN, Game.rematch_of.is_(None), Game.invite_only.is_(False))
         .order_by(Game.id.desc())
         .limit(limit)
     )
