@@ -20,13 +20,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from engines import get_engine
+from engines import get_engine, registry
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
 from pbem.models import Account, Game
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.people.accounts import get_account, taken
+from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import games, lobby, new_game
 from pbem.services.play.lobby import LobbyResult
 
@@ -153,3 +154,42 @@ def cancel(uow: UnitOfWork, game_id: int, account_id: int) -> str:
         )
     games.cancel(uow, game_id, "its creator cancelled it before it started")
     return f"{game.name} is cancelled; its invite link no longer takes anyone."
+
+
+def create_by_mail(uow: UnitOfWork, sender: str | None, engine: str, seats: str) -> LobbyResult:
+    """``create ENGINE [players N]`` written to the server address: a game the sender made, seated, invite
+    only; the answer holds its invite link (in the server's words only: the game is named by the server).
+
+    ``From:`` can be forged, so this is bounded like the web's form (the account's budgets) and the
+    answer goes only to that address: a forger makes a game in someone's name that its owner may cancel."""
+    if not sender:
+        return LobbyResult(False, "your message has no address to seat")
+    try:
+        email = parse_player(sender)[1]
+    except ServiceError as error:
+        return LobbyResult(False, str(error))
+    if engine not in registry():
+        return LobbyResult(False, f"write: create GAME [players N], GAME one of {', '.join(registry())}")
+    seats = seats or str(max(get_engine(engine).min_players, MIN_SEATS))
+    _count, problem = seats_value(seats)
+    if problem:
+        return LobbyResult(False, problem)
+    try:
+        parsed = new_game.read(parser_values(email, {"engine": engine, "seats": seats}))
+    except new_game.Problems as problems:
+        return LobbyResult(False, "; ".join(message for _name, message in problems.each()))
+    account = account_for(uow.session, email)
+    try:
+        game_id, code = create(uow, account.id, parsed, invite_only=True)
+    except ServiceError as error:
+        return LobbyResult(False, str(error))
+    game = uow.session.get(Game, game_id)
+    base = uow.settings.base_url
+    return LobbyResult(
+        True,
+        f"{game.name} is made and you hold its first seat ({seats} players). Share this invite link with "
+        f"your friends by any means: whoever opens it takes a seat, and the game starts when all are taken.\n"
+        f"  {base}/invite/{code}\n"
+        f"To cancel it before it starts, sign in at {base}/signin and open {base}/games/{game_id}/invite",
+        game_id,
+    )
