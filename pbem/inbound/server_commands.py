@@ -136,6 +136,15 @@ def _create_words(argument: str) -> tuple[str, str]:
     return engine, seats if seats or not rest else "?"
 
 
+def name_in_reply(lines: list[str]) -> str:
+    """The display name a reply to a request to confirm chose (a line ``name Night Owl``), or ""."""
+    for line in lines:
+        word, _, rest = line.strip().partition(" ")
+        if word.lower().rstrip(":") == "name" and rest.strip():
+            return rest.strip()[:100]
+    return ""
+
+
 def mail_commands(lines: list[str]) -> int:
     """How many lines would make the server send a confirmation email."""
     return sum(1 for line in lines if (found := command_of(line)) and found[0] in MAILING)
@@ -158,7 +167,7 @@ def server_commands(
     """
     token = lobby.join_token(references)
     if token is not None:
-        result = lobby.confirm_by_reply(uow, token, sender)
+        result = lobby.confirm_by_reply(uow, token, sender, name=name_in_reply(lines))
         return [Verdict("(your reply to the request to confirm)", result.ok, result.message)]
     found = [command for command in map(command_of, lines) if command]
     ignored = len(lines) - len(found)
