@@ -9,9 +9,10 @@ is measured does not play), serves the real app with
 
 1. **Lighthouse** (npm ``lighthouse``, Debian's Chromium through ``CHROME_PATH``)
    on the front page, a status page, a player page, ``/me``, a rules page,
-   ``/games/new``, ``/me/profile``, a game's invite pages and the admin dashboard, with the mobile and the desktop presets, ``--runs``
-   times each (the median run by performance score is kept, as Lighthouse's
-   own advice for a noisy machine says).  Aim: mobile performance >= 98,
+   ``/games/new``, ``/me/profile``, a game's invite pages and the admin
+   dashboard, with the mobile and the desktop presets, ``--runs`` times each
+   (the median run by performance score is kept, as Lighthouse's own advice
+   for a noisy machine says).  Aim: mobile performance >= 98,
    accessibility and best practices 100 on every page.
 2. **Bytes per page**: each page's body as sent without compression (as before
    compression was on) and with gzip and brotli; and what a repeat view costs
