@@ -71,8 +71,12 @@ def _form_page(values: dict[str, str], errors: dict[str, list[str]] | None = Non
 def new_game():
     if current_account_id() is None:
         return _sign_in_first()
-    engine = request.args.get("engine", "")
-    return _form_page(FIELDS | {"engine": engine if engine in registry() else next(iter(registry()), "")})
+    engines = registry()
+    chosen = request.args.get("engine", "")
+    if chosen not in engines:  # the game that takes the smallest table: friends gather more easily
+        chosen = min(engines, key=lambda name: (engines[name].min_players, name), default="")
+    seats = str(max(engines[chosen].min_players, invites.MIN_SEATS)) if chosen else ""
+    return _form_page(FIELDS | {"engine": chosen, "seats": seats})
 
 
 def _read(values: dict[str, str], email: str) -> tuple[reading.Parsed | None, dict[str, list[str]]]:
