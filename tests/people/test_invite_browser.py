@@ -12,7 +12,9 @@ from sqlalchemy import select
 
 from pbem.models import Game, OutboxMessage
 from tests.support.play import answer_signin_requests
+from tests.support.services import required
 from tests.web.test_browser import ARTIFACTS, browser, live, watch_errors  # noqa: F401
+from tests.web.test_views_browser import axe_script, serious_violations
 
 pytestmark = pytest.mark.browser
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
@@ -132,6 +134,34 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
     assert set(emails) == {"owl@example.net", "lark@example.net"}
     for body in emails.values():
         assert "Night Owl" in body and "Lark" in body, body[:800]
+    with runtime.db.read() as session:
+        to = dict(
+            session.execute(
+                select(OutboxMessage.recipient, OutboxMessage.headers).where(OutboxMessage.game_id == game_id)
+            ).all()
+        )
+    assert to["owl@example.net"]["To"] == '"Night Owl" <owl@example.net>'  # each addressed by the name chosen
+    assert to["lark@example.net"]["To"] == '"Lark" <lark@example.net>'
     assert errors == [] and friend_errors == []
+    no_serious_accessibility_violation(browser, live.url, maker_context.storage_state(), link, game_id)
     maker_context.close()
     friend_context.close()
+
+
+def no_serious_accessibility_violation(chromium, url: str, signed_in: dict, link: str, game_id: int) -> None:
+    """axe-core on each new page, signed in (the maker's cookies) and not (the invitation)."""
+    script = axe_script()
+    if script is None:
+        if required():
+            pytest.fail("axe-core is required (PBEM_REQUIRE_SERVICES=1)")
+        return
+    problems = {}
+    for state, paths in ((signed_in, ["/games/new", "/me/profile", f"/games/{game_id}/invite"]), (None, [link])):
+        # the pages' Content-Security-Policy forbids inline script: lifted here only to inject axe
+        context = chromium.new_context(storage_state=state, bypass_csp=True)
+        page = context.new_page()
+        for path in paths:
+            page.goto(path if path.startswith("http") else url + path)
+            problems[path] = serious_violations(page, script)
+        context.close()
+    assert len(problems) == 4 and {path: found for path, found in problems.items() if found} == {}
