@@ -164,3 +164,17 @@ def test_check_name_service_directly():
     assert names.check_name(" Zoë  Smith ") == "Zoë Smith"
     with pytest.raises(ServiceError):
         names.check_name("zoe@example")
+
+
+def test_one_name_one_player_on_either_database(runtime):
+    """The folded name is unique in the database itself: the check and the index agree (SQLite, PostgreSQL)."""
+    from pbem.services.people.players import account_for
+
+    ids = []
+    for email in ("one@example.net", "two@example.net"):
+        with runtime.writing() as session:
+            ids.append(account_for(session, email).id)
+    assert runtime.in_unit(names.set_name, ids[0], "Zoë Smith") == "Other players now see you as Zoë Smith."
+    with pytest.raises(names.DisplayNameError, match="another player goes by"):
+        runtime.in_unit(names.set_name, ids[1], "ZOË SMITH")
+    assert runtime.in_unit(names.set_name, ids[1], "Zoe Smith")  # another spelling is another name

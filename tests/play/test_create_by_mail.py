@@ -56,9 +56,8 @@ def test_create_by_mail_refuses_in_words(sqlite_runtime):
         assert [g.seats_wanted for g in session.scalars(select(Game))] == [3]
 
 
-def test_create_by_mail_keeps_the_accounts_budgets(sqlite_runtime):
+def test_create_by_mail_keeps_the_accounts_budgets(runtime):
     """The budgets of the web's form hold by mail too (and the strangers' budget on answers before them)."""
-    runtime = sqlite_runtime
     for _ in range(invites.MAX_WAITING):
         assert runtime.in_unit(invites.create_by_mail, MAKER, "sprawl", "3").ok
     refused = runtime.in_unit(invites.create_by_mail, MAKER, "sprawl", "3")
