@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from pbem.game_status import GameStatus
-from pbem.models import Game, LobbyEntry
+from pbem.models import Game, LobbyEntry, OutboxMessage
 from pbem.services.play import invites, new_game
 from tests.people.test_signup import set_name, sign_up
 from tests.support.play import game_row
@@ -86,10 +86,11 @@ def test_an_open_game_is_listed_and_joinable_from_the_lobby_but_an_invite_only_o
 
 def test_the_creator_cancels_before_the_start_and_no_one_else_can(sqlite_runtime, app, creator):
     runtime = sqlite_runtime
-    made = create(creator)
+    made = create(creator, seats="3")
     game_id = int(re.search(r"/games/(\d+)/invite", made.location).group(1))
     path = invite_path(creator, made)
     friend, _ = sign_up(app, runtime, "friend@example.net")
+    assert take(friend, path).status_code == 303  # one of two seats left
     assert friend.get(f"/games/{game_id}/invite").status_code == 404  # the share page is the creator's
     token = csrf_of(friend.get("/me").get_data(as_text=True))
     assert friend.post(f"/games/{game_id}/cancel", data={"csrf_token": token}).status_code == 404
@@ -98,6 +99,9 @@ def test_the_creator_cancels_before_the_start_and_no_one_else_can(sqlite_runtime
     token = csrf_of(creator.get(f"/games/{game_id}/invite").get_data(as_text=True))
     assert creator.post(f"/games/{game_id}/cancel", data={"csrf_token": token}).status_code == 303
     assert game_row(runtime, game_id).status == GameStatus.CANCELLED
+    with runtime.db.read() as session:
+        told = session.scalars(select(OutboxMessage.recipient).where(OutboxMessage.subject.contains("cancelled")))
+        assert list(told) == ["friend@example.net"]  # who took a seat hears it; the creator did it
     assert "no seat to take" in friend.get(path).get_data(as_text=True)
 
 

@@ -23,9 +23,10 @@ from sqlalchemy import func, select
 from engines import get_engine, registry
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
-from pbem.models import Account, Game
+from pbem.models import Account, Game, LobbyEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
+from pbem.services.mailout import notify
 from pbem.services.people.accounts import get_account, taken
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import games, lobby, new_game
@@ -153,7 +154,29 @@ def cancel(uow: UnitOfWork, game_id: int, account_id: int) -> str:
             f"{game.name} has started ({game.status}): only a game still waiting for players can be cancelled"
         )
     games.cancel(uow, game_id, "its creator cancelled it before it started")
+    _tell_holders(uow, game, account_id)
     return f"{game.name} is cancelled; its invite link no longer takes anyone."
+
+
+def _tell_holders(uow: UnitOfWork, game: Game, creator_id: int) -> None:
+    """Everyone else who took a seat hears that the game will not start (they asked to play: no stranger)."""
+    session = uow.session
+    entries = session.scalars(
+        select(LobbyEntry).where(LobbyEntry.game_id == game.id, LobbyEntry.account_id != creator_id)
+    )
+    for entry in entries:
+        notify.queue(
+            uow.runtime,
+            session,
+            game=None,
+            seat=None,
+            recipient=entry.account.email,
+            template="notice",
+            subject=f"[{game.name}] cancelled before it started",
+            kind="notice",
+            headline=f"{game.name} is cancelled by the player who made it, before it started; your seat is free.",
+            details=[],
+        )
 
 
 def create_by_mail(uow: UnitOfWork, sender: str | None, engine: str, seats: str) -> LobbyResult:
