@@ -53,6 +53,11 @@ def test_a_player_makes_a_game_shares_the_link_and_it_starts_when_full(sqlite_ru
         assert (game.status, game.seats_wanted, game.invite_only) == (GameStatus.OPEN, 2, True)
         assert game.deadline_policy["default"] == 2 * 86400  # read by the one parser
     assert "Friday cards" not in app.test_client().get("/").get_data(as_text=True)  # invite only: not listed
+    status = app.test_client().get(f"/games/{game.id}").get_data(as_text=True)
+    assert "taken by its invite link" in status and f"join {game.id}" not in status and "/invite/" not in status
+    code = path.rsplit("/", 1)[1]
+    for public in (f"/games/{game.id}", f"/games/{game.id}.json", f"/games/{game.id}/export.json", "/"):
+        assert code not in app.test_client().get(public).get_data(as_text=True), public  # the link is the creator's
     visitor = app.test_client()
     page = visitor.get(path).get_data(as_text=True)
     assert "Join Friday cards" in page and "started by Maker" in page and 'id="signin-email"' in page
