@@ -99,6 +99,10 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
     maker.click("button:has-text('Create the game')")
     maker.wait_for_url(re.compile(r".*/games/\d+/invite$"))
     link = maker.input_value("[data-invite-link]")
+    maker_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
+    maker.click("button:has-text('Copy the link')")
+    assert "Copied" in maker.inner_text("[data-copy-said]")
+    assert maker.evaluate("navigator.clipboard.readText()") == link
     assert re.fullmatch(rf"{re.escape(live.url)}/invite/[\w-]+", link)
     assert "1 of 2 seats taken" in maker.inner_text("main")
     shoot(maker, "share")
