@@ -6,7 +6,10 @@ link read in a log or fetched by a mail scanner signs no one in.  Opening the
 link shows a button; only pressing it (a ``POST`` with CSRF) uses the link.  The
 answer to a request is the same, and takes the same time and work, whether or
 not the address plays here: the request is stored and the worker decides what
-to send (:func:`pbem.services.mailout.signin.decide`).  Requests are counted per
+to send (:func:`pbem.services.mailout.signin.decide`): to a new address, a link
+that makes its account when used (signing up is signing in the first time; the
+new player is then asked for a display name, and goes on where they were going,
+an invite link say).  Requests are counted per
 client only (429 for that client alone); what they may send, per address and
 in all, is counted in emails sent.
 
