@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import available_timezones
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
@@ -20,6 +20,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import LINKS_CHANGE, Left, who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
+from pbem.zoned import zone
 
 #: The order games are listed in after the ones waiting for the player.
 _STATUS_ORDER = {
@@ -30,14 +31,6 @@ _STATUS_ORDER = {
 }
 #: Finished and cancelled games listed on ``/me`` (the newest).
 MAX_OVER = 50
-
-
-def zone(name: str | None) -> ZoneInfo:
-    """The zone ``name``, UTC for an unknown or empty one (a stored zone may vanish from tzdata)."""
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 def local_time(value: dt.datetime | None, tz: str | None) -> str:
