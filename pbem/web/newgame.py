@@ -30,6 +30,8 @@ FIELDS = {
     "options": "",
     "seats": "",
     "deadline": reading.DEFAULT_DEADLINE,
+    "deadline_hour": "",
+    "timezone": "",
     "press": "full",
     "visibility": "invite",
 }
@@ -76,7 +78,9 @@ def new_game():
     if chosen not in engines:  # the game that takes the smallest table: friends gather more easily
         chosen = min(engines, key=lambda name: (engines[name].min_players, name), default="")
     seats = str(max(engines[chosen].min_players, invites.MIN_SEATS)) if chosen else ""
-    return _form_page(FIELDS | {"engine": chosen, "seats": seats})
+    with common.runtime().db.read() as db:
+        zone = get_account(db, current_account_id()).tz  # the player's own, for a deadline hour
+    return _form_page(FIELDS | {"engine": chosen, "seats": seats, "timezone": "" if zone == "UTC" else zone})
 
 
 def _read(values: dict[str, str], email: str) -> tuple[reading.Parsed | None, dict[str, list[str]]]:

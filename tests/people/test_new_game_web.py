@@ -45,13 +45,14 @@ def creator(sqlite_runtime, app):
 
 def test_a_player_makes_a_game_shares_the_link_and_it_starts_when_full(sqlite_runtime, app, creator):
     runtime = sqlite_runtime
-    made = create(creator, name="Friday cards")
+    made = create(creator, name="Friday cards", deadline_hour="20", timezone="Europe/Paris")
     assert made.status_code == 303 and re.search(r"/games/\d+/invite$", made.location)
     path = invite_path(creator, made)
     with runtime.db.read() as session:
         game = session.scalars(select(Game).where(Game.name == "Friday cards")).one()
         assert (game.status, game.seats_wanted, game.invite_only) == (GameStatus.OPEN, 2, True)
         assert game.deadline_policy["default"] == 2 * 86400  # read by the one parser
+        assert game.deadline_policy["at"] == {"hour": 20, "minute": 0, "zone": "Europe/Paris"}
     assert "Friday cards" not in app.test_client().get("/").get_data(as_text=True)  # invite only: not listed
     status = app.test_client().get(f"/games/{game.id}").get_data(as_text=True)
     assert "taken by its invite link" in status and f"join {game.id}" not in status and "/invite/" not in status
@@ -135,6 +136,8 @@ def test_per_account_budgets_on_games_waiting_and_made_in_a_day(sqlite_runtime, 
         ({"options": "no equals sign"}, "options", "NAME=VALUE"),
         ({"visibility": "everyone"}, "visibility", "choose open or invite only"),
         ({"press": "shouting"}, "press", "shouting"),
+        ({"deadline_hour": "25"}, "deadline_hour", "25"),
+        ({"deadline_hour": "20", "timezone": "Mars/Olympus"}, "timezone", "Mars/Olympus"),
     ],
 )
 def test_bad_form_input_is_answered_in_words_not_a_500(sqlite_runtime, app, creator, changes, field, words):

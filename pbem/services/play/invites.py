@@ -74,10 +74,12 @@ def seats_value(text: str) -> tuple[int | None, str | None]:
 
 
 def parser_values(creator_email: str, fields: dict[str, str]) -> dict[str, list[str]]:
-    """A player's form (``engine, variant, options, seats, deadline, press, name``) as the one parser of a
+    """A player's form (``engine, variant, options, seats, deadline, deadline_hour, timezone, press, name``) as
+    the one parser of a
     new game reads it (:func:`pbem.services.play.new_game.read`): the creator holds one seat, the rest are open."""
     seats, _ = seats_value(fields.get("seats", ""))
-    values = {name: [fields[name]] for name in ("engine", "variant", "name", "deadline", "press") if fields.get(name)}
+    given = ("engine", "variant", "name", "deadline", "deadline_hour", "timezone", "press")
+    values = {name: [fields[name]] for name in given if fields.get(name)}
     values["options"] = (fields.get("options") or "").splitlines()
     values["players"] = [creator_email]
     values["open_seats"] = [str((seats or MIN_SEATS) - 1)]
