@@ -192,6 +192,7 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
         "paused_remaining": game.paused_remaining if game.status == GameStatus.PAUSED else None,
         "rules": [pace_words(game.deadline_policy), *rules_of(game).describe()],
         "finished": finished,
+        "invite_only": bool(game.invite_only),  # seats taken by its invite link only: no lobby, no join by mail
         "cache_key": key,
     }
 

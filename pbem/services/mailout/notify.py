@@ -159,6 +159,8 @@ def queue(
     text, html = ("", "") if later else draft.render(game, seat)
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
+    if account is not None and account.name_key and account.email == recipient:
+        headers["To"] = f'"{_quoted(account.name)}" <{recipient}>'  # the name they chose (checked: no address)
     if threaded:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
         headers.update(unsubscribe.headers(runtime, seat))

@@ -132,11 +132,13 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": (game.result or {}).get("summary") if game.status == GameStatus.FINISHED else None,
         "outcome": game.result if game.status == GameStatus.FINISHED else None,
+        "invite_url": None,
     }
 
 
-def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
-    """An open game the player holds a seat of: no seat, no private page until it starts."""
+def _waiting_item(runtime: Runtime, game: Game, taken: int, account_id: int) -> dict[str, Any]:
+    """An open game the player holds a seat of: no seat, no private page until it starts (its creator
+    gets the page with its invite link)."""
     return {
         "id": game.id,
         "name": game.name,
@@ -153,6 +155,7 @@ def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": None,
         "outcome": None,
+        "invite_url": f"{runtime.settings.base_url}/games/{game.id}/invite" if game.created_by == account_id else None,
     }
 
 
@@ -175,7 +178,7 @@ def my_games(uow: UnitOfWork, account_id: int) -> dict[str, Any]:
     )
     for entry in entries:
         game = session.get(Game, entry.game_id)
-        items.append(_waiting_item(uow.runtime, game, taken(session, game.id)))
+        items.append(_waiting_item(uow.runtime, game, taken(session, game.id), account_id))
     running = [i for i in items if i["status"] not in OVER]
     over = [i for i in items if i["status"] in OVER][:MAX_OVER]
     return {
