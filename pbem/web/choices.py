@@ -15,6 +15,7 @@ it leaves the same public view as Y alone (a private counter of changes aside).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -106,12 +107,25 @@ def replaceable(engine: Engine, state: State, seat: str, order: str, legal: list
     if after is None or engine.turn(after) != engine.turn(state) or not engine.may_act(after, seat):
         return False
     later = set(engine.legal_orders(after, seat))
-    other = next((o for o in legal if o != order and o in later and verb_of(o) == verb_of(order)), None)
-    if other is None:
-        return False
-    text = fill_text(other, rng, 2)
-    replaced, alone = _apply(engine, after, seat, text), _apply(engine, state, seat, text)
-    return replaced is not None and alone is not None and engine.public_view(replaced) == engine.public_view(alone)
+    for other in _replacements(order, legal, later):
+        text = fill_text(other, rng, 2)
+        replaced, alone = _apply(engine, after, seat, text), _apply(engine, state, seat, text)
+        if replaced is not None and alone is not None and engine.public_view(replaced) == engine.public_view(alone):
+            return True
+    return False
+
+
+#: Other orders tried as a replacement for one order: enough to find one where an engine has it.
+REPLACEMENTS_TRIED = 3
+
+
+def _replacements(order: str, legal: list[str], later: list[str] | set[str]) -> list[str]:
+    """The other orders most likely to replace ``order``: of its verb, those that begin most like it, and of
+    those the ones the engine still lists after it (an engine that takes one order per unit lists only the
+    units not yet ordered, yet takes a new order for an ordered one: "F bre-eng" after "F bre-mao")."""
+    same_verb = [o for o in legal if o != order and verb_of(o) == verb_of(order)]
+    same_verb.sort(key=lambda other: (-len(os.path.commonprefix([order, other])), other not in later))
+    return same_verb[:REPLACEMENTS_TRIED]
 
 
 def finals(scope: tuple[Any, ...], engine_name: str, state: State, seat: str, legal: list[str]) -> frozenset[str]:
