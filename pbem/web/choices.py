@@ -15,7 +15,6 @@ it leaves the same public view as Y alone (a private counter of changes aside).
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -124,8 +123,13 @@ def _replacements(order: str, legal: list[str], later: list[str] | set[str]) -> 
     those the ones the engine still lists after it (an engine that takes one order per unit lists only the
     units not yet ordered, yet takes a new order for an ordered one: "F bre-eng" after "F bre-mao")."""
     same_verb = [o for o in legal if o != order and verb_of(o) == verb_of(order)]
-    same_verb.sort(key=lambda other: (-len(os.path.commonprefix([order, other])), other not in later))
+    same_verb.sort(key=lambda other: (-_shared_start(order, other), other not in later))
     return same_verb[:REPLACEMENTS_TRIED]
+
+
+def _shared_start(one: str, other: str) -> int:
+    """How many characters the two texts begin with alike."""
+    return next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other)))
 
 
 def finals(scope: tuple[Any, ...], engine_name: str, state: State, seat: str, legal: list[str]) -> frozenset[str]:
