@@ -32,32 +32,40 @@ PLAN_WEIGHT = 0.8
 
 
 def determinize(state: State, seat: str, rng: Rng) -> State:
-    world = rules.clone(state)
+    # The rules replace a state's parts, never change them in place: copying the sealed orders will do.
+    world = rules.fresh(state)
     if rules.is_over(world):
         return world
     board = rules.situation(world)
     world[PLAN] = plan_of(world, seat)
+    owing = rules.owing(world)
+    phase = world["phase"]
     for power in world["seats"]:
         if power == seat:
             continue
-        done = rules.owed(world, power) > 0 and rules.missing(world, power) <= 0
-        phase = world["phase"]
-        if not done:
+        owes = owing.get(power, 0)
+        if not owes or len(world["orders"].get(power, ())) < owes:
             world["orders"][power] = [] if phase == "adjustment" else {}
-            continue
-        if phase == "movement":
-            world["orders"][power] = {
-                unit.province: rng.choice([f"{unit.text} hold", *moves_of(board, unit)])
-                for unit in board.units_of(power)
-            }
-        elif phase == "retreat":
-            world["orders"][power] = {
-                text.split(" ", 1)[1].split("/")[0]: rng.choice(options)
-                for text, options in retreat_orders(board, power).items()
-            }
+        elif phase == "adjustment":
+            world["orders"][power] = _adjustments(board, power, owes, rng)
         else:
-            world["orders"][power] = _adjustments(board, power, rules.owed(world, power), rng)
+            world["orders"][power] = {province: rng.choice(options) for province, options in _options(board, power)}
     return world
+
+
+def _options(board, power: str) -> list[tuple[str, list[str]]]:
+    """Each unit's (or dislodged unit's) province and the orders a sampled world draws from for it:
+    hold or any move in a movement phase, any retreat or the disband in a retreat phase."""
+
+    def work() -> list[tuple[str, list[str]]]:
+        if board.kind == "retreat":
+            return [
+                (text.split(" ", 1)[1].split("/")[0], options)
+                for text, options in retreat_orders(board, power).items()
+            ]
+        return [(unit.province, [f"{unit.text} hold", *moves_of(board, unit)]) for unit in board.units_of(power)]
+
+    return board.memo(("bot world options", power), work)
 
 
 def _adjustments(board, power: str, count: int, rng: Rng) -> list[str]:
@@ -75,14 +83,21 @@ def _adjustments(board, power: str, count: int, rng: Rng) -> list[str]:
 
 
 def plan_of(state: State, seat: str) -> dict:
-    """The seat's plan for the phase: its orders as text, and as the map's entries show them."""
+    """The seat's plan for the phase: its orders as text, and as the map's entries show them
+    (worked out once per board and phase; shared, never changed)."""
     owed = rules.owed(state, seat)
+    name = rules.phase_name(state)
     if owed <= 0:
         return {"seat": seat, "phase": "", "texts": [], "entries": []}
     board = rules.situation(state)
-    texts = plan(board, seat, state["season"], state.get("adjust", {}).get(seat, 0))
-    entries = [_entry_key(interpret(board, seat, read(t))) for t in texts if t != "waive"]
-    return {"seat": seat, "phase": rules.phase_name(state), "texts": texts, "entries": entries}
+    adjust = state.get("adjust", {}).get(seat, 0)
+
+    def work() -> dict:
+        texts = plan(board, seat, state["season"], adjust)
+        entries = [_entry_key(interpret(board, seat, read(t))) for t in texts if t != "waive"]
+        return {"seat": seat, "phase": name, "texts": texts, "entries": entries}
+
+    return board.memo(("bot plan of", seat, name, adjust), work)
 
 
 def _entry_key(order) -> tuple:
