@@ -1,6 +1,6 @@
 """Classical: the server's bot for one power against six random players, over seeded games.
 
-Run: ``python -m bench.classical_bot [--games 100] [--seed 1] [--last-year 1905]``
+Run: ``python -m bench.classical_bot [--games 100] [--seed 1] [--last-year 1910]``
 (or ``python -m bench classical-bot``).
 
 Each game seats the bot at one power (it rotates: game ``g`` plays power ``g mod 7``)
@@ -31,6 +31,8 @@ from engines.classical.rules import centre_counts
 from engines.playout import choose_order
 from engines.rng import Rng
 
+#: The server's budget for a decision (``pbem.services.play.bot_turns.decide``): the engine's own.
+SERVER_BUDGET = Budget()
 #: A guard against a game that never ends.
 MAX_ORDERS = 20_000
 
@@ -46,6 +48,8 @@ class Tally:
     decisions: list[tuple[float, float]] = field(default_factory=list)
     phases: list[tuple[float, float]] = field(default_factory=list)
     illegal: list[str] = field(default_factory=list)
+    #: The baseline measured in the same run: CPU seconds of the random players' decisions.
+    random_cpu: list[float] = field(default_factory=list)
 
     def figures(self) -> dict:
         walls = [w for w, _ in self.decisions] or [0.0]
@@ -67,11 +71,19 @@ class Tally:
             "cpu_seconds_per_phase": round(statistics.fmean(phase_cpus), 4),
             "worst_seconds_per_phase": round(max(phase_walls), 4),
             "illegal_orders": len(self.illegal),
+            "random_cpu_seconds_per_decision": round(statistics.fmean(self.random_cpu or [0.0]), 6),
+            "ratio_bot_to_random_cpu": round(
+                statistics.fmean(cpus) / max(1e-9, statistics.fmean(self.random_cpu or [0.0])), 1
+            ),
         }
 
 
-def play_game(seed: int, last_year: int, tally: Tally, budget: Budget = Budget()) -> bool:
-    """One game with the bot at power ``seed mod 7``; True when its power beats the random median."""
+def play_game(seed: int, last_year: int, tally: Tally, budget: Budget = SERVER_BUDGET, capped: bool = True) -> bool:
+    """One game with the bot at power ``seed mod 7``; True when its power beats the random median.
+
+    ``capped``: the search has the server's time caps (off, only the iteration budget ends a search,
+    so the game repeats exactly on any machine)."""
+    clocks = (time.process_time, time.monotonic) if capped else (None, None)
     bot = POWERS[seed % len(POWERS)]
     state = ENGINE.new_game([f"P{i}" for i in range(7)], seed, "standard", {"last_year": last_year}).state
     rng = Rng(seed ^ 0xC1A55)
@@ -81,14 +93,16 @@ def play_game(seed: int, last_year: int, tally: Tally, budget: Budget = Budget()
             break
         seat = sorted(ENGINE.to_act(state))[0]
         if seat != bot:
+            cpu = time.process_time()
             text = choose_order(ENGINE, state, seat, rng, serial)
+            tally.random_cpu.append(time.process_time() - cpu)
         else:
             if phase_turn != ENGINE.turn(state):
                 if phase_turn is not None:
                     tally.phases.append((phase_wall, phase_cpu))
                 phase_turn, phase_wall, phase_cpu = ENGINE.turn(state), 0.0, 0.0
             wall, cpu = time.perf_counter(), time.process_time()
-            text = choose(ENGINE, state, seat, seed * 1_000_003 + serial, budget, time.process_time, time.monotonic)
+            text = choose(ENGINE, state, seat, seed * 1_000_003 + serial, budget, *clocks)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             tally.decisions.append((wall, cpu))
             phase_wall += wall
@@ -121,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--last-year", type=int, default=1905, help="the game's year limit (option last_year)")
+    parser.add_argument("--last-year", type=int, default=1910, help="the game's year limit (option last_year)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -146,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  per phase (all the power's orders): {figures['seconds_per_phase']} s wall, "
             f"{figures['cpu_seconds_per_phase']} s CPU (worst {figures['worst_seconds_per_phase']} s wall; aim 2 s)"
+        )
+        print(
+            f"  baseline, same run: a random player's decision {figures['random_cpu_seconds_per_decision']} s CPU;"
+            f" ratio bot / random per decision {figures['ratio_bot_to_random_cpu']}"
         )
         print(f"  illegal orders: {figures['illegal_orders']}; {time.perf_counter() - started:.0f} s in all")
     for line in tally.illegal[:10]:

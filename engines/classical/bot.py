@@ -60,8 +60,7 @@ def _options(board, power: str) -> list[tuple[str, list[str]]]:
     def work() -> list[tuple[str, list[str]]]:
         if board.kind == "retreat":
             return [
-                (text.split(" ", 1)[1].split("/")[0], options)
-                for text, options in retreat_orders(board, power).items()
+                (text.split(" ", 1)[1].split("/")[0], options) for text, options in retreat_orders(board, power).items()
             ]
         return [(unit.province, [f"{unit.text} hold", *moves_of(board, unit)]) for unit in board.units_of(power)]
 

@@ -220,19 +220,23 @@ class MovementPlan:
         return ahead is not None and not ahead.stays and ahead.province != move.unit.province
 
     def _add_supports(self, chosen: dict[str, Move]) -> None:
-        """Units with nothing pressing support attacks into occupied or contested provinces: any such
-        unit an attack on a centre, a unit that would only stay an attack on any other province."""
+        """Units with nothing pressing support attacks into occupied or contested provinces: first the
+        attacks on centres (any such unit may stop to help), then the others (units that stay anyway)."""
         attacks = [m for m in chosen.values() if not m.stays and self._opposed(m.province)]
-        attacks.sort(key=lambda m: (not self._captures(m.province), -m.value, m.text))
+        attacks.sort(key=lambda m: (-m.value, m.text))
+        captures = [m for m in attacks if self._captures(m.province)]
+        self._support_attacks(chosen, captures, movers_too=True)
+        others = [m for m in attacks if not self._captures(m.province) and chosen[m.unit.province] is m]
+        self._support_attacks(chosen, others, movers_too=False)
+
+    def _support_attacks(self, chosen: dict[str, Move], attacks: list[Move], movers_too: bool) -> None:
         attackers = {m.unit.province for m in attacks}
         for province, move in sorted(chosen.items()):
-            if self._captures(move.province) or self._defends(move) or province in attackers:
+            if province in attackers or " S " in move.text or self._captures(move.province) or self._defends(move):
                 continue
-            if not move.stays and any(m.province == province for m in chosen.values() if m is not move):
+            if not move.stays and (not movers_too or any(m.province == province for m in chosen.values())):
                 continue  # a unit of its own moves in behind it: it must leave
             for attack in attacks:
-                if not move.stays and not self._captures(attack.province):
-                    continue
                 text = self._support(move.unit, attack)
                 if text:
                     chosen[province] = Move(move.unit, move.unit.location, text, move.value)
