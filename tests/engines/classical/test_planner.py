@@ -125,3 +125,20 @@ def test_the_bot_beats_random_players_in_most_seeded_games_with_legal_orders_onl
     assert tally.illegal == []
     assert len(tally.decisions) > 50
     assert tally.wins >= 4, (tally.bot_centres, tally.median_centres)
+
+
+def test_the_last_power_to_order_plays_its_plan_though_its_last_order_resolves_the_phase():
+    """Every other power has ordered: the bot's last order resolves the phase in each sampled world,
+    and is still judged by the plan (from the orders the map shows), not by random other orders."""
+    state = start()
+    for power in POWERS[:-1]:
+        for unit in situation(state).units_of(power):
+            state = ENGINE.apply_order(state, power, ENGINE.parse_order(state, power, f"{unit.text} hold")).state
+    wanted = the_plan(state, "Turkey")
+    for serial in range(len(wanted)):
+        text = choose(ENGINE, state, "Turkey", serial, Budget())
+        state = ENGINE.apply_order(state, "Turkey", ENGINE.parse_order(state, "Turkey", text)).state
+    assert ENGINE.phase(state) == "Fall 1901 Movement"
+    given = {(e["unit"], e["to"], e["target_from"]) for e in state["last"]["orders"] if e["power"] == "Turkey"}
+    planned = {bot._entry_key(ENGINE.parse_order(start(), "Turkey", t)) for t in wanted}
+    assert given == {(unit, to, target) for unit, _, to, target, _ in planned}, (given, wanted)
