@@ -66,10 +66,12 @@ class Tally:
             "seconds_per_decision": round(statistics.fmean(walls), 4),
             "cpu_seconds_per_decision": round(statistics.fmean(cpus), 4),
             "worst_seconds_per_decision": round(max(walls), 4),
+            "worst_cpu_seconds_per_decision": round(max(cpus), 4),
             "phases": len(self.phases),
             "seconds_per_phase": round(statistics.fmean(phase_walls), 4),
             "cpu_seconds_per_phase": round(statistics.fmean(phase_cpus), 4),
             "worst_seconds_per_phase": round(max(phase_walls), 4),
+            "worst_cpu_seconds_per_phase": round(max(phase_cpus), 4),
             "illegal_orders": len(self.illegal),
             "random_cpu_seconds_per_decision": round(statistics.fmean(self.random_cpu or [0.0]), 6),
             "ratio_bot_to_random_cpu": round(
@@ -153,13 +155,15 @@ def main(argv: list[str] | None = None) -> int:
             f"  centres at the end: bot {figures['bot_mean_centres']}, random median "
             f"{figures['random_median_mean_centres']} (means over games)"
         )
+        f = figures
         print(
-            f"  per decision: {figures['seconds_per_decision']} s wall, {figures['cpu_seconds_per_decision']} s CPU"
-            f" (worst {figures['worst_seconds_per_decision']} s wall; {figures['decisions']} decisions)"
+            f"  per decision: {f['seconds_per_decision']} s wall, {f['cpu_seconds_per_decision']} s CPU (worst "
+            f"{f['worst_seconds_per_decision']} s wall, {f['worst_cpu_seconds_per_decision']} s CPU; "
+            f"{f['decisions']} decisions)"
         )
         print(
-            f"  per phase (all the power's orders): {figures['seconds_per_phase']} s wall, "
-            f"{figures['cpu_seconds_per_phase']} s CPU (worst {figures['worst_seconds_per_phase']} s wall; aim 2 s)"
+            f"  per phase (all the power's orders): {f['seconds_per_phase']} s wall, {f['cpu_seconds_per_phase']} s CPU"
+            f" (worst {f['worst_seconds_per_phase']} s wall, {f['worst_cpu_seconds_per_phase']} s CPU; aim 2 s)"
         )
         print(
             f"  baseline, same run: a random player's decision {figures['random_cpu_seconds_per_decision']} s CPU;"
