@@ -287,7 +287,3 @@ def safe_subject(text: str, limit: int = 200) -> str:
         text = text.replace(_ENCODED_WORD, "= ?")
     return text
 
-
-def modern(raw: bytes) -> Message:
-    """The message under the modern policy (for DSN parts); may raise on garbage."""
-    return email.message_from_bytes(raw, policy=email.policy.default)

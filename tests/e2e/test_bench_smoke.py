@@ -104,7 +104,7 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         ["--days", "0.5", "--rate", "4320"],
         (),
         [
-            r"^0\.5 simulated days at 4320 times real time, \d+ games \(kidsprout, rankchain, sneak, sprawl",
+            r"^0\.5 simulated days at 4320 times real time, \d+ games \(classical, kidsprout, rankchain, sneak, sprawl",
             r"^stuck games: 0; duplicates: 0; unverified: \[\]$",
             r"^emails per player per day \(busiest day\):$",
             rf"^  ann@soak\.example: {RATE} \(\d+\): ",
