@@ -100,7 +100,7 @@ class ClassicalEngine(Engine):
         receipt += f" (replaces {replaced})." if replaced else "."
         left = rules.missing(state, seat)
         if left > 0:
-            receipt += f" {left} more to give."
+            receipt += " " + views.still_to_give(state, seat)
         events: list[str] = []
         if was_missing > 0 and left <= 0:
             events.append(f"{seat} has given all its orders.")

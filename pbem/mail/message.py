@@ -286,4 +286,3 @@ def safe_subject(text: str, limit: int = 200) -> str:
     while _ENCODED_WORD in text:
         text = text.replace(_ENCODED_WORD, "= ?")
     return text
-

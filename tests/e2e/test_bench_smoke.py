@@ -15,7 +15,7 @@ import pytest
 from bench.__main__ import BENCHES, ROOT, environment
 from bench.__main__ import main as run_benches
 from tests.support import dovecot
-from tests.support.services import POSTGRES_URL, REDIS_URL, need
+from tests.support.services import POSTGRES_URL, REDIS_URL, need, redis_url
 
 RATE = r"\d+(\.\d+)?"
 
@@ -143,6 +143,15 @@ def test_every_benchmark_has_a_smoke_run():
     assert set(SMOKE) == set(BENCHES)
 
 
+def bench_environment() -> dict[str, str]:
+    """The bench's environment, on this test process's own Redis database (see ``redis_url``)."""
+    env = environment()
+    if "PYTEST_XDIST_WORKER" in env:
+        env["PBEM_TEST_REDIS_URL"] = redis_url()
+        del env["PYTEST_XDIST_WORKER"]
+    return env
+
+
 @pytest.mark.parametrize("name", list(SMOKE))
 @pytest.mark.slow
 @pytest.mark.redis
@@ -158,7 +167,7 @@ def test_benchmark_runs_and_reports(name):
     result = subprocess.run(
         [sys.executable, "-m", module, *arguments],
         cwd=ROOT,
-        env=environment(),
+        env=bench_environment(),
         capture_output=True,
         text=True,
         timeout=300,
