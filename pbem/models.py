@@ -58,6 +58,8 @@ class Account(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     name: Mapped[str] = mapped_column(String(200), default="")
+    #: The display name chosen on ``/me/profile``, folded (:func:`pbem.services.people.names.name_key`): unique.
+    name_key: Mapped[str | None] = mapped_column(String(100), unique=True, index=True)
     #: ``default`` (each game's own: see :mod:`pbem.services.mailout.preferences`), ``every``,
     #: ``my_turn`` or ``digest``, for every game; a seat may override it for its game.
     notify: Mapped[str] = mapped_column(String(20), default="default")
@@ -144,6 +146,12 @@ class Game(Base):
     seats_wanted: Mapped[int | None] = mapped_column(Integer)
     #: For a rematch: the finished game whose table it was offered to (only they may take its seats).
     rematch_of: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    #: The player who made the game on the web or by mail (None: the admin or the command line).
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", name="fk_games_created_by"), index=True)
+    #: The secret of the game's invite link ``/invite/<code>``, for a game a player made.
+    invite_code: Mapped[str | None] = mapped_column(String(32), unique=True, index=True)
+    #: Seats taken only by the invite link (not listed in the lobby).
+    invite_only: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
@@ -422,8 +430,14 @@ class SigninLink(Base):
     """A one-time sign-in link: the signed token carries ``nonce``; ``used_at`` makes it single use."""
 
     __tablename__ = "signin_links"
+    __table_args__ = (Index("ix_signin_links_address_key_created", "address_key", "created_at"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    #: The account signed in; None for a new address until the link is used (then the account is made).
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), index=True)
+    #: The address the link was mailed to (the account's, or the new player's).
+    address: Mapped[str | None] = mapped_column(String(320), index=True)
+    #: The mailbox it reaches (:func:`pbem.services.mailout.budget.mailbox_key`): links per mailbox are counted.
+    address_key: Mapped[str | None] = mapped_column(String(320))
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)

@@ -26,6 +26,7 @@ from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
 from pbem.services.play import draws, history, press, rematch
+from pbem.services.play.deadline_hour import pace_words
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import game_fields, seat_by_web_token, view_fields
@@ -156,7 +157,7 @@ def load_seat(token: str) -> SeatPage | None:
             press_mode=rules.press,
             press_signed=rules.press_signed,
             others=[s.seat for s in game.seats if s.id != seat.id],
-            rules=rules.describe(),
+            rules=[pace_words(game.deadline_policy), *rules.describe()],
             notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
             resigned=resigned,
         )

@@ -109,4 +109,4 @@ def answer_signin_requests(runtime) -> int:
 
     with runtime.reading() as uow:
         pending = signin.pending_ids(uow)
-    return sum(runtime.in_unit(signin.decide, request_id) == "sent" for request_id in pending)
+    return sum((runtime.in_unit(signin.decide, request_id) or "").startswith("sent") for request_id in pending)

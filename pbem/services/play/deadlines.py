@@ -161,7 +161,7 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
             seat,
             template="turn",
             kind="reminder",
-            headline=f"Reminder: your orders are due by {notify.format_deadline(game)} UTC.",
+            headline=f"Reminder: your orders are due by {notify.deadline_words(game, seat)}.",
             events=[],
             missed=[],
         )

@@ -16,6 +16,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, observers
 from pbem.services.people import ratings
 from pbem.services.play import bot_seats
+from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -68,10 +69,12 @@ def turn_seconds(engine: Engine, game: Game) -> int | None:
 
 
 def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None) -> None:
-    """Set the deadline and the first reminder for the turn that just started."""
+    """Set the deadline and the first reminder for the turn that just started: the phase's length
+    from now, at the game's deadline hour if it has one (:mod:`pbem.services.play.deadline_hour`)."""
     now = now or utcnow()
     seconds = turn_seconds(engine, game)
-    game.deadline = now + dt.timedelta(seconds=seconds) if seconds else None
+    at = DeadlineHour.from_policy(game.deadline_policy)
+    game.deadline = deadline_at_hour(now, seconds, at) if seconds else None
     game.reminders_sent = []
     game.next_reminder = next_reminder(game, now)
     game.grace_used = 0  # grace periods are counted per turn

@@ -3,16 +3,16 @@
 A seat's ``draw`` sets it, ``draw no`` clears it; the game ends drawn when every
 seat still in it agrees (:mod:`pbem.services.play.draws`).
 
-Revision ID: 0019_draw_votes
-Revises: 0018_signin_requests_observers
+Revision ID: 0020_draw_votes
+Revises: 0019_signup_invites
 Create Date: 2026-11-28 20:00:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019_draw_votes"
-down_revision = "0018_signin_requests_observers"
+revision = "0020_draw_votes"
+down_revision = "0019_signup_invites"
 branch_labels = None
 depends_on = None
 

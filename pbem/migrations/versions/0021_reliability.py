@@ -6,16 +6,16 @@ page shows its sum over their seats beside the turns they played
 (:mod:`pbem.services.people.reliability`).  Upgrade: the misses in a row are the
 only ones known, so they start the total.
 
-Revision ID: 0020_reliability
-Revises: 0019_draw_votes
+Revision ID: 0021_reliability
+Revises: 0020_draw_votes
 Create Date: 2026-11-28 20:10:00
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0020_reliability"
-down_revision = "0019_draw_votes"
+revision = "0021_reliability"
+down_revision = "0020_draw_votes"
 branch_labels = None
 depends_on = None
 
