@@ -8,10 +8,11 @@ is measured does not play), serves the real app with
 ``pbem web`` on a loopback port, and measures:
 
 1. **Lighthouse** (npm ``lighthouse``, Debian's Chromium through ``CHROME_PATH``)
-   on the front page, a status page, a player page, ``/me``, a rules page and
-   the admin dashboard, with the mobile and the desktop presets, ``--runs``
-   times each (the median run by performance score is kept, as Lighthouse's
-   own advice for a noisy machine says).  Aim: mobile performance >= 98,
+   on the front page, a status page, a player page, ``/me``, a rules page,
+   ``/games/new``, ``/me/profile``, a game's invite pages and the admin
+   dashboard, with the mobile and the desktop presets, ``--runs`` times each
+   (the median run by performance score is kept, as Lighthouse's own advice
+   for a noisy machine says).  Aim: mobile performance >= 98,
    accessibility and best practices 100 on every page.
 2. **Bytes per page**: each page's body as sent without compression (as before
    compression was on) and with gzip and brotli; and what a repeat view costs
@@ -71,7 +72,8 @@ def build(instance: Path, base_url: str, extra_games: int) -> dict[str, Any]:
     from pbem.migrations import upgrade
     from pbem.models import Account, AdminUser, Seat
     from pbem.runtime import make_runtime, set_runtime
-    from pbem.services.play import games, lobby
+    from pbem.services.people import sessions
+    from pbem.services.play import games, invites, lobby, new_game
     from tests.support.play import play_one, play_some
 
     url = f"sqlite:///{instance / 'pbem.sqlite3'}"
@@ -109,16 +111,31 @@ def build(instance: Path, base_url: str, extra_games: int) -> dict[str, Any]:
     with runtime.db.read() as session:
         ann = session.scalars(select(Account.id).where(Account.email == "ann@example.org")).one()
         tokens = {seat.game_id: seat.web_token for seat in session.scalars(select(Seat).where(Seat.account_id == ann))}
-    return {"url": url, "tables": tables, "ann": ann, "tokens": tokens, "games": extra_games + len(tables) + 1}
+    parsed = new_game.read(invites.parser_values("ann@example.org", {"engine": "rankchain", "seats": "3"}))
+    made, code = runtime.in_unit(invites.create, ann, parsed, True)  # Ann's own game, waiting for friends
+    session_token = runtime.in_unit(sessions.begin, ann)
+    return {
+        "url": url,
+        "tables": tables,
+        "ann": ann,
+        "session": session_token,
+        "tokens": tokens,
+        "games": extra_games + len(tables) + 2,
+        "made": made,
+        "invite": code,
+    }
 
 
-def player_cookie(account_id: int) -> str:
-    """A signed-in player's session cookie (what the emailed sign-in link leaves)."""
+def player_cookie(session_token: str) -> str:
+    """A signed-in player's session cookie (what the emailed sign-in link leaves): the key to a session
+    kept on the server."""
     from flask import Flask
+
+    from pbem.web.signin import SESSION_KEY
 
     app = Flask("bench")
     app.secret_key = SECRET
-    return "session=" + app.session_interface.get_signing_serializer(app).dumps({"account_id": account_id})
+    return "session=" + app.session_interface.get_signing_serializer(app).dumps({SESSION_KEY: session_token})
 
 
 def admin_cookie(port: int) -> str:
@@ -299,13 +316,17 @@ def main() -> int:
             wait_up(port)
             sprawl = data["tables"]["sprawl"]
             player = f"/play/{data['tokens'][sprawl]}"
-            you, admin = player_cookie(data["ann"]), admin_cookie(port)
+            you, admin = player_cookie(data["session"]), admin_cookie(port)
             pages = [
                 ("front", "/", ""),
                 ("status", f"/games/{sprawl}", ""),
                 ("player", player, ""),
                 ("/me", "/me", you),
                 ("rules", "/rules/kidsprout", ""),
+                ("new-game", "/games/new", you),
+                ("profile", "/me/profile", you),
+                ("share", f"/games/{data['made']}/invite", you),
+                ("invite", f"/invite/{data['invite']}", ""),
                 ("admin", "/admin/", admin),
             ]
             sizes = {name: page_bytes(port, path, cookie) for name, path, cookie in pages}

@@ -25,12 +25,13 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
-from pbem.game_status import GameStatus
+from pbem.game_status import OVER, GameStatus
 from pbem.outbox_status import OutboxStatus
 
 
@@ -57,6 +58,8 @@ class Account(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(String(320), unique=True)
     name: Mapped[str] = mapped_column(String(200), default="")
+    #: The display name chosen on ``/me/profile``, folded (:func:`pbem.services.people.names.name_key`): unique.
+    name_key: Mapped[str | None] = mapped_column(String(100), unique=True, index=True)
     #: ``default`` (each game's own: see :mod:`pbem.services.mailout.preferences`), ``every``,
     #: ``my_turn`` or ``digest``, for every game; a seat may override it for its game.
     notify: Mapped[str] = mapped_column(String(20), default="default")
@@ -143,8 +146,26 @@ class Game(Base):
     seats_wanted: Mapped[int | None] = mapped_column(Integer)
     #: For a rematch: the finished game whose table it was offered to (only they may take its seats).
     rematch_of: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    #: The player who made the game on the web or by mail (None: the admin or the command line).
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", name="fk_games_created_by"), index=True)
+    #: The secret of the game's invite link ``/invite/<code>``, for a game a player made.
+    invite_code: Mapped[str | None] = mapped_column(String(32), unique=True, index=True)
+    #: Seats taken only by the invite link (not listed in the lobby).
+    invite_only: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
+
+    @property
+    def anonymous(self) -> bool:
+        """See :func:`anonymous_game`."""
+        return anonymous_game(self.house_rules, self.status)
+
+
+def anonymous_game(house_rules: dict[str, Any] | None, status: str) -> bool:
+    """Gunboat: a game without press (house rule ``press: none``) keeps its players anonymous to each
+    other and to the public until it is over: pages, emails and the engine's views name seats and
+    "Player N" only, never a player's name, page or address."""
+    return (house_rules or {}).get("press") == "none" and status not in OVER
 
 
 def public_name(name: str | None, position: int, email: str | None = None) -> str:
@@ -201,12 +222,19 @@ class Seat(Base):
     #: This game's notification choice, over the account's: ``my_turn`` (the one-click
     #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
     notify: Mapped[str | None] = mapped_column(String(20))
+    #: Deadlines missed in a row (the player's next orders reset it): what the late-seat rules read.
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
+    #: Every deadline the seat's player missed, never reset: their reliability (see
+    #: :mod:`pbem.services.people.reliability`).
+    missed_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: When the seat's player left the game (see :mod:`pbem.seating`): the game's late-seat policy
     #: plays the seat from then on.  The account stays: it is who played the seat until then.
     left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: Why they left: a :class:`pbem.seating.Left` (resigned, removed, dropped); set with ``left_at``.
     left_reason: Mapped[str | None] = mapped_column(String(20))
+    #: The seat agrees to end the game drawn (its ``draw``; ``draw no`` withdraws): secret from the
+    #: other seats, read by :mod:`pbem.services.play.draws`.
+    draw_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
@@ -218,13 +246,27 @@ class Seat(Base):
 
     @property
     def public_player(self) -> str:
-        """The seat's player as the whole table may read them (a name, or "Player N")."""
-        return public_name(self.account.name, self.position, self.account.email)
+        """The seat's player as the whole table may read them (a name, or "Player N"; always "Player N"
+        while the game is anonymous)."""
+        return shown_player(self, self.game.anonymous)
 
     @property
     def public_label(self) -> str:
         """``Suns (Ann)``: the seat and its player as announcements to the whole table name them."""
         return f"{self.seat} ({self.public_player})"
+
+
+def shown_player(seat: Any, hidden: bool) -> str:
+    """``seat``'s player as the public reads them: "Player N" in a game that hides its players
+    (``hidden``: :attr:`Game.anonymous`), else their name (see :func:`public_name`)."""
+    if hidden:
+        return public_name("", seat.position)
+    return public_name(seat.account.name, seat.position, seat.account.email)
+
+
+def shown_handle(seat: Any, hidden: bool) -> str | None:
+    """The name of ``seat``'s player's public page, unless the game hides its players."""
+    return None if hidden else seat.account.handle
 
 
 class LogEntry(Base):
@@ -388,8 +430,14 @@ class SigninLink(Base):
     """A one-time sign-in link: the signed token carries ``nonce``; ``used_at`` makes it single use."""
 
     __tablename__ = "signin_links"
+    __table_args__ = (Index("ix_signin_links_address_key_created", "address_key", "created_at"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    #: The account signed in; None for a new address until the link is used (then the account is made).
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), index=True)
+    #: The address the link was mailed to (the account's, or the new player's).
+    address: Mapped[str | None] = mapped_column(String(320), index=True)
+    #: The mailbox it reaches (:func:`pbem.services.mailout.budget.mailbox_key`): links per mailbox are counted.
+    address_key: Mapped[str | None] = mapped_column(String(320))
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)

@@ -51,8 +51,6 @@ MOVES: dict[OutboxStatus, frozenset[OutboxStatus]] = {
 }
 #: Sent, or possibly on its way to the relay: what a bounce may be a report of.
 OUT = frozenset({S.SENT, S.SENDING})
-#: Still to be sent (the backlog, and what follows a player to a new address).
-QUEUED = frozenset({S.PENDING, S.SENDING})
 
 
 class HasStatus(Protocol):

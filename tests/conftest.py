@@ -162,17 +162,16 @@ def pytest_collection_modifyitems(config, items):
     """The PostgreSQL run of a test that runs on both databases is ``slow`` (the fast lane keeps its SQLite
     run), except in the modules about the database itself.
 
-    Under pytest-xdist each module runs on one worker, so its module-scoped fixtures are made once; the
-    tests marked ``redis`` all run on one worker, as they share (and some empty) the test Redis database.
-    Databases, folders and ports are each test's own already."""
+    Under pytest-xdist each module runs on one worker, so its module-scoped fixtures are made once.
+    Databases, folders, ports and Redis database numbers (``tests.support.services.redis_url``) are each
+    worker's own already."""
     for item in items:
         if on_postgres_twin(item) and item.module.__name__ not in ABOUT_THE_DATABASE:
             item.add_marker(pytest.mark.slow)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     for item in items:
-        group = "redis" if item.get_closest_marker("redis") else item.module.__name__
-        item.add_marker(pytest.mark.xdist_group(group))
+        item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 def pytest_sessionfinish(session, exitstatus):

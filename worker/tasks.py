@@ -72,6 +72,7 @@ def fire_deadline(game_id: int) -> bool:
 
 
 @shared_task(name=Task.FIRE_DUE_DEADLINES.celery_name, acks_late=True)
+@quiet()
 def fire_due_deadlines() -> int:
     """The sweep's one task for every passed deadline (see pbem.services.play.deadline_timer)."""
     runtime = get_runtime()
@@ -88,6 +89,7 @@ def send_reminders(game_id: int) -> int:
 
 
 @shared_task(name=Task.PLAY_BOTS.celery_name, acks_late=True)
+@quiet()
 def play_bots(game_id: int) -> int:
     """One decision of the server's bot for a ``--bot`` seat that must act (idempotent)."""
     with get_runtime().unit() as uow:

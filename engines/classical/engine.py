@@ -36,9 +36,12 @@ class ClassicalEngine(Engine):
     order_words = ORDER_WORDS
     order_help = render.HELP
     phase_kinds = ("movement", "retreat", "adjustment")
-    #: Playouts long enough to see a movement phase resolved (about one order per unit on the board).
-    bot_iterations = 60
-    bot_horizon = 40
+    draws = True
+    #: No playouts: each of the power's orders is scored right after it by how far the power's orders
+    #: follow its plan for the phase (see ``engines.classical.bot``), so a decision tries every
+    #: legal order of the power once (a crowded board gives a few hundred) and costs milliseconds.
+    bot_iterations = 200
+    bot_horizon = 0
 
     def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
         result = super().resolve_options(given)
@@ -98,7 +101,7 @@ class ClassicalEngine(Engine):
         receipt += f" (replaces {replaced})." if replaced else "."
         left = rules.missing(state, seat)
         if left > 0:
-            receipt += f" {left} more to give."
+            receipt += " " + views.still_to_give(state, seat)
         events: list[str] = []
         if was_missing > 0 and left <= 0:
             events.append(f"{seat} has given all its orders.")
@@ -111,6 +114,10 @@ class ClassicalEngine(Engine):
         events: list[str] = []
         rules.timeout(state, events)
         return Step(state=state, events=events)
+
+    def eliminated(self, state: State) -> frozenset[str]:
+        """Powers with neither a unit nor a supply centre left."""
+        return frozenset(POWERS) - frozenset(rules.alive(state))
 
     def missing_seats(self, state: State) -> frozenset[str]:
         return self.to_act(state)

@@ -150,10 +150,16 @@ def tokens(text: str) -> list[str]:
     return _TOKENS.findall(text)
 
 
+#: A list's marker before an order, as mail clients and phones write lists: ``1.``, ``2)``, ``(3)``, ``-``, ``•``.
+_LIST_MARKER = re.compile(r"^\s*(?:\(?\d{1,2}[.):]|[-*\u2022\u00b7\u2013\u2014+])\s*(?=[^\W\d_])")
+
+
 @lru_cache(maxsize=20_000)
 def read(text: str) -> Written:
-    """The order ``text`` names, or a :class:`NotationError` naming the first word that makes no sense."""
-    return _Reader(tokens(text), text).order()
+    """The order ``text`` names, or a :class:`NotationError` naming the first word that makes no sense.
+
+    A list's marker in front is read past: players number or bullet the orders of a reply."""
+    return _Reader(tokens(_LIST_MARKER.sub("", text, count=1)), text).order()
 
 
 class _Reader:
@@ -334,8 +340,23 @@ class _Reader:
 
     def end(self, written: Written) -> Written:
         if not self.done():
+            second = self.second_order()
+            if second:
+                raise self.fail(f"'{second}' is a second order: write one order per line.", written)
             raise self.fail(f"'{self.peek()}' is unexpected at the end of the order.", written)
         return written
+
+    def second_order(self) -> str:
+        """The words left, if they make an order of their own (two orders on one line, split by a comma or
+        not at all), else ``""``. A lone word (``A par-bur bur``) is a slip, not an order."""
+        rest = self.words[self.at :]
+        if len(rest) < 2:
+            return ""
+        try:
+            _Reader(rest, " ".join(rest)).order()
+        except NotationError:
+            return ""
+        return " ".join(rest).replace(" - ", "-")
 
 
 def _with(written: Written, **changes: object) -> Written:

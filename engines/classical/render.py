@@ -11,7 +11,8 @@ from typing import Any
 WIDTH = 72
 
 HELP = """\
-Classical orders (one per line, any case; abbreviations or full names):
+Classical orders (one per line, any case; abbreviations or full names;
+a list's numbers or bullets, "1." or "-", are read past):
 
 Movement (one order per unit; a later order for a unit replaces it):
   A par-bur            move (also: A Par - Bur, a par to bur, Paris-Burgundy)

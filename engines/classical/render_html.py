@@ -13,14 +13,16 @@ from typing import Any
 from markupsafe import Markup
 
 from engines import render_kit as kit
-from engines.classical.drawing.scene import TOKEN
+from engines.classical.drawing.scene import TINT, TOKEN
 from engines.classical.render import describe
 
 RESULT_INK = {"fails": "#b00000", "invalid": "#b00000"}
 
 
 def power_chip(power: str) -> Markup:
-    return kit.chip(power, TOKEN.get(power, "#777777"))
+    """The power's name on the tint of the provinces it holds: legible as sent and in every dark mode
+    (its unit colour, a middle tone, is not against either black or white text)."""
+    return kit.chip(power, TINT.get(power, "#dddddd"))
 
 
 def unit_html(unit: str) -> Markup:

@@ -273,7 +273,7 @@ def resolve_movement(state: State, events: Events) -> None:
         after_retreats(state, events)
 
 
-def board_order(after: dict[str, Unit], unit: Unit, order: Order, result: str) -> dict[str, Any]:
+def board_order(after: dict[str, Unit], unit: Unit, order: Order, result: str | None) -> dict[str, Any]:
     """An order as the map draws it: who, which unit, what kind, from and to, whom it helps, the result."""
     kind = order.kind
     entry: dict[str, Any] = {

@@ -9,7 +9,9 @@ has given all its orders.  Sealed orders are the only secret: a power sees its o
 ``units`` and ``centres`` (the centres each power owns) by power, ``dislodged``
 units, and ``last_orders``, the last resolved phase's orders as dicts with
 ``power``, ``unit``, ``kind``, ``from``, ``to``, ``target_from``, ``target_to``
-and ``result``.
+and ``result``.  A power's own view adds ``orders``, its sealed orders of this
+phase in the same form (``result`` None), once it has given any: its map shows
+what it has ordered so far.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from engines.base import Outcome, State
 from engines.classical import rules
 from engines.classical.board import POWERS, VICTORY_CENTRES
+from engines.classical.model import Unit
 
 
 def phase_text(state: State) -> str:
@@ -82,13 +85,29 @@ def private_view(state: State, seat: str) -> dict[str, Any]:
         "player": state["players"][seat],
         "orders": texts,
         "missing": rules.missing(state, seat) if not rules.is_over(state) else 0,
-        "unordered": _unordered(state, seat),
+        "unordered": unordered(state, seat),
     }
     view["prompt"] = prompt(state, seat)
+    sealed = sealed_on_board(state, seat)
+    if sealed:  # absent otherwise: the board, and so its picture, stays the one every seat shares
+        view["board"] = {**view["board"], "orders": sealed}
     return view
 
 
-def _unordered(state: State, seat: str) -> list[str]:
+def sealed_on_board(state: State, seat: str) -> list[dict[str, Any]]:
+    """``seat``'s sealed orders of this phase as the map draws orders (no result yet); a waive draws nothing."""
+    if rules.is_over(state):
+        return []
+    drawn = []
+    for order in rules.checked_orders(state, seat):
+        if order.location:
+            unit = Unit(seat, order.unit, order.location)
+            drawn.append(rules.board_order({}, unit, order, None))
+    return drawn
+
+
+def unordered(state: State, seat: str) -> list[str]:
+    """The units (or dislodged units) ``seat`` has given no order yet, in a movement or retreat phase."""
     book = state["orders"].get(seat) or {}
     if state["phase"] == "movement":
         return [u for u in state["units"].get(seat, ()) if u.split(" ", 1)[1].split("/")[0] not in book]
@@ -96,6 +115,20 @@ def _unordered(state: State, seat: str) -> list[str]:
         return [e["unit"] for e in state["dislodged"].get(seat, ()) if e["unit"].split(" ", 1)[1].split("/")[0]
                 not in book]  # fmt: skip
     return []
+
+
+def still_to_give(state: State, seat: str) -> str:
+    """What ``seat`` still owes, said so that it can be given: the units without an order, or how many
+    builds or removals are left ("" once it owes nothing)."""
+    left = rules.missing(state, seat)
+    if left <= 0:
+        return ""
+    if state["phase"] != "adjustment":
+        return f"{left} more to give: {', '.join(unordered(state, seat))}."
+    plural = "s" if left > 1 else ""
+    if state["adjust"][seat] > 0:
+        return f"{left} more build{plural} to give (or waive)."
+    return f"{left} more removal{plural} to give."
 
 
 def prompt(state: State, seat: str) -> str:

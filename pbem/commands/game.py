@@ -13,6 +13,7 @@ from pbem.game_status import OVER, GameStatus
 from pbem.seating import who_plays
 from pbem.services import ServiceError
 from pbem.services.play import games, new_game
+from pbem.services.play.deadline_hour import DeadlineHour
 from pbem.services.play.export import export_game, load_export, verify_export
 from pbem.services.play.game_pages import MAX_PAGE_SIZE, PAGE_SIZE, Cursor, list_page
 from pbem.services.play.games import MAX_BOTS
@@ -70,6 +71,8 @@ CREATE_FLAGS = {
     "bots": ("--bot", "bots"),
     "deadline": ("--deadline", "deadline"),
     "phase_deadlines": ("--phase-deadline", "phase_deadlines"),
+    "deadline_hour": ("--deadline-hour", "deadline_hour"),
+    "timezone": ("--timezone", "timezone"),
     "reminders": ("--reminders", "reminders"),
     "seed": ("--seed", "seed"),
     "press_mode": ("--press", "press"),
@@ -100,6 +103,12 @@ FLAG_OF = {field: flag for flag, field in CREATE_FLAGS.values()}
 @click.option("--deadline", default=None, help=f"Time per turn, like 90s, 12h or 2d (default: {DEFAULT_DEADLINE}).")
 @click.option("--no-deadline", is_flag=True, help="No time limit: a turn waits for every player.")
 @click.option("--phase-deadline", "phase_deadlines", multiple=True, help="KIND=DURATION (kinds: pbem engines).")
+@click.option(
+    "--deadline-hour",
+    default=None,
+    help="Deadlines of phases of a day or more fall at this local time of day, 0-23 or like 20:30 (see --timezone).",
+)
+@click.option("--timezone", default=None, help="Time zone of --deadline-hour, like Europe/Paris (default UTC).")
 @click.option("--reminders", default=None, help="Reminders before the deadline, e.g. 24h,1h (or 'none').")
 @click.option("--option", "options", multiple=True, help="Engine option NAME=VALUE; repeat.")
 @click.option("--seed", default=None, help="Fix the random seed (for tests and replays).")
@@ -133,7 +142,8 @@ def game_create(as_json: bool, no_deadline: bool, **typed: Any) -> None:
         click.echo(json.dumps(created_json(rt, game_id), indent=2))
     else:
         click.echo(game_id)
-        for line in created_lines(rt.settings, game_id, parsed.deadline, parsed.default_deadline):
+        at = parsed.request.deadline_hour
+        for line in created_lines(rt.settings, game_id, parsed.deadline, parsed.default_deadline, at):
             click.echo(line)
 
 
@@ -165,14 +175,19 @@ def dev_mailbox_url(settings) -> str | None:
     return f"{settings.base_url}/dev/mail" if settings.dev_mailbox else None
 
 
-def created_lines(settings, game_id: int, deadline: str | None, default: bool) -> list[str]:
-    """What an admin wants to know next: where to watch, how long a turn lasts, where the mail went."""
+def created_lines(
+    settings, game_id: int, deadline: str | None, default: bool, at: DeadlineHour | None = None
+) -> list[str]:
+    """What an admin wants to know next: where to watch, how long a turn lasts (and at what hour it ends),
+    where the mail went."""
     lines = [f"Status page: {settings.base_url}/games/{game_id}"]
     if deadline is None:
         lines.append("Deadline: none (--no-deadline): each turn waits for every player")
     else:
         note = " (the default; choose with --deadline, or --no-deadline)" if default else ""
         lines.append(f"Deadline: {deadline} per turn{note}")
+    if at is not None:
+        lines.append(f"Deadlines fall at {at.text} (phases of a day or more; see README, Deadlines)")
     mailbox = dev_mailbox_url(settings)
     if settings.smtp_url:
         lines.append("Mail: the players' first emails are on their way through PBEM_SMTP_URL")

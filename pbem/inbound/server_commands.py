@@ -27,7 +27,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
-from pbem.services.play import lobby
+from pbem.services.play import invites, lobby
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import public_summary
 
@@ -44,6 +44,9 @@ def server_help(server_address: str) -> str:
         "                   link to stop)\n"
         "  join GAME        take a seat in open game GAME (you are sent an\n"
         "                   email to confirm: reply to it to take the seat)\n"
+        "  create ENGINE [players N]\n"
+        "                   start a game of ENGINE for N players (you hold\n"
+        "                   the first seat); the answer holds its invite link\n"
         "Players send orders and their own commands (help, status, press,\n"
         "vacation, notify) in replies to their game's emails instead.\n"
         "Quoted text and signatures in your mail are ignored."
@@ -90,11 +93,12 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
 
 #: Words that name a command, and the command each one means.
 COMMANDS = {"help": "help", "?": "help", "commands": "help", "games": "games", "status": "status",
-            "observe": "observe", "join": "join"}  # fmt: skip
+            "observe": "observe", "join": "join", "create": "create"}  # fmt: skip
 #: Commands that make the server send another email (a confirmation) to the sender.
 MAILING = ("observe", "join")
 NOT_COMMANDS = (
-    "not a command here, so ignored; write help, games, status GAME, observe GAME or join GAME. "
+    "not a command here, so ignored; write help, games, status GAME, observe GAME, join GAME or "
+    "create ENGINE [players N]. "
     "Orders go to the reply address of your game's emails."
 )
 ONE_MAILING = "one observe or join per message; send it again on its own"
@@ -115,8 +119,30 @@ def _game_number(argument: str) -> str | None:
 
 def label(command: str, argument: str) -> str:
     """The command as the server read it: the stranger's own words never go back out."""
+    if command == "create":
+        engine, seats = _create_words(argument)
+        words = ["create"] + ([engine] if engine in registry() else [])
+        return " ".join(words + ([f"players {int(seats)}"] if seats.isdigit() else []))
     number = _game_number(argument) if command in ("status", *MAILING) else None
     return f"{command} {int(number)}" if number else command
+
+
+def _create_words(argument: str) -> tuple[str, str]:
+    """``(engine, seats)`` of ``create ENGINE [players N]`` (``N`` alone too); seats "" unless a number."""
+    words = argument.lower().split()
+    engine = words[0] if words else ""
+    rest = [word for word in words[1:] if word not in ("players", "player", "for")]
+    seats = rest[0] if len(rest) == 1 and rest[0].isascii() and rest[0].isdigit() and len(rest[0]) <= 2 else ""
+    return engine, seats if seats or not rest else "?"
+
+
+def name_in_reply(lines: list[str]) -> str:
+    """The display name a reply to a request to confirm chose (a line ``name Night Owl``), or ""."""
+    for line in lines:
+        word, _, rest = line.strip().partition(" ")
+        if word.lower().rstrip(":") == "name" and rest.strip():
+            return rest.strip()[:100]
+    return ""
 
 
 def mail_commands(lines: list[str]) -> int:
@@ -141,7 +167,7 @@ def server_commands(
     """
     token = lobby.join_token(references)
     if token is not None:
-        result = lobby.confirm_by_reply(uow, token, sender)
+        result = lobby.confirm_by_reply(uow, token, sender, name=name_in_reply(lines))
         return [Verdict("(your reply to the request to confirm)", result.ok, result.message)]
     found = [command for command in map(command_of, lines) if command]
     ignored = len(lines) - len(found)
@@ -176,6 +202,12 @@ def _answer(uow: UnitOfWork, command: str, argument: str, shown: str, sender: st
         return Verdict(shown, ok, text)
     if command == "observe":
         return _observe(uow, shown, argument, sender)
+    if command == "create":
+        engine, seats = _create_words(argument)
+        if seats == "?":
+            return Verdict(shown, False, "write: create GAME [players N], N a number of players")
+        result = invites.create_by_mail(uow, sender, engine, seats)
+        return Verdict(shown, result.ok, result.message)
     return _join(uow, shown, argument, sender)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 
 from pbem.mail.message import addresses, clean_address, header, headers, message_id, parse
@@ -163,42 +163,63 @@ def _report_fields(part: Message) -> list[tuple[str, str]]:
     return [(name.lower(), value.strip()) for name, value in _FIELD.findall(text)]
 
 
+@dataclass
+class _BounceReading:
+    """What the parts of one bounce said so far: the first status and diagnostic win."""
+
+    recipients: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    status: str = ""
+    diagnostic: str = ""
+
+    def read_report(self, part: Message) -> None:
+        for name, value in _report_fields(part):
+            if name in ("final-recipient", "original-recipient"):
+                cleaned = clean_address(value.split(";")[-1])
+                if cleaned and cleaned not in self.recipients:
+                    self.recipients.append(cleaned)
+            elif name == "status" and not self.status:
+                self.status = value[:20]
+            elif name == "diagnostic-code" and not self.diagnostic:
+                self.diagnostic = value[:300]
+
+    def read_returned(self, part: Message) -> None:
+        original = _returned_message(part)
+        if original is None:
+            return
+        found = message_id(original)
+        if found:
+            self.ids.append(found)
+        if not self.recipients:
+            self.recipients.extend(addresses(original, "To"))
+
+
+def _returned_message(part: Message) -> Message | None:
+    """The returned message (or its headers) a bounce carries, or None when it cannot be read."""
+    inner = part.get_payload()
+    if isinstance(inner, list) and inner:
+        return inner[0]
+    try:
+        return parse(part.get_payload(decode=True) or b"")
+    except Exception:
+        return None
+
+
 def read_bounce(message: Message) -> Bounce | None:
     """The recipients and original Message-IDs a bounce concerns, from a DSN or the returned headers."""
-    recipients: list[str] = []
-    ids: list[str] = []
-    status = diagnostic = ""
     try:
         parts = list(message.walk())[:100]
     except Exception:
         return None
+    reading = _BounceReading()
     for part in parts:
         ctype = part.get_content_type()
         if ctype == "message/delivery-status":
-            for name, value in _report_fields(part):
-                if name in ("final-recipient", "original-recipient"):
-                    cleaned = clean_address(value.split(";")[-1])
-                    if cleaned and cleaned not in recipients:
-                        recipients.append(cleaned)
-                elif name == "status" and not status:
-                    status = value[:20]
-                elif name == "diagnostic-code" and not diagnostic:
-                    diagnostic = value[:300]
+            reading.read_report(part)
         elif ctype in ("message/rfc822", "text/rfc822-headers"):
-            inner = part.get_payload()
-            if isinstance(inner, list) and inner:
-                original = inner[0]
-            else:
-                try:
-                    original = parse(part.get_payload(decode=True) or b"")
-                except Exception:
-                    continue
-            found = message_id(original)
-            if found:
-                ids.append(found)
-            if not recipients:
-                recipients.extend(addresses(original, "To"))
-    if not recipients and not ids:
+            reading.read_returned(part)
+    if not reading.recipients and not reading.ids:
         return None
-    reason = " ".join(x for x in (status, diagnostic) if x) or header(message, "Subject")[:200] or "bounce"
-    return Bounce(tuple(recipients), tuple(ids), reason)
+    said = " ".join(x for x in (reading.status, reading.diagnostic) if x)
+    reason = said or header(message, "Subject")[:200] or "bounce"
+    return Bounce(tuple(reading.recipients), tuple(reading.ids), reason)

@@ -286,8 +286,3 @@ def safe_subject(text: str, limit: int = 200) -> str:
     while _ENCODED_WORD in text:
         text = text.replace(_ENCODED_WORD, "= ?")
     return text
-
-
-def modern(raw: bytes) -> Message:
-    """The message under the modern policy (for DSN parts); may raise on garbage."""
-    return email.message_from_bytes(raw, policy=email.policy.default)

@@ -126,7 +126,12 @@
     var f = form();
     if (!f || !event.target.closest) { return; }
     var order = event.target.closest("[data-pick-order]");
-    if (order && f.contains(order)) { choose(f, order.getAttribute("data-pick-order")); return; }
+    if (order && f.contains(order)) {
+      // The choice is shown in the preview; the list folds away so the board is seen again.
+      f.querySelector("[data-picks]").hidden = true;
+      choose(f, order.getAttribute("data-pick-order"));
+      return;
+    }
     var element = event.target.closest(".play-board [data-pick]");
     if (element) { showPicks(f, element); return; }
     if (event.target.closest("[data-confirm-no]") && f.contains(event.target)) {

@@ -26,6 +26,7 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.ops import admin_links, strangers
 from pbem.services.ops.console import dashboard as dashboard_data
 from pbem.services.ops.console import game_inbound, game_log, resend_latest
+from pbem.services.people.accounts import time_zones
 from pbem.services.play import addresses, bounces, games, house_rules, removal
 from pbem.services.play import new_game as reading
 from pbem.services.play.queries import load_game, public_summary
@@ -246,6 +247,7 @@ def _new_game_page(form: GameForm, general: str | None = None, status: int = 200
         late_kinds=house_rules.LATE_KINDS,
         max_days=house_rules.MAX_VACATION_DAYS,
         max_late=house_rules.MAX_LATE_N,
+        zones=time_zones(),
     )
     return page, status
 

@@ -29,6 +29,8 @@ Disallow: /play/
 Disallow: /admin
 Disallow: /me
 Disallow: /signin
+Disallow: /invite/
+Disallow: /games/new
 Disallow: /notify/
 Disallow: /observe/
 Disallow: /dev/

@@ -106,12 +106,30 @@ def replaceable(engine: Engine, state: State, seat: str, order: str, legal: list
     if after is None or engine.turn(after) != engine.turn(state) or not engine.may_act(after, seat):
         return False
     later = set(engine.legal_orders(after, seat))
-    other = next((o for o in legal if o != order and o in later and verb_of(o) == verb_of(order)), None)
-    if other is None:
-        return False
-    text = fill_text(other, rng, 2)
-    replaced, alone = _apply(engine, after, seat, text), _apply(engine, state, seat, text)
-    return replaced is not None and alone is not None and engine.public_view(replaced) == engine.public_view(alone)
+    for other in _replacements(order, legal, later):
+        text = fill_text(other, rng, 2)
+        replaced, alone = _apply(engine, after, seat, text), _apply(engine, state, seat, text)
+        if replaced is not None and alone is not None and engine.public_view(replaced) == engine.public_view(alone):
+            return True
+    return False
+
+
+#: Other orders tried as a replacement for one order: enough to find one where an engine has it.
+REPLACEMENTS_TRIED = 3
+
+
+def _replacements(order: str, legal: list[str], later: list[str] | set[str]) -> list[str]:
+    """The other orders most likely to replace ``order``: of its verb, those that begin most like it, and of
+    those the ones the engine still lists after it (an engine that takes one order per unit lists only the
+    units not yet ordered, yet takes a new order for an ordered one: "F bre-eng" after "F bre-mao")."""
+    same_verb = [o for o in legal if o != order and verb_of(o) == verb_of(order)]
+    same_verb.sort(key=lambda other: (-_shared_start(order, other), other not in later))
+    return same_verb[:REPLACEMENTS_TRIED]
+
+
+def _shared_start(one: str, other: str) -> int:
+    """How many characters the two texts begin with alike."""
+    return next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other)))
 
 
 def finals(scope: tuple[Any, ...], engine_name: str, state: State, seat: str, legal: list[str]) -> frozenset[str]:

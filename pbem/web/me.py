@@ -24,8 +24,8 @@ from sqlalchemy import func, select
 from pbem.models import Account, LobbyEntry
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences, subscriptions
-from pbem.services.people import accounts, calendar, sessions
-from pbem.web import caching, common, yourturn
+from pbem.services.people import accounts, calendar, names, sessions
+from pbem.web import caching, common, signin, yourturn
 from pbem.web.public import API_VERSION
 from pbem.web.signin import SESSION_KEY, current_account_id
 
@@ -176,3 +176,52 @@ def signout_everywhere():
     session.pop("_csrf", None)
     flash(f"You are signed out everywhere ({ended} session{'s' if ended != 1 else ''} ended).")
     return redirect(url_for("signin.signin_page"), code=303)
+
+
+def _safe_next(path: str | None) -> str | None:
+    """A path on this site to go on to (never another site's address)."""
+    return path if path and path.startswith("/") and not path.startswith("//") and "\\" not in path else None
+
+
+def _profile_page(account_id: int, name: str, error: str | None = None, status: int = 200):
+    with common.runtime().db.read() as db:
+        account = accounts.get_account(db, account_id)
+        current, handle = account.name, accounts.handle(account)
+    page = render_template(
+        "profile.html",
+        name=name,
+        current=current,
+        error=error,
+        next=_safe_next(request.values.get("next")),
+        handle=handle,
+        min_chars=names.MIN_CHARS,
+        max_chars=names.MAX_CHARS,
+    )
+    return page, status
+
+
+@bp.get("/me/profile")
+def profile():
+    """The player's display name: what everyone reads on boards, status pages and emails."""
+    account_id = current_account_id()
+    if account_id is None:
+        signin.remember_next(request.full_path.rstrip("?"))
+        return redirect(url_for("signin.signin_page"))
+    with common.runtime().db.read() as db:
+        name = accounts.get_account(db, account_id).name
+    return _profile_page(account_id, name)
+
+
+@bp.post("/me/profile")
+def set_profile():
+    account_id = current_account_id()
+    if account_id is None:
+        return redirect(url_for("signin.signin_page"))
+    typed = (request.form.get("name") or "")[:200]
+    if not common.csrf_ok():
+        return _profile_page(account_id, typed, "The form had expired; nothing was changed. Send it again.", 400)
+    try:
+        flash(common.runtime().in_unit(names.set_name, account_id, typed))
+    except ServiceError as error:
+        return _profile_page(account_id, typed, f"Not saved: {error}.", 400)
+    return redirect(_safe_next(request.form.get("next")) or url_for("me.home"), code=303)

@@ -21,6 +21,7 @@ from pbem.models import Game, LobbyEntry, PressMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import observers
 from pbem.services.play import export, press
+from pbem.services.play.deadline_hour import pace_words
 from pbem.services.play.game_pages import Cursor, list_page
 from pbem.services.play.history import history_size
 from pbem.services.play.house_rules import rules_of
@@ -189,8 +190,9 @@ def _build(db, rt, game_id: int, page: int, key: tuple[Any, ...]) -> dict[str, A
         "has_next": page * HISTORY_PAGE < total,
         "deadline": game.deadline if game.status == GameStatus.ACTIVE else None,
         "paused_remaining": game.paused_remaining if game.status == GameStatus.PAUSED else None,
-        "rules": rules_of(game).describe(),
+        "rules": [pace_words(game.deadline_policy), *rules_of(game).describe()],
         "finished": finished,
+        "invite_only": bool(game.invite_only),  # seats taken by its invite link only: no lobby, no join by mail
         "cache_key": key,
     }
 

@@ -6,7 +6,10 @@ link read in a log or fetched by a mail scanner signs no one in.  Opening the
 link shows a button; only pressing it (a ``POST`` with CSRF) uses the link.  The
 answer to a request is the same, and takes the same time and work, whether or
 not the address plays here: the request is stored and the worker decides what
-to send (:func:`pbem.services.mailout.signin.decide`).  Requests are counted per
+to send (:func:`pbem.services.mailout.signin.decide`): to a new address, a link
+that makes its account when used (signing up is signing in the first time; the
+new player is then asked for a display name, and goes on where they were going,
+an invite link say).  Requests are counted per
 client only (429 for that client alone); what they may send, per address and
 in all, is counted in emails sent.
 
@@ -22,6 +25,7 @@ import logging
 
 from flask import Blueprint, g, redirect, render_template, request, session, url_for
 
+from pbem.models import Account
 from pbem.services import ServiceError
 from pbem.services.mailout import signin
 from pbem.services.people import sessions
@@ -33,6 +37,8 @@ bp = Blueprint("signin", __name__)
 #: The session keys: the player's server-side session, and the secret a pending sign-in link is bound to.
 SESSION_KEY = "player_session"
 BINDING_KEY = "signin_binding"
+#: Where to go once signed in (an invite link opened before signing up), a path on this site.
+NEXT_KEY = "after_signin"
 #: Gone from sessions: a bare account id, from before sessions were kept on the server.
 OLD_SESSION_KEY = "account_id"
 
@@ -94,15 +100,27 @@ def signin_request():
     return _page(email=email, sent=sent, waiting=True)
 
 
+def remember_next(path: str) -> None:
+    """Come back to ``path`` (a path on this site) once signed in."""
+    if path.startswith("/") and not path.startswith("//"):
+        session[NEXT_KEY] = path
+
+
 def _signed_in(account_id: int):
-    """A fresh session (new form tokens) for ``account_id``; the pending link's secret is spent."""
+    """A fresh session (new form tokens) for ``account_id``; the pending link's secret is spent.  A player
+    with no name yet (a new account) is asked for one first; then on to where they were going."""
     session.pop("_csrf", None)
     session.pop(BINDING_KEY, None)
     with common.runtime().unit() as uow:
         sessions.end(uow, session.get(SESSION_KEY))
         session[SESSION_KEY] = sessions.begin(uow, account_id)
+        account = uow.session.get(Account, account_id)
+        named = bool(account is not None and account.name)
     session.permanent = True
-    return redirect(url_for("me.home"), code=303)
+    going = session.pop(NEXT_KEY, None)
+    if not named:
+        return redirect(url_for("me.profile", next=going) if going else url_for("me.profile"), code=303)
+    return redirect(going or url_for("me.home"), code=303)
 
 
 @bp.get("/signin/<token>")

@@ -15,10 +15,8 @@ from typing import Any
 from flask import Flask
 from markupsafe import Markup
 
-from pbem.services.people.accounts import zone as zone_of
 from pbem.web.yourturn import viewer_zone
-
-DAY = "%a %d %b, %H:%M"
+from pbem.zoned import PAGE, zoned
 
 
 def _when(value: Any) -> dt.datetime | None:
@@ -33,13 +31,9 @@ def _when(value: Any) -> dt.datetime | None:
 
 
 def _parts(at: dt.datetime) -> tuple[str, str, str]:
-    """(ISO datetime, the time as the reader reads it, UTC beside it or "")."""
-    iso = at.strftime("%Y-%m-%dT%H:%M:%SZ")
-    tz = viewer_zone()
-    if tz is None:
-        return iso, f"{at:{DAY}} UTC", ""
-    local = at.replace(tzinfo=dt.UTC).astimezone(zone_of(tz))
-    return iso, f"{local:{DAY}}", f"{at:%H:%M} UTC"
+    """(ISO datetime, the time as the reader reads it, UTC beside it or "") by :func:`pbem.zoned.zoned`."""
+    shown = zoned(at, viewer_zone(), PAGE, name_zone=False)
+    return shown.iso, shown.shown, shown.utc
 
 
 def moment(value: Any) -> Markup:

@@ -15,7 +15,7 @@ import pytest
 from bench.__main__ import BENCHES, ROOT, environment
 from bench.__main__ import main as run_benches
 from tests.support import dovecot
-from tests.support.services import POSTGRES_URL, REDIS_URL, need
+from tests.support.services import POSTGRES_URL, REDIS_URL, need, redis_url
 
 RATE = r"\d+(\.\d+)?"
 
@@ -126,11 +126,30 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         (),
         [rf"autumn +PNG 760 px \(email\) +{RATE} +{RATE} +{RATE} +\d+$", rf"opening +SVG \(page\) +{RATE}"],
     ),
+    "classical-bot": (
+        ["--games", "2", "--last-year", "1901"],
+        (),
+        [
+            r"^2 Classical games to 1901 \(seeds 1-2\), .* beat the random median in \d+ \(\d+%; aim 80 %\)$",
+            rf"per phase \(all the power's orders\): {RATE} s wall, {RATE} s CPU",
+            rf"ratio bot / random per decision {RATE}$",
+            r"illegal orders: 0;",
+        ],
+    ),
 }
 
 
 def test_every_benchmark_has_a_smoke_run():
     assert set(SMOKE) == set(BENCHES)
+
+
+def bench_environment() -> dict[str, str]:
+    """The bench's environment, on this test process's own Redis database (see ``redis_url``)."""
+    env = environment()
+    if "PYTEST_XDIST_WORKER" in env:
+        env["PBEM_TEST_REDIS_URL"] = redis_url()
+        del env["PYTEST_XDIST_WORKER"]
+    return env
 
 
 @pytest.mark.parametrize("name", list(SMOKE))
@@ -148,7 +167,7 @@ def test_benchmark_runs_and_reports(name):
     result = subprocess.run(
         [sys.executable, "-m", module, *arguments],
         cwd=ROOT,
-        env=environment(),
+        env=bench_environment(),
         capture_output=True,
         text=True,
         timeout=300,

@@ -85,3 +85,11 @@ def test_no_deadline_chosen_deadline_and_a_relay(sqlite_runtime):
     assert "dev_mailbox_url" not in json.loads(create("--json").output)
     both = create("--deadline", "1d", "--no-deadline")
     assert both.exit_code == 2 and "give --deadline or --no-deadline, not both" in both.output
+
+
+def test_a_deadline_hour_is_named_when_the_game_is_made(sqlite_runtime):
+    made = create("--deadline", "2d", "--deadline-hour", "20", "--timezone", "Europe/Paris")
+    assert made.exit_code == 0, made.output
+    assert "Deadlines fall at 20:00 Europe/Paris (phases of a day or more; see README, Deadlines)" in made.output
+    refused = create("--deadline-hour", "20", "--timezone", "Europe/Pari")
+    assert refused.exit_code != 0 and "--timezone: 'Europe/Pari' is not a time zone name" in refused.output

@@ -53,7 +53,8 @@ def test_the_server_status_command_words_the_deadline_as_every_email(table):
 
 
 def test_a_player_with_a_time_zone_reads_the_deadline_in_it_too(table):
-    """UTC first (every player of the game shares it), then the player's own time from their page."""
+    """The player's own time first (the zone they chose on their page), the UTC time every player of the
+    game shares beside it; UTC alone for a player who chose no zone."""
     from pbem.services.people import accounts
 
     runtime, game_id, seat, address = table
@@ -62,9 +63,9 @@ def test_a_player_with_a_time_zone_reads_the_deadline_in_it_too(table):
     receipt = outbox(runtime, kind="receipt")[-1]
     deadline = game_row(runtime, game_id).deadline
     local = (deadline + dt.timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")
-    assert f"Deadline: {deadline:%Y-%m-%d %H:%M} UTC" in receipt.body_text
-    assert f"Your time: {local} Asia/Kolkata" in receipt.body_text
-    assert f"({local} Asia/Kolkata)" in receipt.body_html
+    assert f"Deadline: {local} Asia/Kolkata ({deadline:%H:%M} UTC)" in receipt.body_text
+    assert f"Deadline: {local} Asia/Kolkata ({deadline:%H:%M} UTC)" in receipt.body_html
     other = seat_of(runtime, game_id, "Moons")  # no zone chosen: UTC only
     assert deliver(runtime, mail(seat_address(runtime, other), other.account.email, "status"))[0] == "done"
-    assert "Your time:" not in outbox(runtime, kind="receipt")[-1].body_text
+    plain = outbox(runtime, kind="receipt")[-1].body_text
+    assert f"Deadline: {deadline:%Y-%m-%d %H:%M} UTC\n" in plain and "Asia/Kolkata" not in plain

@@ -24,7 +24,8 @@ from sqlalchemy import event, func, select, update
 
 from pbem.clock import utcnow
 from pbem.logmask import MaskingLogger, mask
-from pbem.models import OutboxMessage, SigninLink, SigninRequest
+from pbem.models import Account, OutboxMessage, SigninLink, SigninRequest
+from pbem.services.mailout import signin
 from tests.support.play import PLAYERS, answer_signin_requests, start
 from tests.web.conftest import csrf_of
 
@@ -192,10 +193,11 @@ def test_signin_does_the_same_work_for_known_and_unknown_addresses_before_answer
         assert session.scalar(select(func.count(SigninLink.id))) == 0  # nothing looked up by the web
     assert counts[ANN] == counts["nobody@example.org"] and pages[ANN] == pages["nobody@example.org"]
     assert not any("accounts" in statement for statement in counts[ANN])
-    assert answer_signin_requests(runtime) == 1  # the worker then sends Ann's link, and nobody's none
+    assert answer_signin_requests(runtime) == 2  # the worker then sends Ann's link, and the new address its own
     with runtime.db.read() as session:
         outcomes = dict(session.execute(select(SigninRequest.address, SigninRequest.outcome)).all())
-    assert outcomes == {"nobody@example.org": "unknown", ANN: "sent"}
+        assert session.scalar(select(func.count(Account.id)).where(Account.email == "nobody@example.org")) == 0
+    assert outcomes == {"nobody@example.org": "sent to a new address", ANN: "sent"}  # no account until it is used
 
 
 def test_signing_out_ends_the_session_for_every_copy_of_the_cookie(sqlite_runtime, app):
@@ -261,11 +263,11 @@ def test_one_client_cannot_make_the_server_mail_many_addresses(sqlite_runtime, a
     assert ask(other, ANN).status_code == 200  # another client has its own count
 
 
-def test_all_clients_together_are_bounded_in_emails_sent_and_requests_that_send_nothing_cost_nothing(
+def test_all_clients_together_are_bounded_in_emails_sent_and_links_to_new_addresses_take_a_share_only(
     sqlite_runtime, app, monkeypatch
 ):
     """The web's forms may send so many emails in all; a crowd of clients asking for links to
-    addresses that play nowhere sends none and uses up nothing, so it refuses nobody else."""
+    addresses that play nowhere (sign-ups) gets a quarter of that budget, so it never takes the rest."""
     from pbem.services.mailout import budget
 
     monkeypatch.setattr(budget, "OVERALL", 12)
@@ -285,4 +287,7 @@ def test_all_clients_together_are_bounded_in_emails_sent_and_requests_that_send_
         token = csrf_of(client.get(f"/games/{game_id}/follow").get_data(as_text=True))
         data = {"csrf_token": token, "email": f"t{n}@example.net"}
         statuses.append(client.post(f"/games/{game_id}/follow", data=data).status_code)
-    assert statuses.count(303) == 12 and statuses.count(400) == 8 and 429 not in statuses
+    with sqlite_runtime.db.read() as session:
+        new_links = session.scalar(select(func.count(SigninLink.id)).where(SigninLink.account_id.is_(None)))
+    assert new_links == 12 // signin.NEW_SHARE == 3
+    assert statuses.count(303) == 12 - 3 and statuses.count(400) == 20 - 9 and 429 not in statuses

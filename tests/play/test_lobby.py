@@ -134,7 +134,7 @@ def test_joining_and_leaving_on_the_web(sqlite_runtime, client):
     runtime = sqlite_runtime
     game_id = create_open("--player", "Ann <ann@example.org>", "--name", "Open table")
     page = client.get("/").get_data(as_text=True)
-    assert "Open table" in page and "1 of 4 seats taken" in page and "Sign in</a> to join" in page
+    assert "Open table" in page and "1 of 4 seats taken" in page and "Sign in or sign up</a> to join" in page
     anonymous = client.post(f"/games/{game_id}/join", data={"csrf_token": "x"})
     assert anonymous.status_code == 302 and "/signin" in anonymous.location
     sign_in_as(client, runtime, "bob@example.org")

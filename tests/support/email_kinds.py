@@ -35,9 +35,13 @@ PLAYERS = [
     "Cyrus Throckmorton III <cy@example.org>",
     "Dionysia Marjoribanks <di@example.org>",
     "Eustace Fotheringay <ed@example.org>",
+    "Philippa Wolstenholme-Ashburnham <flo@example.org>",
+    "Gulliver Postlethwaite <gus@example.org>",
 ]
 #: engine -> players (its smallest table but Sneak's, which needs four).
-ENGINES = {"kidsprout": 3, "rankchain": 3, "sneak": 4, "sprawl": 3}
+ENGINES = {"kidsprout": 3, "rankchain": 3, "sneak": 4, "sprawl": 3, "classical": 7}
+#: Options that keep a long game short enough to play to its end here (its emails are as wide in 1901).
+SHORT = {"classical": {"last_year": 1901}}
 #: Kinds every engine's game sends; announce only where orders are news mid-turn (KidSprout's excuses).
 GAME_KINDS = frozenset(
     {"welcome", "turn", "receipt", "press", "vacation", "admin", "reminder", "game_over", "digest", "observer_update"}
@@ -65,7 +69,8 @@ class _Table:
         self.runtime, self.rng = runtime, Rng(23)
         self.game_id = runtime.in_unit(games.create_game,
             games.NewGame(engine=engine, players=PLAYERS[:players], seed=31, deadline_seconds=2 * 86400,
-                          name=f"The Long Summer {get_engine(engine).title} of the Lakeside Troop"),
+                          name=f"The Long Summer {get_engine(engine).title} of the Lakeside Troop",
+                          options=SHORT.get(engine)),
         )  # fmt: skip
 
     def seat(self, name: str | None = None):

@@ -25,6 +25,7 @@ def game_row(runtime, game_id) -> Game:
         game.seats  # noqa: B018 - load while the session is open
         for seat in game.seats:
             seat.account  # noqa: B018
+            seat.game  # noqa: B018 - its public names depend on the game (anonymous or not)
         return game
 
 
@@ -108,4 +109,4 @@ def answer_signin_requests(runtime) -> int:
 
     with runtime.reading() as uow:
         pending = signin.pending_ids(uow)
-    return sum(runtime.in_unit(signin.decide, request_id) == "sent" for request_id in pending)
+    return sum((runtime.in_unit(signin.decide, request_id) or "").startswith("sent") for request_id in pending)

@@ -64,8 +64,16 @@ def postgres_schema() -> Iterator[str]:
 
 
 def redis_url() -> str:
+    """The test Redis database: under pytest-xdist each worker its own number (the base one, then the
+    numbers below it), so a test that empties its database never empties another process's."""
     need(REDIS_URL, "Redis")
-    return REDIS_URL
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return REDIS_URL
+    base, _, number = REDIS_URL.rpartition("/")
+    if not number.isdigit():
+        base, number = REDIS_URL.rstrip("/"), "0"
+    return f"{base}/{(int(number) - int(worker[2:])) % 16}"
 
 
 def free_port() -> int:

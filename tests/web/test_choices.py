@@ -43,6 +43,16 @@ def test_moves_that_resolve_at_once_are_final():
     assert set(final_verbs("sprawl", sprawl, sorted(get_engine("sprawl").to_act(sprawl))[0]).values()) == {True}
 
 
+def test_an_order_per_unit_can_be_replaced_until_the_phase_resolves():
+    """Classical lists only the units not yet ordered, yet takes a new order for an ordered one: no order is
+    final while other powers still owe theirs, not even the order of a power's only fleet."""
+    players = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus"]
+    state = new_state("classical", players)
+    assert final_verbs("classical", state, "France") == {"a": False, "f": False}
+    state = play("classical", state, "France", "F bre-mao")
+    assert final_verbs("classical", state, "France") == {"a": False}
+
+
 def test_free_text_is_named_never_templated():
     choice = choice_of("excuse 2 + Suns <text>", final=True)
     assert (choice.order, choice.text, choice.label) == ("excuse 2 + Suns", "excuse", "excuse 2 + Suns …")

@@ -182,6 +182,7 @@ def test_robots_and_meta_description(client, sqlite_runtime, game_id):
     robots = client.get("/robots.txt")
     assert robots.status_code == 200 and robots.mimetype == "text/plain"
     assert "Disallow: /play/" in robots.get_data(as_text=True)
+    assert "Disallow: /invite/" in robots.get_data(as_text=True)  # an invite link is a secret too
     for url in ("/", f"/games/{game_id}", "/rules/kidsprout"):
         html = client.get(url).get_data(as_text=True)
         match = re.search(r'<meta name="description" content="([^"]{40,})">', html)

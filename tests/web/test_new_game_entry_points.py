@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
@@ -36,7 +37,8 @@ CLI_FLAGS = {
     "engine": "--engine", "name": "--name", "players": "--player", "bots": "--bot", "options": "--option",
     "phase_deadlines": "--phase-deadline", "reminders": "--reminders", "press": "--press",
     "press_identity": "--press-identity", "late": "--late", "vacation_per_game": "--vacation-per-game",
-    "deadline": "--deadline", "open_seats": "--open-seats",
+    "deadline": "--deadline", "open_seats": "--open-seats", "deadline_hour": "--deadline-hour",
+    "timezone": "--timezone",
 }  # fmt: skip
 
 
@@ -107,6 +109,10 @@ def test_the_same_deadline_from_both(admin_client, sqlite_runtime, change, deadl
         ({"late": "bot:99"}, "N must be from 0 to 20"),
         ({"players": ["a@x.org", "a@x.org"]}, "each player needs a different address"),
         ({"bots": "5"}, "takes 2 to 6 players, not 7"),
+        ({"deadline_hour": "24"}, "'24' is not an hour of the day"),
+        ({"deadline_hour": "20", "timezone": "Paris"}, "'Paris' is not a time zone name"),
+        ({"timezone": "Europe/Paris"}, "give the hour too"),
+        ({"deadline_hour": "20", "deadline": "6h"}, "deadlines move to the hour only in phases of a day or more"),
     ],
 )
 def test_both_refuse_the_same_input_in_the_same_words(admin_client, sqlite_runtime, change, words):
@@ -116,6 +122,19 @@ def test_both_refuse_the_same_input_in_the_same_words(admin_client, sqlite_runti
         game_id, said = by(fields)
         assert game_id is None and words in said, said
     assert game_count(sqlite_runtime) == before
+
+
+def test_the_same_deadline_hour_from_both(admin_client, sqlite_runtime):
+    """``--deadline-hour 20 --timezone Europe/Paris`` and the form's two boxes: deadlines at 20:00 in Paris."""
+    fields = {"engine": "rankchain", "players": ["a@x.org", "b@x.org"], "deadline": "2d", "deadline_hour": "20",
+              "timezone": "Europe/Paris"}  # fmt: skip
+    ids = [by_cli(fields)[0], by_form(admin_client, fields)[0]]
+    games = [game_row(sqlite_runtime, game_id) for game_id in ids]
+    assert [g.deadline_policy["at"] for g in games] == [{"hour": 20, "minute": 0, "zone": "Europe/Paris"}] * 2
+    for game in games:
+        paris = game.deadline.replace(tzinfo=dt.UTC).astimezone(ZoneInfo("Europe/Paris"))
+        assert (paris.hour, paris.minute) == (20, 0)
+        assert dt.timedelta(hours=45) <= game.deadline - game.created_at < dt.timedelta(hours=69)
 
 
 def test_the_parser_reads_text_as_typed_and_names_each_problems_field():
@@ -137,3 +156,9 @@ def test_an_open_game_from_both_waits_for_its_seats(admin_client, sqlite_runtime
         games = session.scalars(select(Game).where(Game.id.in_(ids))).all()
     assert [(g.status, g.seats_wanted) for g in games] == [("open", 3), ("open", 3)]
     assert all(g.created_at > utcnow() - dt.timedelta(minutes=5) for g in games)
+
+
+def test_the_form_names_each_games_kinds_of_phase(admin_client):
+    page = admin_client.get("/admin/games/new").get_data(as_text=True)
+    assert "Classical: movement, retreat, adjustment" in page and "KidSprout Jumboree: coins, excuses, choose" in page
+    assert 'id="deadline_hour"' in page and 'id="timezone"' in page and '<option value="Europe/Paris">' in page

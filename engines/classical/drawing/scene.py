@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -55,6 +55,8 @@ PAPER = "#ffffff"
 #: Sizes in drawing units (the map is 1000 wide; the email's PNG is drawn at 0.76 of that).
 LABEL_SIZE = 24.0
 TOKEN_R = 15.5
+#: How strongly the last phase's orders show under a power's own sealed orders (on its own map).
+FADED = 0.35
 DISLODGED_SHIFT = (18.0, 15.0)
 CENTRE_R = 6.5
 ARROW = 3.4
@@ -169,7 +171,12 @@ def scene(board: dict[str, Any]) -> tuple[float, float, list[Shape]]:
     shapes += _provinces(geo, held)
     shapes += _labels(geo, held)
     occupied = _occupied(board)
-    shapes += _orders(board.get("last_orders") or (), occupied)
+    last = _orders(board.get("last_orders") or (), occupied)
+    if board.get("orders"):  # a power's own sealed orders drawn over the last phase's, which fade
+        shapes += (replace(shape, opacity=shape.opacity * FADED) for shape in last)
+        shapes += _orders(board["orders"], occupied)
+    else:
+        shapes += last
     shapes += _units(board)
     legend_height, legend = _legend(board, geo.width, geo.height)
     shapes += legend

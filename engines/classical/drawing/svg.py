@@ -6,9 +6,11 @@ and checks it (:func:`pbem.web.page_board.safe_svg`). Every piece of text is
 escaped, though all of it is the map's own or the board's province and power names.
 
 In interactive mode every unit carries ``data-pick="^A par"`` (the orders that
-start with the unit) and every province ``data-pick="par"`` (the orders that name
-it: a build, or the moves into it): a tap on either offers those orders on the
-seat's page (``pbem/static/orders.js``).
+start with the unit; in a retreat phase also ``^disband A par``, in an adjustment
+``^remove A par``) and every province ``data-pick="par"`` (the orders that name
+it: a build, or the moves into it; a province of two coasts names each coast too,
+``stp|stp/nc|stp/sc``): a tap on either offers those orders on the seat's page
+(``pbem/static/orders.js``, which reads ``|`` as "or").
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from collections.abc import Iterable, Iterator
 from html import escape
 from typing import Any
 
+from engines.classical.board import PROVINCES
 from engines.classical.drawing.scene import Shape, describe, scene
+
+#: The verb written before a unit in the orders of a phase that has one (``disband F tri``, ``remove A vie``).
+UNIT_VERBS = {"Retreat": "disband", "Adjustment": "remove"}
 
 FONT = "system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif"
 
@@ -31,10 +37,23 @@ def render(board: dict[str, Any], *, interactive: bool) -> str:
         f'height="{height:g}" role="img" aria-label="{escape(label)}" font-family="{escape(FONT)}">'
         f"<title>{escape(label)}</title>"
     )
-    return head + "".join(_elements(shapes, interactive)) + "</svg>"
+    verb = UNIT_VERBS.get(str(board.get("phase") or "").rpartition(" ")[2], "")
+    return head + "".join(_elements(shapes, interactive, verb)) + "</svg>"
 
 
-def _elements(shapes: Iterable[Shape], interactive: bool) -> Iterator[str]:
+def unit_pick(unit: str, verb: str) -> str:
+    """The phrases a tap on ``unit`` offers: the orders that start with it, and with ``verb`` before it."""
+    return f"^{unit}|^{verb} {unit}" if verb else f"^{unit}"
+
+
+def province_pick(province: str) -> str:
+    """The phrases a tap on ``province`` offers: the orders that name it, or one of its coasts."""
+    prov = PROVINCES.get(province)
+    coasts = prov.coasts if prov is not None else ()
+    return "|".join([province, *(f"{province}/{coast}" for coast in coasts)])
+
+
+def _elements(shapes: Iterable[Shape], interactive: bool, verb: str = "") -> Iterator[str]:
     """Each shape as an element; a unit's shapes in one group, which carries its pick and title."""
     open_group = ""
     for shape in shapes:
@@ -43,7 +62,7 @@ def _elements(shapes: Iterable[Shape], interactive: bool) -> Iterator[str]:
             if open_group:
                 yield "</g>"
             if key:
-                pick = f' data-pick="^{escape(shape.pick)}"' if interactive else ""
+                pick = f' data-pick="{escape(unit_pick(shape.pick, verb))}"' if interactive else ""
                 yield f'<g class="unit"{pick}><title>{escape(shape.title)}</title>'
             open_group = key
         yield _element(shape, interactive and not key, titled=not key)
@@ -71,7 +90,7 @@ def _n(value: float) -> str:
 def _element(shape: Shape, interactive: bool, *, titled: bool) -> str:
     extra = "".join(f' {name}="{escape(value)}"' for name, value in shape.extra.items())
     if interactive and shape.pick:
-        extra += f' data-pick="{escape(shape.pick)}"'
+        extra += f' data-pick="{escape(province_pick(shape.pick))}"'
     elif not shape.group:  # names, centres and orders let a tap through to the province under them
         extra += ' pointer-events="none"'
     title = f"<title>{escape(shape.title)}</title>" if titled and shape.title else ""

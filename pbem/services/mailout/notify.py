@@ -19,8 +19,8 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import absence, drafts, folds, outbox, preferences, threads, unsubscribe
 from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
-from pbem.services.people.accounts import local_time
 from pbem.tokens import reply_address
+from pbem.zoned import in_words
 
 
 def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
@@ -44,15 +44,12 @@ def format_deadline(game: Game) -> str | None:
     return game.deadline.strftime("%Y-%m-%d %H:%M") if game.deadline else None
 
 
-def local_deadline(game: Game, seat: Seat) -> str:
-    """The deadline in the player's own time zone (``2026-11-24 18:00 Europe/Paris``), "" for UTC or none.
-
-    The zone is the one the player chose on their page; the UTC time stays first,
-    the one every player of the game shares."""
-    tz = seat.account.tz if seat.account is not None else None
-    if game.deadline is None or not tz or tz == "UTC":
-        return ""
-    return local_time(game.deadline, tz)
+def deadline_words(game: Game, seat: Seat | None) -> str:
+    """The deadline as ``seat``'s player reads it (:mod:`pbem.zoned`): ``2026-11-24 18:00 Europe/Paris
+    (17:00 UTC)`` in the zone they chose on their page, ``2026-11-24 17:00 UTC`` until they choose one;
+    "" for none."""
+    tz = seat.account.tz if seat is not None and seat.account is not None else None
+    return in_words(game.deadline, tz)
 
 
 def subject_for(game: Game, what: str) -> str:
@@ -73,12 +70,14 @@ def _quoted(name: str) -> str:
 
 
 def away(session: Session, game: Game, reader: Seat) -> list[str]:
-    """The other seats on vacation now, with when they are back (for news gathered since an email)."""
+    """The other seats on vacation now, with when they are back as ``reader`` reads times (for news gathered
+    since an email)."""
     now = utcnow()
     query = select(Vacation).where(Vacation.game_id == game.id, Vacation.starts_at <= now, Vacation.ends_at > now)
     labels = {seat.id: seat.public_label for seat in game.seats if seat.id != reader.id}
+    tz = reader.account.tz if reader.account is not None else None  # in the reader's zone (pbem.zoned)
     return [
-        f"{labels[v.seat_id]} until {v.ends_at:%Y-%m-%d %H:%M} UTC"
+        f"{labels[v.seat_id]} until {in_words(v.ends_at, tz)}"
         for v in session.scalars(query.order_by(Vacation.ends_at))
         if v.seat_id in labels
     ]
@@ -169,6 +168,8 @@ def queue(
     text, html = ("", "") if later else draft.render(game, seat)
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
     headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
+    if account is not None and account.name_key and account.email == recipient:
+        headers["To"] = f'"{_quoted(account.name)}" <{recipient}>'  # the name they chose (checked: no address)
     if threaded:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
         headers.update(unsubscribe.headers(runtime, seat))
@@ -261,8 +262,7 @@ def seat_prompt_context(game: Game, seat: Seat) -> dict[str, Any]:
     active = game.status == GameStatus.ACTIVE
     return {
         "prompt": engine.prompt(game.state, seat.seat) if active else "",
-        "deadline": format_deadline(game) if active else None,
-        "deadline_local": local_deadline(game, seat) if active else "",
+        "deadline": deadline_words(game, seat) if active else None,
         "phase": engine.phase(game.state),
     }
 

@@ -12,9 +12,12 @@ that browser may type no more).
 
 Asking for a link (:func:`ask`) stores the request and nothing else, known
 address or not, so the answer takes the same time and work either way; the
-worker decides (:func:`decide_pending`): a link goes only to a player, at most
-:data:`MAX_LINKS` per :data:`LINK_LIFETIME` to one address, within the web's
-budget in all (:mod:`pbem.services.mailout.budget`).  Beyond that nothing is
+worker decides (:func:`decide`): a link goes to a player, or to a new address
+a link that makes the account when it is used (sign-up is signing in for the
+first time); at most :data:`MAX_LINKS` per :data:`LINK_LIFETIME` to one mailbox,
+within the web's budget in all (:mod:`pbem.services.mailout.budget`), of which
+links to new addresses may use :data:`NEW_SHARE` only: a crowd asking for
+links to addresses nobody plays from never takes the players' budget.  Beyond that nothing is
 sent, but the request still counts: any link already emailed to the address
 works in that browser too.  So someone who asks again and again in a player's
 name fills the player's inbox with a few links at most, and the player, asking
@@ -37,7 +40,7 @@ from pbem.models import Account, SigninLink, SigninRequest
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import budget, notify
-from pbem.services.people.players import normalise_email, parse_player
+from pbem.services.people.players import account_for, normalise_email, parse_player
 
 LINK_LIFETIME = dt.timedelta(minutes=15)
 #: Links one address may be sent per :data:`LINK_LIFETIME`, whoever asks.
@@ -48,6 +51,8 @@ BATCH = 100
 KEPT = dt.timedelta(days=1)
 #: Wrong codes one browser may type within a link's lifetime.
 MAX_CODE_TRIES = 5
+#: The share of the web's budget (:data:`pbem.services.mailout.budget.OVERALL`) links to new addresses may use.
+NEW_SHARE = 4
 INVALID = "This sign-in link is not valid any more (each link works once, for 15 minutes). Ask for a new one."
 ELSEWHERE = (
     "This sign-in link works only in the browser where it was asked for. Open it there, or type the "
@@ -90,8 +95,8 @@ def site_name(base_url: str) -> str:
 def answer_for(email: str) -> str:
     """What anyone asking for a link is told, known address or not."""
     return (
-        f"If {email} plays on this server, a sign-in link is on its way there. It works once, for 15 minutes, "
-        "in this browser; a link sent there a little earlier works here too."
+        f"Done: a sign-in link is on its way to {email} (new here? the link makes your account). It works "
+        "once, for 15 minutes, in this browser; a link sent there a little earlier works here too."
     )
 
 
@@ -147,29 +152,41 @@ def decide(uow: UnitOfWork, request_id: int) -> str | None:
     return request.outcome
 
 
+def _new_links_left(session, now: dt.datetime) -> bool:
+    """Whether links to new addresses are still within their share of the web's budget."""
+    made = session.scalar(
+        select(func.count(SigninLink.id)).where(
+            SigninLink.account_id.is_(None), SigninLink.created_at >= now - budget.WINDOW
+        )
+    )
+    return (made or 0) < budget.OVERALL // NEW_SHARE
+
+
 def _decided(uow: UnitOfWork, request: SigninRequest, now: dt.datetime) -> str:
     session = uow.session
     account = session.scalars(select(Account).where(Account.email == request.address)).one_or_none()
-    if account is None:
-        return "unknown"
+    key = budget.mailbox_key(request.address)
     recent = session.scalar(
         select(func.count(SigninLink.id)).where(
-            SigninLink.account_id == account.id, SigninLink.created_at > now - LINK_LIFETIME
+            SigninLink.address_key == key, SigninLink.created_at > now - LINK_LIFETIME
         )
     )
     if recent >= MAX_LINKS:
         return "enough links on their way"
-    if not budget.overall_left(session):
+    if not budget.overall_left(session) or (account is None and not _new_links_left(session, now)):
         return "over the web's budget"
-    _send_link(uow, account, request.binding, now)
-    return "sent"
+    _send_link(uow, request.address, account, request.binding, now)
+    return "sent" if account else "sent to a new address"
 
 
-def _send_link(uow: UnitOfWork, account: Account, bound: str, now: dt.datetime) -> None:
+def _send_link(uow: UnitOfWork, address: str, account: Account | None, bound: str, now: dt.datetime) -> None:
+    """A link (and its code) to ``address``: it signs ``account`` in, or makes the account if None."""
     nonce, code = secrets.token_urlsafe(24), new_code()
     uow.session.add(
         SigninLink(
-            account_id=account.id,
+            account_id=account.id if account else None,
+            address=address,
+            address_key=budget.mailbox_key(address),
             nonce=nonce,
             created_at=now,
             binding=bound,
@@ -177,20 +194,26 @@ def _send_link(uow: UnitOfWork, account: Account, bound: str, now: dt.datetime) 
         )
     )
     url = f"{uow.settings.base_url}/signin/{make_token(uow.settings.secret_key, nonce)}"
+    site = site_name(uow.settings.base_url)
     notify.queue(
         uow.runtime,
         uow.session,
         game=None,
         seat=None,
-        recipient=account.email,
+        recipient=address,
         template="notice",
-        subject="Your sign-in link",
+        subject="Your sign-in link" if account else f"Your link to join {site}",
         kind="signin",
-        headline="Someone (we hope you) asked to sign in with this address.",
+        headline=(
+            "Someone (we hope you) asked to sign in with this address."
+            if account
+            else f"Someone (we hope you) asked to join {site} with this address. The link makes your account."
+        ),
         signin_url=url,
         signin_code=code,
+        signin_new=account is None,
         signin_page=f"{uow.settings.base_url}/signin",
-        site=site_name(uow.settings.base_url),
+        site=site,
     )
 
 
@@ -246,9 +269,8 @@ def _asked_addresses(session, binding: str | None) -> set[str]:
 
 
 def _bound_here(session, link: SigninLink, binding: str | None) -> bool:
-    """Whether the browser holding ``binding`` asked for a link to the link's account lately."""
-    email = session.scalar(select(Account.email).where(Account.id == link.account_id))
-    return email in _asked_addresses(session, binding)
+    """Whether the browser holding ``binding`` asked for a link to the link's address lately."""
+    return link.address in _asked_addresses(session, binding)
 
 
 def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
@@ -262,20 +284,21 @@ def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
 
 
 def _spend(session, link: SigninLink) -> int:
-    """Mark the link used, and every other open link of its account with it; one statement that only a
-    still-unused link passes (two tabs sign in once)."""
+    """Mark the link used, and every other open link to its address with it; one statement that only a
+    still-unused link passes (two tabs sign in once).  A link to a new address makes its account now."""
     now = utcnow()
     used = session.execute(
         update(SigninLink).where(SigninLink.id == link.id, SigninLink.used_at.is_(None)).values(used_at=now)
     )
     if used.rowcount != 1:
         raise ServiceError(INVALID)
+    account_id = link.account_id or account_for(session, link.address).id
     session.execute(
         update(SigninLink)
-        .where(SigninLink.account_id == link.account_id, SigninLink.used_at.is_(None))
-        .values(used_at=now)
+        .where(SigninLink.address == link.address, SigninLink.used_at.is_(None))
+        .values(used_at=now, account_id=account_id)
     )
-    return link.account_id
+    return account_id
 
 
 def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
@@ -301,7 +324,7 @@ def redeem_code(uow: UnitOfWork, binding: str | None, code: str) -> int | None:
     if not requests or sum(request.attempts for request in requests) >= MAX_CODE_TRIES:
         return None
     addresses = {request.address for request in requests}
-    query = select(SigninLink).join(Account, Account.id == SigninLink.account_id).where(Account.email.in_(addresses))
+    query = select(SigninLink).where(SigninLink.address.in_(addresses))
     links = [link for link in session.scalars(query.where(SigninLink.created_at > utcnow() - LINK_LIFETIME))]
     secret = uow.settings.secret_key
     for link in links:

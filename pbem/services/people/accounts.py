@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import available_timezones
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
@@ -20,6 +20,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import LINKS_CHANGE, Left, who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.tokens import new_token
+from pbem.zoned import zone
 
 #: The order games are listed in after the ones waiting for the player.
 _STATUS_ORDER = {
@@ -30,14 +31,6 @@ _STATUS_ORDER = {
 }
 #: Finished and cancelled games listed on ``/me`` (the newest).
 MAX_OVER = 50
-
-
-def zone(name: str | None) -> ZoneInfo:
-    """The zone ``name``, UTC for an unknown or empty one (a stored zone may vanish from tzdata)."""
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 def local_time(value: dt.datetime | None, tz: str | None) -> str:
@@ -139,11 +132,13 @@ def _seat_item(runtime: Runtime, seat: Seat, tz: str) -> dict[str, Any]:
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": (game.result or {}).get("summary") if game.status == GameStatus.FINISHED else None,
         "outcome": game.result if game.status == GameStatus.FINISHED else None,
+        "invite_url": None,
     }
 
 
-def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
-    """An open game the player holds a seat of: no seat, no private page until it starts."""
+def _waiting_item(runtime: Runtime, game: Game, taken: int, account_id: int) -> dict[str, Any]:
+    """An open game the player holds a seat of: no seat, no private page until it starts (its creator
+    gets the page with its invite link)."""
     return {
         "id": game.id,
         "name": game.name,
@@ -160,6 +155,7 @@ def _waiting_item(runtime: Runtime, game: Game, taken: int) -> dict[str, Any]:
         "status_url": f"{runtime.settings.base_url}/games/{game.id}",
         "result": None,
         "outcome": None,
+        "invite_url": f"{runtime.settings.base_url}/games/{game.id}/invite" if game.created_by == account_id else None,
     }
 
 
@@ -182,7 +178,7 @@ def my_games(uow: UnitOfWork, account_id: int) -> dict[str, Any]:
     )
     for entry in entries:
         game = session.get(Game, entry.game_id)
-        items.append(_waiting_item(uow.runtime, game, taken(session, game.id)))
+        items.append(_waiting_item(uow.runtime, game, taken(session, game.id), account_id))
     running = [i for i in items if i["status"] not in OVER]
     over = [i for i in items if i["status"] in OVER][:MAX_OVER]
     return {

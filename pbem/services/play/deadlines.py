@@ -16,7 +16,7 @@ from pbem.models import Game
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
 from pbem.services.mailout import folds, notify
-from pbem.services.play import late, vacations
+from pbem.services.play import draws, late, vacations
 from pbem.services.play.locking import lock_game
 from pbem.services.play.occupants import describe_defaults, occupants
 from pbem.services.play.settling import append_log, next_reminder, reminder_offsets, settle
@@ -47,6 +47,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     for seat in game.seats:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
+            seat.missed_total += 1
     missed_names = [late.seat_label(game, name) for name in late_players]
     dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)
@@ -69,6 +70,8 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         announce=True,
         missed=missed_names or ["nobody"],
     )
+    if dropped:  # a dropped seat may have been the last not to agree to a draw
+        draws.end_if_agreed(uow, game, engine)
     folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
 
@@ -166,7 +169,7 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
             seat,
             template="turn",
             kind="reminder",
-            headline=f"Reminder: your orders are due by {notify.format_deadline(game)} UTC.",
+            headline=f"Reminder: your orders are due by {notify.deadline_words(game, seat)}.",
             events=[],
             missed=[],
             at_deadline=AT_DEADLINE_WORDS[then],

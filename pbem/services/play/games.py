@@ -24,6 +24,7 @@ from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, seat_changes
+from pbem.services.play.deadline_hour import DeadlineHour
 from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
@@ -48,6 +49,8 @@ class NewGame:
     options: dict[str, Any] | None = None
     deadline_seconds: int | None = None
     per_phase: dict[str, int] | None = None
+    #: The local time of day deadlines fall at (see :mod:`pbem.services.play.deadline_hour`).
+    deadline_hour: DeadlineHour | None = None
     reminders: list[int] | None = None
     seed: int | None = None
     #: Seats left for players to take (``--open-seats``): the game starts when they are all taken.
@@ -168,6 +171,8 @@ def new_game_row(
         policy["default"] = request.deadline_seconds
     if request.per_phase:
         policy["per_phase"] = dict(request.per_phase)
+    if request.deadline_hour is not None:
+        policy["at"] = request.deadline_hour.to_json()
     if request.reminders is not None:
         policy["reminders"] = list(request.reminders)
     return Game(
@@ -190,7 +195,11 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     Rng(game.seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
     seat_names = engine.seat_names(len(drawn), game.variant)
-    names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
+    hidden = game.anonymous  # the engine's views name "Player N" only, even once the game is over
+    names = [
+        public_name("" if hidden else name, position, "" if hidden else email)
+        for position, (name, email) in enumerate(drawn)
+    ]
     step = engine.new_game(names, game.seed, game.variant, game.options)
     game.players, game.state, game.status = names, step.state, GameStatus.ACTIVE
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):

@@ -31,6 +31,7 @@ from pbem.services import ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, games
+from pbem.services.play.deadline_hour import HourError, check_policy
 from pbem.services.play.export import verify_export
 from pbem.services.play.replay import Setup, replay_all
 from pbem.services.play.settling import schedule_deadline, sync_summary
@@ -56,6 +57,10 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
         raise ServiceError(f"the export does not replay to its own final state ({checked.message}); nothing imported")
     engine = get_engine(data["game"]["engine"])
     setup = data["setup"]
+    try:
+        check_policy(setup.get("deadline_policy"))
+    except HourError as error:
+        raise ServiceError(f"the export's deadline hour cannot be used: {error}; nothing imported") from None
     seat_names = list(engine.seat_names(len(setup["players"]), setup["variant"]))
     state, _ = replay_all(engine, Setup.of_export(setup), [entry for entry in data["log"] if isinstance(entry, dict)])
     over = engine.outcome(state) is not None

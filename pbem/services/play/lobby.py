@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
@@ -32,6 +32,7 @@ from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_nam
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
+from pbem.services.people import names
 from pbem.services.people.accounts import taken
 from pbem.services.people.players import account_for, normalise_email, parse_player
 from pbem.services.play import games
@@ -101,11 +102,16 @@ def _closed(game: Game) -> LobbyResult:
     return LobbyResult(False, f"{game.name} is {game.status}; it has no seat to take", game.id)
 
 
-def take_seat(runtime: Runtime, session: Session, game_id: int, account: Account) -> LobbyResult:
-    """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full."""
+def take_seat(
+    runtime: Runtime, session: Session, game_id: int, account: Account, *, invited: bool = False
+) -> LobbyResult:
+    """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full.
+    An invite-only game seats only whoever came by its invite link (``invited``)."""
     game = lock_game(session, game_id)
     if game.status != GameStatus.OPEN:
         return _closed(game)
+    if game.invite_only and not invited:
+        return LobbyResult(False, f"{game.name} takes players by its invite link only; ask its players for it")
     if game.rematch_of is not None and not at_the_table(session, game.rematch_of, account.id):
         return LobbyResult(False, f"{game.name} is a rematch: only the players of its table may take its seats")
     if session.scalars(
@@ -182,6 +188,8 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
         raise NotFound(f"there is no game {game_id}")
     if game.status != GameStatus.OPEN:
         return _closed(game)
+    if game.invite_only:
+        return LobbyResult(False, f"{game.name} takes players by its invite link only; ask its players for it")
     asked = session.scalar(
         select(func.count(JoinRequest.id)).where(
             JoinRequest.email == address, JoinRequest.asked_at > now - dt.timedelta(days=1)
@@ -202,6 +210,7 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
         subject=f"[{game.name}] reply to this email to take your seat",
         kind="join_confirm",
         message_id=f"<join-{request.token}@{uow.settings.mail_domain}>",
+        ask_name=not session.scalar(select(Account.name).where(Account.email == address)),
         headline=f"Someone (we hope you) asked to join {game.name} ({get_engine(game.engine).title}).",
     )
     return LobbyResult(True, f"To join {game.name}, reply to the email asking you to confirm.", game.id)
@@ -213,8 +222,19 @@ def join_token(references: str) -> str | None:
     return match.group(1) if match else None
 
 
-def confirm_by_reply(uow: UnitOfWork, token: str, sender: str | None) -> LobbyResult:
-    """A reply to a confirmation request: the seat is taken if it comes from the address that asked."""
+def _name_from_reply(uow: UnitOfWork, account: Account, name: str) -> str:
+    """Give a newcomer the display name their reply chose (``name Night Owl``): what they are told."""
+    if not name:
+        return ""
+    try:
+        return names.set_name(uow, account.id, name)
+    except ServiceError as error:
+        return f"Your name was not set: {error}; choose one on the web at /me/profile."
+
+
+def confirm_by_reply(uow: UnitOfWork, token: str, sender: str | None, name: str = "") -> LobbyResult:
+    """A reply to a confirmation request: the seat is taken if it comes from the address that asked;
+    a ``name`` written in it becomes the player's display name first (so the board shows it)."""
     session = uow.session
     request = session.scalars(select(JoinRequest).where(JoinRequest.token == token)).one_or_none()
     if request is None or request.status != "pending" or utcnow() - request.asked_at > CONFIRM_LAPSES:
@@ -222,7 +242,10 @@ def confirm_by_reply(uow: UnitOfWork, token: str, sender: str | None) -> LobbyRe
     if normalise_email(sender or "") != request.email:
         return LobbyResult(False, "confirm from the address that asked to join (the one this email went to)")
     request.status = "done"
-    return take_seat(uow.runtime, session, request.game_id, account_for(session, request.email))
+    account = account_for(session, request.email)
+    named = _name_from_reply(uow, account, name)
+    result = take_seat(uow.runtime, session, request.game_id, account)
+    return replace(result, message=f"{result.message} {named}") if named else result
 
 
 def open_games(uow: UnitOfWork, limit: int = 50) -> list[dict[str, Any]]:
@@ -230,7 +253,8 @@ def open_games(uow: UnitOfWork, limit: int = 50) -> list[dict[str, Any]]:
     session = uow.session
     rows = session.scalars(
         select(Game)
-        .where(Game.status == GameStatus.OPEN, Game.rematch_of.is_(None))  # a rematch is its table's own
+        # a rematch is its table's own, an invite-only game its invited players'
+        .where(Game.status == GameStatus.OPEN, Game.rematch_of.is_(None), Game.invite_only.is_(False))
         .order_by(Game.id.desc())
         .limit(limit)
     )

@@ -24,6 +24,7 @@ from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.people.players import split_players
 from pbem.services.play import games, house_rules, lobby
+from pbem.services.play.deadline_hour import SHORTEST_ANCHORED, DeadlineHour, HourError, parse_hour
 from pbem.services.play.games import MAX_BOTS, NewGame
 from pbem.services.play.lobby import MAX_OPEN_SEATS
 
@@ -38,7 +39,8 @@ MAX_VALUE_CHARS = 10_000
 #: with dashes: ``--open-seats``); each is read by one function of :data:`_READERS`.
 FIELDS = (
     "engine", "variant", "name", "options", "players", "open_seats", "bots", "deadline", "phase_deadlines",
-    "reminders", "seed", "press", "press_identity", "late", "drop_after", "vacation_per_game", "vacation_per_year",
+    "deadline_hour", "timezone", "reminders", "seed", "press", "press_identity", "late", "drop_after",
+    "vacation_per_game", "vacation_per_year",
 )  # fmt: skip
 #: Fields whose values are lists (repeated options, lines of a box); the others take one value.
 MANY = frozenset({"options", "players", "phase_deadlines"})
@@ -151,6 +153,30 @@ def _phase_deadlines(reader: _Reader) -> dict[str, int] | None:
     return per_phase or None
 
 
+def _deadline_hour(reader: _Reader) -> DeadlineHour | None:
+    """The local time of day deadlines fall at (:mod:`pbem.services.play.deadline_hour`), if chosen."""
+    hour_text, zone_text = reader.one("deadline_hour"), reader.one("timezone")
+    try:
+        return parse_hour(hour_text, zone_text)
+    except HourError as error:
+        reader.problem(error.field, str(error))
+        return None
+
+
+def _hour_problems(reader: _Reader, fields: dict[str, Any]) -> None:
+    """A deadline hour needs a phase it can move: a deadline, and one of at least a day."""
+    if fields["deadline_hour"] is None:
+        return
+    longest = max([fields["deadline_seconds"] or 0, *(fields["per_phase"] or {}).values()])
+    if reader.read["deadline_text"] is None and not fields["per_phase"]:
+        reader.problem("deadline_hour", "a deadline hour needs a deadline; this game has none")
+    elif longest and longest < SHORTEST_ANCHORED:
+        reader.problem(
+            "deadline_hour",
+            "deadlines move to the hour only in phases of a day or more; every phase here is shorter",
+        )
+
+
 def _reminders(reader: _Reader) -> list[int] | None:
     given = reader.one("reminders")
     if not given:
@@ -213,6 +239,7 @@ _READERS: dict[str, Callable[[_Reader], Any]] = {
     "bots": lambda r: r.count("bots", MAX_BOTS, "bot seats"),
     "deadline_seconds": _deadline,
     "per_phase": _phase_deadlines,
+    "deadline_hour": _deadline_hour,
     "reminders": _reminders,
     "seed": _seed,
 }
@@ -229,6 +256,7 @@ def read(values: Values) -> Parsed:
         reader.problem("engine", "choose a game (see pbem engines)")
     if not fields["players"] and not fields["open_seats"]:
         reader.problem("players", "list the players, or leave seats open for players to take")
+    _hour_problems(reader, fields)
     rules = _rules(reader)
     if reader.problems or rules is None:
         raise Problems(reader.problems)

@@ -167,29 +167,42 @@ def receipt_headline(verdicts: list[Verdict]) -> str:
     """The receipt's first line in plain words (the player's page shows it too): "Your order is in: play 2."."""
     if not verdicts:
         return "Your message held no orders."
-    orders = [v.line for v in verdicts if v.ok and not v.command]
     commands = [v.command for v in verdicts if v.ok and v.command]
-    refused = sum(not v.ok for v in verdicts)
-    parts = []
-    if "resign" in commands:  # a bare resign only asks; "resign yes" has left the game
-        commands.remove("resign")
-        left = any(v.ok and v.line.lower().split()[1:] for v in verdicts if v.command == "resign")
-        parts.append("You have left the game." if left else "Nothing done yet: resigning asks you to confirm.")
-    if orders:
-        shown = "; ".join(_short(line) for line in orders[:3])
-        more = f" and {len(orders) - 3} more" if len(orders) > 3 else ""
-        many = f"Your {len(orders)} orders are in: {shown}{more}."
-        parts.append(f"Your order is in: {shown}." if len(orders) == 1 else many)
-    if commands:
-        parts.append(f"Done: {', '.join(dict.fromkeys(commands))}.")
-    if refused:
-        single = refused == 1 and len(verdicts) == 1
-        parts.append(
-            "Refused: see why below."
-            if single
-            else f"{refused} line{'s were' if refused != 1 else ' was'} refused: see why below."
-        )
-    return " ".join(parts)
+    parts = [_resign_part(verdicts)] if "resign" in commands else []
+    parts += [
+        _orders_part([v.line for v in verdicts if v.ok and not v.command]),
+        _commands_part([c for c in commands if c != "resign"]),
+        _refused_part(sum(not v.ok for v in verdicts), len(verdicts)),
+    ]
+    return " ".join(part for part in parts if part)
+
+
+def _resign_part(verdicts: list[Verdict]) -> str:
+    """A bare resign only asks; "resign yes" has left the game."""
+    left = any(v.ok and v.line.lower().split()[1:] for v in verdicts if v.command == "resign")
+    return "You have left the game." if left else "Nothing done yet: resigning asks you to confirm."
+
+
+def _orders_part(orders: list[str]) -> str:
+    if not orders:
+        return ""
+    shown = "; ".join(_short(line) for line in orders[:3])
+    if len(orders) == 1:
+        return f"Your order is in: {shown}."
+    more = f" and {len(orders) - 3} more" if len(orders) > 3 else ""
+    return f"Your {len(orders)} orders are in: {shown}{more}."
+
+
+def _commands_part(commands: list[str]) -> str:
+    return f"Done: {', '.join(dict.fromkeys(commands))}." if commands else ""
+
+
+def _refused_part(refused: int, lines: int) -> str:
+    if not refused:
+        return ""
+    if refused == 1 and lines == 1:
+        return "Refused: see why below."
+    return f"{refused} line{'s were' if refused != 1 else ' was'} refused: see why below."
 
 
 def _short(line: str, size: int = 60) -> str:

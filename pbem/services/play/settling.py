@@ -17,6 +17,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, observers
 from pbem.services.people import ratings
 from pbem.services.play import bot_seats
+from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
 
@@ -69,10 +70,12 @@ def turn_seconds(engine: Engine, game: Game) -> int | None:
 
 
 def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None) -> None:
-    """Set the deadline and the first reminder for the turn that just started."""
+    """Set the deadline and the first reminder for the turn that just started: the phase's length
+    from now, at the game's deadline hour if it has one (:mod:`pbem.services.play.deadline_hour`)."""
     now = now or utcnow()
     seconds = turn_seconds(engine, game)
-    game.deadline = now + dt.timedelta(seconds=seconds) if seconds else None
+    at = DeadlineHour.from_policy(game.deadline_policy)
+    game.deadline = deadline_at_hour(now, seconds, at) if seconds else None
     game.reminders_sent = []
     game.next_reminder = next_reminder(game, now)
     game.grace_used = 0  # grace periods are counted per turn
@@ -122,23 +125,7 @@ def settle(
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
-        game.status = GameStatus.FINISHED
-        game.result = outcome.to_json()
-        game.finished_at = utcnow()
-        game.deadline = game.next_reminder = None
-        ratings.rate_game(session, game)
-        notify.send_views(
-            runtime,
-            session,
-            game,
-            headline=f"Game over. {outcome.summary}",
-            kind="game_over",
-            events=events,
-            missed=missed or [],
-        )
-        observers.queue_updates(
-            runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over", events=events
-        )
+        finish(runtime, session, game, dict(outcome.to_json()), events=events, missed=missed)
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)
@@ -164,6 +151,28 @@ def settle(
             only=only,
         )
     bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
+
+
+def finish(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    result: dict[str, Any],
+    *,
+    events: list[str],
+    missed: list[str] | None = None,
+) -> None:
+    """End ``game`` with ``result`` (an outcome's JSON): the one way a game ends, whether the engine's
+    rules end it or the table agrees a draw.  The clock stops, the ratings count it, and every seat
+    and observer is told."""
+    game.status = GameStatus.FINISHED
+    game.result = result
+    game.finished_at = utcnow()
+    game.deadline = game.next_reminder = None
+    ratings.rate_game(session, game)
+    headline = f"Game over. {result['summary']}"
+    notify.send_views(runtime, session, game, headline=headline, kind="game_over", events=events, missed=missed or [])
+    observers.queue_updates(runtime, session, game, headline=headline, what="game over", events=events)
 
 
 def engine_for(game: Game) -> Engine:
