@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,6 +70,8 @@ TABLES = (
     ("bot:2", "1d", ("ann", "cat")),
     ("grace:1", "2d", ("bob", "eve", "dan")),
 )
+#: The grace games' deadlines fall at an hour people keep: 20:00 in Paris (the others' at any hour).
+DEADLINE_HOUR = {1: ("20", "Europe/Paris")}
 #: A driven player acts this far into a turn (a share of the time left), at random.
 ACT_WITHIN = (0.05, 0.6)
 
@@ -272,6 +275,9 @@ class Soak:
             args += ["--player", f"{name.title()} <{address(name)}>"]
         if bots:
             args += ["--bot", str(bots)]
+        if table in DEADLINE_HOUR:
+            hour, zone = DEADLINE_HOUR[table]
+            args += ["--deadline-hour", hour, "--timezone", zone]
         done = self.pbem(*args)
         if done.returncode:
             raise SystemExit(f"cannot start a {engine['name']} game: {done.stdout}{done.stderr}")
@@ -456,6 +462,19 @@ class Soak:
             late.append(seen.changed_at - seen.at)
         return expected, fired, late
 
+    def hour_figures(self) -> tuple[int, int]:
+        """(deadlines of the games with a deadline hour, those that fell at it in its zone)."""
+        shown = at_hour = 0
+        for game in self.games:
+            if game.table not in DEADLINE_HOUR:
+                continue
+            hour, zone = DEADLINE_HOUR[game.table]
+            for seen in game.deadlines.values():
+                local = dt.datetime.fromtimestamp(seen.at, ZoneInfo(zone))
+                shown += 1
+                at_hour += (local.hour, local.minute) == (int(hour), 0)
+        return shown, at_hour
+
     def vacation_notes(self, received: list, kinds: dict[str, str], games: dict[str, int]) -> list[str]:
         """After Eve's vacation: the deadline that waited for her, and the reminders she got before it."""
         if self.vacation is None:
@@ -534,6 +553,7 @@ class Soak:
             "games": games,
             "stuck": sum(g["deadlines_expected"] > g["deadlines_fired"] for g in games),  # a deadline never handled
             "duplicates": duplicates,
+            "deadlines_at_the_hour": dict(zip(("shown", "at_hour"), self.hour_figures(), strict=True)),
             "emails_per_day": emails_per_day,
             "absent_players": absent_players(db),
             "db_bytes": db_bytes,
@@ -575,6 +595,10 @@ def summary(soak: Soak, result: dict[str, Any]) -> list[str]:
                 ("p90", lateness[int(0.9 * (len(lateness) - 1))]),
                 ("max", lateness[-1]),
             )
+        ),
+        "deadline hour (the grace games, {} {}): {at_hour} of {shown} deadlines shown fell at it; a wait for a "
+        "vacation ends a return window after it, at any hour".format(
+            *DEADLINE_HOUR[1], **result["deadlines_at_the_hour"]
         ),
         f"stuck games: {result['stuck']}; duplicates: {result['duplicates']}; "
         f"unverified: {[g['id'] for g in result['games'] if not g['verified']]}",
