@@ -36,9 +36,11 @@ class ClassicalEngine(Engine):
     order_words = ORDER_WORDS
     order_help = render.HELP
     phase_kinds = ("movement", "retreat", "adjustment")
-    #: Playouts long enough to see a movement phase resolved (about one order per unit on the board).
-    bot_iterations = 60
-    bot_horizon = 40
+    #: No playouts: each of the power's orders is scored right after it by how far the power's orders
+    #: follow its plan for the phase (see ``engines.classical.bot``), so a decision tries every
+    #: legal order of the power once (a crowded board gives a few hundred) and costs milliseconds.
+    bot_iterations = 200
+    bot_horizon = 0
 
     def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
         result = super().resolve_options(given)

@@ -13,7 +13,7 @@ from typing import Any
 from markupsafe import Markup
 
 from engines import render_kit as kit
-from engines.classical.drawing.scene import TINT
+from engines.classical.drawing.scene import TINT, TOKEN
 from engines.classical.render import describe
 
 RESULT_INK = {"fails": "#b00000", "invalid": "#b00000"}

@@ -126,6 +126,16 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         (),
         [rf"autumn +PNG 760 px \(email\) +{RATE} +{RATE} +{RATE} +\d+$", rf"opening +SVG \(page\) +{RATE}"],
     ),
+    "classical-bot": (
+        ["--games", "2", "--last-year", "1901"],
+        (),
+        [
+            r"^2 Classical games to 1901 \(seeds 1-2\), .* beat the random median in \d+ \(\d+%; aim 80 %\)$",
+            rf"per phase \(all the power's orders\): {RATE} s wall, {RATE} s CPU",
+            rf"ratio bot / random per decision {RATE}$",
+            r"illegal orders: 0;",
+        ],
+    ),
 }
 
 
