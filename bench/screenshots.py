@@ -15,6 +15,7 @@ its whole height and whether anything is wider than the screen.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 import time
@@ -195,6 +196,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from tests.support.live import headless_chromium, live_site
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request drowns the summary
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with (
