@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from engines import get_engine, registry
 from pbem.models import Account, Seat
-from pbem.services.people import sessions
+from pbem.services.people import accounts, sessions
 from pbem.web.signin import SESSION_KEY
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, play_to_end, start
@@ -184,5 +184,32 @@ def test_listings_and_admin_tables_never_break_a_word_nor_run_off_the_screen(sit
                 wide = page.evaluate(CUT_OFF)
                 assert wide == 0, f"{path}: {wide} table(s) cut off at the right edge"
             shoot(page, f"listing{path.replace('/', '-').rstrip('-') or '-front'}-{width}")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "America/New_York"])
+def test_the_zone_picker_starts_at_the_browsers_zone_until_one_is_chosen(site, chromium, zone):
+    """Pages show the browser's zone until the player picks one; /me's picker says so instead of "UTC"."""
+    context = chromium.new_context(viewport=PHONE, timezone_id=zone)
+    try:
+        sign_in(context, site, "bob@example.org")
+        page = context.new_page()
+        page.goto(f"{site.url}/me")
+        assert page.locator("select#tz").input_value() == zone
+    finally:
+        context.close()
+
+
+def test_a_chosen_zone_stays_chosen_in_the_picker(site, chromium):
+    with site.runtime.db.read() as session:
+        di = session.scalars(select(Account.id).where(Account.email == "di@example.org")).one()
+    site.runtime.in_unit(accounts.set_time_zone, di, "Asia/Tokyo")
+    context = chromium.new_context(viewport=PHONE, timezone_id="Europe/Paris")
+    try:
+        sign_in(context, site, "di@example.org")
+        page = context.new_page()
+        page.goto(f"{site.url}/me")
+        assert page.locator("select#tz").input_value() == "Asia/Tokyo"
     finally:
         context.close()
