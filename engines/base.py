@@ -234,6 +234,9 @@ class Engine(ABC):
     #: Verbs of orders that end a phase or the game for the whole table (a call for the vote, the last
     #: call): never shown as an example reply, since a newcomer who copies the example would cut the game short.
     phase_ending_verbs: ClassVar[frozenset[str]] = frozenset()
+    #: The table may end the game drawn by agreement: a seat's ``draw`` (the server's, never an
+    #: order of the engine's) proposes or accepts it, and it ends when every seat still in agrees.
+    draws: ClassVar[bool] = False
 
     # -- set-up -----------------------------------------------------------------
 
@@ -361,6 +364,11 @@ class Engine(ABC):
         """Seconds the current phase allows whatever the game's deadline policy
         (e.g. a last-call window); ``None`` means the policy decides."""
         return None
+
+    def eliminated(self, state: State) -> frozenset[str]:
+        """Seats out of the game by its rules while it goes on (a power with nothing left): a draw
+        needs no agreement of theirs and does not share with them."""
+        return frozenset()
 
     @abstractmethod
     def outcome(self, state: State) -> Outcome | None:

@@ -261,6 +261,9 @@ class Settings:
     receipt_wait_seconds: int = 86_400
     #: ``PBEM_KEEP_EMAILS``: how long a sent email's text is kept (then only its envelope).
     keep_email_seconds: int = 14 * 86_400
+    #: ``PBEM_ABSENT_AFTER``: deadlines a seat's player missed in a row before their mail about that game is
+    #: backed off (one email a day; a week from twice as many); 0: never.
+    absent_after: int = 2
     #: ``PBEM_HARD_BOUNCES``: hard bounces in a row after which an address is no longer mailed.
     hard_bounce_limit: int = 3
     #: Reverse proxies in front of the web app whose ``X-Forwarded-*`` headers are believed.
@@ -352,6 +355,7 @@ def load_settings(**overrides: Any) -> Settings:
         server_address=env("PBEM_SERVER_ADDRESS") or _server_address(reply, domain),
         max_message_bytes=_positive_int("PBEM_MAX_MESSAGE_BYTES", env("PBEM_MAX_MESSAGE_BYTES", "2000000")),
         hard_bounce_limit=_positive_int("PBEM_HARD_BOUNCES", env("PBEM_HARD_BOUNCES", "3")),
+        absent_after=_absent_after(env("PBEM_ABSENT_AFTER")),
         mail_limits=MailLimits.from_env(env),
         trusted_proxies=_proxy_hops(env("PBEM_TRUSTED_PROXIES")),
         dkim_key=env("PBEM_DKIM_KEY") or None,
@@ -411,6 +415,16 @@ def _keep_emails(value: str | None) -> int:
     if seconds < 3600:
         raise ConfigError(f"PBEM_KEEP_EMAILS must be at least an hour (1h), not {value!r}: an admin's resend needs it")
     return seconds
+
+
+def _absent_after(value: str | None) -> int:
+    """``PBEM_ABSENT_AFTER``: a whole number of missed deadlines, ``0`` to never back a player's mail off."""
+    if value is None or not value.strip():
+        return Settings.absent_after
+    word = value.strip()
+    if not word.isdigit() or int(word) > 1000:
+        raise ConfigError(f"PBEM_ABSENT_AFTER must be a whole number of missed deadlines (0: never), not {value!r}")
+    return int(word)
 
 
 def _receipt_wait(value: str | None) -> int:

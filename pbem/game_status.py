@@ -35,3 +35,5 @@ class LogKind(StrEnum):
     """Something the server or the admin did that the engine never sees (pause, extend, a seat left...)."""
     RELABEL = "relabel"
     """The name the board shows for a seat changed (a new player took it)."""
+    DRAW = "draw"
+    """The table agreed a draw: the game ends drawn between the seats the text names."""

@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbem.clock import utcnow
-from pbem.game_status import GameStatus
+from pbem.game_status import OVER, GameStatus
 from pbem.outbox_status import OutboxStatus
 
 
@@ -155,6 +155,18 @@ class Game(Base):
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
 
+    @property
+    def anonymous(self) -> bool:
+        """See :func:`anonymous_game`."""
+        return anonymous_game(self.house_rules, self.status)
+
+
+def anonymous_game(house_rules: dict[str, Any] | None, status: str) -> bool:
+    """Gunboat: a game without press (house rule ``press: none``) keeps its players anonymous to each
+    other and to the public until it is over: pages, emails and the engine's views name seats and
+    "Player N" only, never a player's name, page or address."""
+    return (house_rules or {}).get("press") == "none" and status not in OVER
+
 
 def public_name(name: str | None, position: int, email: str | None = None) -> str:
     """A player as everyone may read them: their chosen name, else their address's local part
@@ -210,12 +222,19 @@ class Seat(Base):
     #: This game's notification choice, over the account's: ``my_turn`` (the one-click
     #: unsubscribe), ``none`` (no email but answers to the player's own), or ``every``/``digest``.
     notify: Mapped[str | None] = mapped_column(String(20))
+    #: Deadlines missed in a row (the player's next orders reset it): what the late-seat rules read.
     missed_deadlines: Mapped[int] = mapped_column(Integer, default=0)
+    #: Every deadline the seat's player missed, never reset: their reliability (see
+    #: :mod:`pbem.services.people.reliability`).
+    missed_total: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: When the seat's player left the game (see :mod:`pbem.seating`): the game's late-seat policy
     #: plays the seat from then on.  The account stays: it is who played the seat until then.
     left_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: Why they left: a :class:`pbem.seating.Left` (resigned, removed, dropped); set with ``left_at``.
     left_reason: Mapped[str | None] = mapped_column(String(20))
+    #: The seat agrees to end the game drawn (its ``draw``; ``draw no`` withdraws): secret from the
+    #: other seats, read by :mod:`pbem.services.play.draws`.
+    draw_vote: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     game: Mapped[Game] = relationship(back_populates="seats")
     account: Mapped[Account] = relationship()
@@ -227,13 +246,27 @@ class Seat(Base):
 
     @property
     def public_player(self) -> str:
-        """The seat's player as the whole table may read them (a name, or "Player N")."""
-        return public_name(self.account.name, self.position, self.account.email)
+        """The seat's player as the whole table may read them (a name, or "Player N"; always "Player N"
+        while the game is anonymous)."""
+        return shown_player(self, self.game.anonymous)
 
     @property
     def public_label(self) -> str:
         """``Suns (Ann)``: the seat and its player as announcements to the whole table name them."""
         return f"{self.seat} ({self.public_player})"
+
+
+def shown_player(seat: Any, hidden: bool) -> str:
+    """``seat``'s player as the public reads them: "Player N" in a game that hides its players
+    (``hidden``: :attr:`Game.anonymous`), else their name (see :func:`public_name`)."""
+    if hidden:
+        return public_name("", seat.position)
+    return public_name(seat.account.name, seat.position, seat.account.email)
+
+
+def shown_handle(seat: Any, hidden: bool) -> str | None:
+    """The name of ``seat``'s player's public page, unless the game hides its players."""
+    return None if hidden else seat.account.handle
 
 
 class LogEntry(Base):

@@ -177,6 +177,8 @@ class UnitOfWork:
     claimed: list[Any] = field(default_factory=list)
     #: Game id -> who plays its seats, as far as its lock read it (see ``pbem.services.play.occupants``).
     stand_ins: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: Seats whose player is backed off (:mod:`pbem.services.mailout.absence`) that this unit emailed.
+    mailed_absent: set[int] = field(default_factory=set)
     #: Whether the session's statements are watched for the queued rows (see :meth:`_queued`).
     listening: bool = False
     #: Rows to insert, by table: each a callable giving its values (read when written, so a row
@@ -303,7 +305,7 @@ class UnitOfWork:
     def _forget(self) -> None:
         self.nudges, self.later, self.folds, self.chains, self.locked, self.claimed = [], [], {}, {}, {}, []
         self.waiting, self.waiting_made, self.folding_news = {}, [], False
-        self.inserts, self.updates, self.stand_ins = {}, {}, {}
+        self.inserts, self.updates, self.stand_ins, self.mailed_absent = {}, {}, {}, set()
 
 
 def changed_columns(row: Any, session: Session) -> tuple[Table, Any, dict[str, Any]] | None:

@@ -101,6 +101,12 @@ def bot_stands_in(house_rules: Mapping[str, Any] | None) -> bool:
     return late_kind((house_rules or {}).get("late")) == "bot"
 
 
+def late_n(house_rules: Mapping[str, Any] | None) -> int:
+    """N of a late-seat policy ``grace:N`` or ``bot:N`` (0 for ``defaults``)."""
+    _, _, n = ((house_rules or {}).get("late") or "defaults").partition(":")
+    return int(n) if n else 0
+
+
 def left_of(seat: SeatFacts) -> Left | None:
     """Why the seat's player left, or None if they did not (all :func:`who_plays` needs to know of that)."""
     return Left(seat.left_reason) if seat.left_reason else None
@@ -112,3 +118,54 @@ def who_plays(house_rules: Mapping[str, Any] | None, seat: SeatFacts) -> Occupan
     if left is not None:
         return Occupant(PlayedBy.BOT if bot_stands_in(house_rules) else PlayedBy.DEFAULTS, left)
     return BOT_SEAT if seat.held_by_bot else PLAYING
+
+
+class AtDeadline(StrEnum):
+    """What happens to a seat that has not acted when its deadline passes: who or what plays it."""
+
+    BOT = "bot"
+    DEFAULTS = "defaults"
+    GRACE = "grace"
+    """The deadline is extended (policy ``grace:N``, a grace period left this turn)."""
+    VACATION = "vacation"
+    """The deadline waits for the seat's player, away on vacation then."""
+
+
+#: What each answer reads as, after "If the deadline passes, ": one wording for reminders and late notices.
+AT_DEADLINE_WORDS = {
+    AtDeadline.BOT: "the bot plays for you",
+    AtDeadline.DEFAULTS: "the game's defaults are applied for you",
+    AtDeadline.GRACE: "the deadline is extended by a grace period",
+    AtDeadline.VACATION: "the deadline waits for the end of your vacation",
+}
+
+
+class LateFacts(SeatFacts, Protocol):
+    """What :func:`at_deadline` reads of a seat beyond :class:`SeatFacts`: its deadlines missed in a row."""
+
+    @property
+    def missed_deadlines(self) -> int: ...
+
+
+def bot_takes_over(house_rules: Mapping[str, Any] | None, seat: LateFacts) -> bool:
+    """Whether the bot plays a player's seat at its deadline under ``bot:N``: it had missed N in a row."""
+    return late_kind((house_rules or {}).get("late")) == "bot" and (seat.missed_deadlines or 0) >= late_n(house_rules)
+
+
+def at_deadline(
+    house_rules: Mapping[str, Any] | None, seat: LateFacts, *, grace_used: int = 0, away: bool = False
+) -> AtDeadline:
+    """Who or what plays ``seat`` if its deadline passes without its orders (:func:`who_plays` first:
+    a stand-in plays a seat nobody plays; for a player's seat, the game's late-seat policy).
+
+    ``grace_used``: grace periods the game used this turn; ``away``: the player is on vacation then.
+    """
+    occupant = who_plays(house_rules, seat)
+    if not occupant.has_player:
+        return AtDeadline(occupant.by.value)
+    if away:
+        return AtDeadline.VACATION
+    kind = late_kind((house_rules or {}).get("late"))
+    if kind == "grace" and grace_used < late_n(house_rules):
+        return AtDeadline.GRACE
+    return AtDeadline.BOT if bot_takes_over(house_rules, seat) else AtDeadline.DEFAULTS

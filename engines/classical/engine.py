@@ -36,6 +36,7 @@ class ClassicalEngine(Engine):
     order_words = ORDER_WORDS
     order_help = render.HELP
     phase_kinds = ("movement", "retreat", "adjustment")
+    draws = True
     #: No playouts: each of the power's orders is scored right after it by how far the power's orders
     #: follow its plan for the phase (see ``engines.classical.bot``), so a decision tries every
     #: legal order of the power once (a crowded board gives a few hundred) and costs milliseconds.
@@ -113,6 +114,10 @@ class ClassicalEngine(Engine):
         events: list[str] = []
         rules.timeout(state, events)
         return Step(state=state, events=events)
+
+    def eliminated(self, state: State) -> frozenset[str]:
+        """Powers with neither a unit nor a supply centre left."""
+        return frozenset(POWERS) - frozenset(rules.alive(state))
 
     def missing_seats(self, state: State) -> frozenset[str]:
         return self.to_act(state)

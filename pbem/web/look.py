@@ -52,13 +52,16 @@ def _named(seat: str, players: Mapping[str, str]) -> str:
 
 
 def winner_words(result: Mapping[str, Any] | None, players: Mapping[str, str], mine: str | None = None) -> str:
-    """The winner(s) in a sentence: "Red (Ann) wins.", "Red (Ann) and Blue (Bob) share the win.", "You win!"."""
+    """The winner(s) in a sentence: "Red (Ann) wins.", "Red (Ann) and Blue (Bob) share the win.", "You win!",
+    or "A draw, agreed by the table."."""
     winners = list((result or {}).get("winners") or ((result or {}).get("ranking") or [[]])[0])
     if not winners:
         return "Nobody wins: the game ended without a winner."
     if mine and winners == [mine]:
         return "You win!"
     named = [("you" if seat == mine else _named(seat, players)) for seat in winners]
+    if (result or {}).get("drawn"):  # the summary names the drawing seats, the standing their players
+        return "A draw, agreed by the table."
     if len(named) == 1:
         return f"{named[0]} wins."
     joined = ", ".join(named[:-1]) + f" and {named[-1]}"

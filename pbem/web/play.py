@@ -21,11 +21,11 @@ from sqlalchemy.orm import aliased
 from engines import get_engine
 from pbem.engine_output import example_from
 from pbem.game_status import RUNNING, GameStatus
-from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name
+from pbem.models import Account, Game, LobbyEntry, PressMessage, Seat, public_name, shown_player
 from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import preferences
-from pbem.services.play import history, press, rematch
+from pbem.services.play import draws, history, press, rematch
 from pbem.services.play.deadline_hour import pace_words
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.orders import Verdict
@@ -85,6 +85,8 @@ class SeatPage:
     zone: str | None = None
     #: What every view holds for a client (see ``queries.view_fields``), added to the view in JSON.
     view_fields: dict[str, Any] = field(default_factory=dict)
+    #: Whether the seat agrees to a draw, where it may vote on one now (None: it may not).
+    draw_agreed: bool | None = None
 
     @property
     def press_open(self) -> bool:
@@ -113,6 +115,7 @@ class SeatPage:
             "house_rules": self.rules,
             "press": self.press_log,
             "resigned": self.resigned,
+            "draw_agreed": self.draw_agreed,
         }
 
 
@@ -159,7 +162,9 @@ def load_seat(token: str) -> SeatPage | None:
             resigned=resigned,
         )
         page.zone = seat.account.tz
-        page.players = {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats}
+        if draws.may_vote(game, engine, seat):
+            page.draw_agreed = seat.draw_vote
+        page.players = {s.seat: shown_player(s, game.anonymous) for s in game.seats}
         page.since = history.since_last_move(session, game.id, seat.seat) if game.status != "open" else []
         account_id = seat.account_id
         scope = (rt.settings.database_url, game.id, game.version, seat.seat)

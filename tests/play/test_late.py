@@ -26,9 +26,10 @@ def late_notices(runtime, game_id):
     return [m for m in outbox(runtime, game_id=game_id) if "You missed the deadline" in m.body_text]
 
 
-def test_a_late_seat_that_gets_no_turn_email_gets_its_late_notice_alone(runtime):
-    """A digest reader's turn email is held for the digest: the notice cannot fold into it."""
-    from pbem.services.mailout import subscriptions
+def test_a_digest_readers_late_notice_waits_for_the_digest(runtime):
+    """A digest reader's turn email is held for the digest: the notice cannot fold into it, and is
+    not urgent (what was played is played): it is held too, and the digest tells it."""
+    from pbem.services.mailout import digest, subscriptions
 
     game_id = start_with(runtime, deadline_seconds=3600)
     suns = game_row(runtime, game_id).seats[0]
@@ -38,8 +39,14 @@ def test_a_late_seat_that_gets_no_turn_email_gets_its_late_notice_alone(runtime)
     force_due(runtime, game_id)
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     [alone] = outbox(runtime, kind="late")
-    assert alone.seat_id == suns.id and alone.status == "pending"
+    assert alone.seat_id == suns.id and alone.status == "held"
     assert "defaults were applied for Suns" in alone.body_text
+    assert runtime.in_unit(digest.send_digests) == 1
+    [daily] = outbox(runtime, kind="digest")
+    assert daily.status == "pending" and daily.recipient == suns.account.email
+    late_part = daily.body_text.split("Late notices:")[1]
+    assert "defaults were applied for Suns" in late_part.split("Emails gathered here")[0]
+    assert [m.status for m in outbox(runtime, kind="late")] == ["digested"]
 
 
 def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
@@ -92,7 +99,7 @@ def bot_scenario(runtime, seed: int) -> tuple[int, list[str]]:
     runtime.in_unit(deadlines.apply_deadline, game_id)  # first miss: defaults
     assert missed(runtime, game_id)["Crowns"] == 1
     assert not any(e.source == "bot" for e in log(runtime, game_id))
-    assert "a bot plays for you" in late_notices(runtime, game_id)[-1].body_text
+    assert "the next deadline, the bot plays for you" in late_notices(runtime, game_id)[-1].body_text
     leave_only(runtime, game_id, "Crowns")
     force_due(runtime, game_id)
     runtime.in_unit(deadlines.apply_deadline, game_id)  # second miss in a row: the bot plays

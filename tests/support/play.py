@@ -25,6 +25,7 @@ def game_row(runtime, game_id) -> Game:
         game.seats  # noqa: B018 - load while the session is open
         for seat in game.seats:
             seat.account  # noqa: B018
+            seat.game  # noqa: B018 - its public names depend on the game (anonymous or not)
         return game
 
 

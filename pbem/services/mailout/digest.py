@@ -4,7 +4,7 @@ Accounts whose preference is ``digest`` get their turn and news emails written
 to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`).  Once a day
 (the beat's ``send_digests``) each recipient with held rows gets one digest:
 per game, every public event since the first held email, every held press
-in full, and the latest held email (its private view, links and reply address
+in full, what each held late notice told, and the latest held email (its private view, links and reply address
 are that recipient's own), so nothing a held email said is lost.  The
 held rows become ``digested`` in the same transaction as the digest is
 queued, so running the task twice sends nothing twice.
@@ -23,7 +23,7 @@ from pbem.game_status import GameStatus
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import drafts, notify, preferences, press_mail, unsubscribe
+from pbem.services.mailout import absence, drafts, folds, notify, preferences, press_mail, unsubscribe
 
 
 def held_recipients(uow: UnitOfWork, account_id: int | None = None) -> list[str]:
@@ -87,7 +87,8 @@ def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxM
     game = session.get(Game, game_id) if game_id is not None else None
     title = game.name if game else "Other"
     news = [row for row in group if row.kind != "press"]
-    last = (news or group)[-1]
+    views = [row for row in news if row.kind != "late"]  # a late notice shows no view: its lines are kept
+    last = (views or news or group)[-1]
     reply = last.headers.get("Reply-To") if last.headers else None
     seat = next((seat for seat in game.seats if seat.id == last.seat_id), None) if game else None
     return {
@@ -96,10 +97,17 @@ def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxM
         "subjects": _counted([row.subject for row in news]),
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
-        "latest": drafts.text_and_html(last)[0].rstrip() if news else "",
+        "late": [line for row in news if row.kind == "late" for line in _told(row)],
+        "absent_note": absence.note(runtime.settings, game, seat) if game and seat else "",
+        "latest": drafts.text_and_html(last)[0].rstrip() if views else "",
         "reply_to": reply,
         **_now(runtime, game, seat),
     }
+
+
+def _told(row: OutboxMessage) -> list[str]:
+    """What a held late notice told, as lines (its blocks, kept as it was held)."""
+    return folds.block_lines([folds.Fold.from_json(b) for b in (row.fold or {}).get(folds.TOLD, [])])
 
 
 def _counted(subjects: list[str]) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,12 +38,14 @@ from pbem.services.mailout import drafts
 
 log = logging.getLogger(__name__)
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
-FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder"})
+FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder", "absent"})
 DEFERRED = OutboxStatus.DEFERRED
 #: News a ``my_turn`` seat was not sent; never sent alone (see :data:`pbem.services.mailout.preferences.WAITING`).
 WAITING = OutboxStatus.WAITING
 #: The block that gathers the waiting news.
 SINCE = "since"
+#: The key of a held row's ``fold`` keeping the blocks it showed, for the digest that gathers it.
+TOLD = "told"
 FOLDED = OutboxStatus.FOLDED
 
 
@@ -169,10 +171,21 @@ def _deferred(rows: list[OutboxMessage], recipient: str) -> list[Fold]:
     return [Fold(SINCE, {"lines": since}), *folds] if since else folds
 
 
-def waiting_fold(headline: str, events: list[str]) -> Fold:
+def waiting_fold(headline: str, events: list[str], blocks: Sequence[Fold] = ()) -> Fold:
     """What a news email a seat is not sent would have told it, as lines for its next email
-    (the events say who missed a deadline and what was played for them)."""
-    return Fold(SINCE, {"lines": [line for line in [headline, *events] if line]})
+    (the events say who missed a deadline and what was played for them; a late notice's
+    block, its headline and what was played)."""
+    return Fold(SINCE, {"lines": [line for line in [*block_lines(blocks), headline, *events] if line]})
+
+
+def block_lines(blocks: Sequence[Fold]) -> list[str]:
+    """What blocks such as a late notice's say, as plain lines: the headline, what was played, the notes."""
+    return [
+        line
+        for b in blocks
+        for line in [b.data.get("headline", ""), *b.data.get("played", []), *b.data.get("notes", [])]
+        if line
+    ]
 
 
 def receipt_wait(runtime: Runtime) -> dt.timedelta:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -16,7 +16,7 @@ from pbem.game_status import OVER, GameStatus
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import drafts, folds, outbox, preferences, threads, unsubscribe
+from pbem.services.mailout import absence, drafts, folds, outbox, preferences, threads, unsubscribe
 from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.tokens import reply_address
@@ -99,6 +99,7 @@ def queue(
     status: str | None = None,
     blocks: Sequence[Fold] = (),
     deferred: Fold | None = None,
+    quiet: bool = False,
     **context: Any,
 ) -> OutboxMessage:
     """Render ``template`` and add one outbox row (sent after commit).
@@ -116,7 +117,9 @@ def queue(
     subject, the seat's ``References`` chain; and it shows first ``blocks`` and
     whatever other news waits for the seat (:mod:`pbem.services.mailout.folds`).
     An address that bounced hard too often gets nothing (``unreachable``) until
-    the admin clears it.
+    the admin clears it.  A player backed off for missed deadlines gets it within
+    their budget (:mod:`pbem.services.mailout.absence`); with ``quiet`` (news that
+    asks nothing of this seat) an email that would go now waits for the seat's next one.
     """
     settings = runtime.settings
     if game is not None:
@@ -124,6 +127,12 @@ def queue(
     status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
     account = seat.account if seat is not None else None
     threaded = seat is not None and game is not None
+    if quiet and status == "pending":
+        status = preferences.WAITING
+    if threaded and account is not None:
+        status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
+        if status == "pending":
+            context["absent_note"] = absence.note(settings, game, seat)
     blocks = list(blocks)
     if threaded and status == "pending" and kind in folds.FOLDS_INTO:
         blocks = [*folds.take(session, seat, recipient), *blocks]
@@ -184,10 +193,12 @@ def queue(
         status=status,
     )
     if status == preferences.WAITING:  # told at the top of the seat's next email instead
-        waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []))
+        waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []), blocks)
         row.fold = waiting.to_json()
     if deferred is not None:
         row.fold = deferred.to_json()
+    if status == "held" and blocks:  # the digest shows what the blocks told (a late notice)
+        row.fold = {**(row.fold or {}), folds.TOLD: [b.to_json() for b in blocks]}
     if later:
         row.fold = {**(row.fold or {}), drafts.KEY: draft.kept(game, seat)}
     elif pictures := draft.pictures(game):
@@ -293,11 +304,14 @@ def send_views(
     missed: Iterable[str] = (),
     first: bool = False,
     told: Seat | None = None,
+    only: Collection[str] | None = None,
 ) -> list[OutboxMessage]:
     """Every seat gets its own private view (design: "their own private view").
 
     ``told`` is a seat whose player caused the news and hears of it in the answer
     they get anyway (a receipt, the page they posted from): it gets no second email.
+    With ``only``, the seats (by name) the news asks to act: any other seat's email
+    waits for its next one (``quiet``), whatever it chose.
     """
     return [
         queue_for_seat(
@@ -311,6 +325,7 @@ def send_views(
             headline=headline,
             events=list(events),
             missed=list(missed),
+            quiet=only is not None and seat.seat not in only,
         )
         for seat in game.seats
         if told is None or seat.id != told.id

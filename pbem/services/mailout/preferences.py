@@ -13,7 +13,8 @@ seat's next email, "what happened since your last email"; a press that finds no
 email within a day goes alone (:mod:`pbem.services.mailout.folds`).  Welcomes,
 reminders, late notices, answers, the game-over email and announcements of a
 pause, resumption or extension always go, so nobody stalls a game unseen.
-``digest`` holds the news emails (status ``held``) for the daily digest
+``digest`` holds every email that asks nothing urgent — news, announcements, press and
+late notices — (status ``held``) for the daily digest
 (:mod:`pbem.services.mailout.digest`); the others go at once.  ``none`` sends
 nothing of the game but answers to the player's own messages: they play on
 their page and ``/me``.
@@ -51,8 +52,9 @@ GAME_PREFERENCES = ("my_turn", "none")
 NEWS_KINDS = frozenset({"turn", "announce", "vacation"})
 #: Pauses, resumptions, extensions, moved deadlines: every player hears of them.
 ANNOUNCEMENT_KINDS = frozenset({"admin"})
-#: Emails a digest account gets in the digest rather than at once (press is news too).
-DIGEST_KINDS = NEWS_KINDS | ANNOUNCEMENT_KINDS | {"press"}
+#: Emails a digest account gets in the digest rather than at once: every one that asks nothing
+#: urgent (press is news too; a late notice tells what was played, after the fact).
+DIGEST_KINDS = NEWS_KINDS | ANNOUNCEMENT_KINDS | {"press", "late", "absent"}
 #: What ``none`` still sends: answers to the player's own messages, and a warning that
 #: someone else wrote from the seat's address.
 ANSWER_KINDS = frozenset({"receipt", "commands", "error", "foreign_sender", "resend"})
@@ -63,7 +65,7 @@ DESCRIPTIONS = {
     "in the others, an email every turn",
     "every": "an email every turn",
     "my_turn": "emails only when you must act, each with what happened since your last one",
-    "digest": "one daily digest across all your games (plus answers, reminders and the result)",
+    "digest": "one daily digest across all your games, late notices included (plus answers, reminders and the result)",
     "none": "no emails from this game but answers to the messages you send (play on your page)",
 }
 #: What an account may choose, for every game (the pages' choices).

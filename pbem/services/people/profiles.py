@@ -18,6 +18,7 @@ from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.people.accounts import account_id_of_handle, handle, seat_rows, shown_name
 from pbem.services.people.ratings import places, ratings_of
+from pbem.services.people.reliability import reliability
 
 #: Games listed on a player's page (the newest).
 MAX_GAMES = 100
@@ -53,7 +54,8 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
         raise NotFound("there is no such player")
     changes = {c.game_id: c for c in session.scalars(select(RatingChange).where(RatingChange.account_id == account.id))}
     rows = []
-    for seat in seat_rows(session, account.id)[:MAX_GAMES]:
+    # a running anonymous (gunboat) game would say who plays which seat: it shows once it is over
+    for seat in [s for s in seat_rows(session, account.id) if not s.game.anonymous][:MAX_GAMES]:
         game = seat.game
         place = None
         if game.status == GameStatus.FINISHED:
@@ -69,7 +71,8 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
                 "seat": seat.seat,
                 "players": len(game.seats),
                 "place": _ordinal(place) if place else None,
-                "won": place == 1,
+                "drew": place == 1 and bool((game.result or {}).get("drawn")),
+                "won": place == 1 and not (game.result or {}).get("drawn"),
                 "rating_change": round(change.after - change.before, 1) if change else None,
             }
         )
@@ -82,4 +85,6 @@ def player_page(uow: UnitOfWork, page_name: str) -> dict[str, Any]:
         "games": rows,
         "played": len(finished),
         "wins": sum(r["won"] for r in finished),
+        "draws": sum(r["drew"] for r in finished),
+        "reliability": reliability(session, account.id),
     }

@@ -76,8 +76,18 @@ def play(uow: UnitOfWork, game_id: int) -> int:
         step = play_defaults(session, game, engine, seats)
     else:
         _, step = play_one(session, game, engine, seats[0])
-    settle(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce)
+    only = asked_after_automatic(session, engine, game)
+    settle(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce, only=only)
     return 1
+
+
+def asked_after_automatic(session: Session, engine: Engine, game: Game) -> frozenset[str] | None:
+    """Whom the news of an automatic move asks to act (the others' emails wait for their next one), or
+    None (everyone as they chose): nobody while another automatic move follows at once, so a run of
+    them before a player's turn is one email; in a game played one seat at a time, the seats to act."""
+    if due_seats(session, engine, game) is not None:
+        return frozenset()
+    return frozenset(engine.to_act(game.state)) if engine.one_at_a_time else None
 
 
 def play_defaults(session: Session, game: Game, engine: Engine, seats: list[str]) -> Step:

@@ -14,9 +14,9 @@ from pbem.clock import utcnow
 from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.seating import Occupant
+from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
 from pbem.services.mailout import folds, notify
-from pbem.services.play import late
+from pbem.services.play import draws, late, vacations
 from pbem.services.play.locking import lock_game
 from pbem.services.play.occupants import describe_defaults, occupants
 from pbem.services.play.settling import append_log, next_reminder, reminder_offsets, settle
@@ -47,6 +47,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     for seat in game.seats:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
+            seat.missed_total += 1
     missed_names = [late.seat_label(game, name) for name in late_players]
     dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)
@@ -69,6 +70,8 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         announce=True,
         missed=missed_names or ["nobody"],
     )
+    if dropped:  # a dropped seat may have been the last not to agree to a draw
+        draws.end_if_agreed(uow, game, engine)
     folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
 
@@ -145,13 +148,21 @@ def send_due_reminders(uow: UnitOfWork, game_id: int) -> int:
 
 
 def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
-    """Queue a reminder for each seat still to act; returns how many."""
-    waiting = get_engine(game.engine).to_act(game.state)
+    """Queue a reminder for each seat still to act, saying what happens at the deadline if it does not
+    (:func:`pbem.seating.at_deadline`); returns how many.
+
+    A seat the bot has taken (``bot:N``, N deadlines missed in a row) is asked nothing: its reminder
+    is written suppressed, as is a backed-off player's (:mod:`pbem.services.mailout.absence`), until
+    the player comes back by acting.
+    """
+    waiting = sorted(get_engine(game.engine).to_act(game.state))
+    away = vacations.away_seats(session, game, waiting, game.deadline) if game.deadline else {}
     sent = 0
     for seat in game.seats:
         if seat.seat not in waiting:
             continue
-        notify.queue_for_seat(
+        then = at_deadline(game.house_rules, seat, grace_used=game.grace_used or 0, away=seat.seat in away)
+        row = notify.queue_for_seat(
             runtime,
             session,
             game,
@@ -161,8 +172,10 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
             headline=f"Reminder: your orders are due by {notify.deadline_words(game, seat)}.",
             events=[],
             missed=[],
+            at_deadline=AT_DEADLINE_WORDS[then],
+            status="suppressed" if then is AtDeadline.BOT else None,
         )
-        sent += 1
+        sent += row.status != "suppressed"
     return sent
 
 

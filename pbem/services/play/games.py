@@ -195,7 +195,11 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     Rng(game.seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
     seat_names = engine.seat_names(len(drawn), game.variant)
-    names = [public_name(name, position, email) for position, (name, email) in enumerate(drawn)]
+    hidden = game.anonymous  # the engine's views name "Player N" only, even once the game is over
+    names = [
+        public_name("" if hidden else name, position, "" if hidden else email)
+        for position, (name, email) in enumerate(drawn)
+    ]
     step = engine.new_game(names, game.seed, game.variant, game.options)
     game.players, game.state, game.status = names, step.state, GameStatus.ACTIVE
     for position, ((name, email), seat_name) in enumerate(zip(drawn, seat_names, strict=True)):

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pbem import seating
 from pbem.game_status import OVER
 from pbem.models import Game
 from pbem.runtime import UnitOfWork
@@ -49,13 +50,12 @@ class HouseRules:
     @property
     def late_kind(self) -> str:
         """``defaults``, ``grace`` or ``bot``."""
-        return self.late.partition(":")[0]
+        return seating.late_kind(self.late)
 
     @property
     def late_n(self) -> int:
         """N of ``grace:N`` or ``bot:N`` (0 for ``defaults``)."""
-        _, _, n = self.late.partition(":")
-        return int(n) if n else 0
+        return seating.late_n({"late": self.late})
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -41,7 +41,17 @@ from engines.base import Engine
 from pbem.game_status import LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.seating import STAND_IN_WORDS, Left, Occupant, PlayedBy, left_of
+from pbem.seating import (
+    AT_DEADLINE_WORDS,
+    STAND_IN_WORDS,
+    AtDeadline,
+    Left,
+    Occupant,
+    PlayedBy,
+    at_deadline,
+    bot_takes_over,
+    left_of,
+)
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import bot_turns, games, leaving, seat_changes, vacations
@@ -94,7 +104,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             text="vacation wait: " + ", ".join(sorted(away)),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin", only=_asked(engine, late))
         return True
     rules = rules_of(game)
     if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
@@ -113,23 +123,27 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(late),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind="admin")
+        notify.send_views(runtime, session, game, headline=line, kind="admin", only=_asked(engine, late))
         return True
     return False
+
+
+def _asked(engine: Engine, late: list[str]) -> list[str] | None:
+    """Who a moved deadline's notice goes to: in a game played one seat at a time, the late seats
+    it waits for (the others are asked nothing: their email waits for their next one); else all."""
+    return late if engine.one_at_a_time else None
 
 
 def bot_seats(game: Game, missing: list[str], stand_ins: dict[str, Occupant]) -> list[str]:
     """Missing seats the bot plays for now: those it plays anyway (a bot's seat, or one whose player left
     under ``bot:N``), and under ``bot:N`` a player's seat that had missed N deadlines before this one."""
-    rules = rules_of(game)
-    late_n = rules.late_n if rules.late_kind == "bot" else None
     return [
         s.seat
         for s in game.seats
         if s.seat in missing
         and (
             (s.seat in stand_ins and stand_ins[s.seat].by is PlayedBy.BOT)
-            or (s.seat not in stand_ins and late_n is not None and s.missed_deadlines >= late_n)
+            or (s.seat not in stand_ins and bot_takes_over(game.house_rules, s))
         )
     ]
 
@@ -165,22 +179,24 @@ def tell_late_seats(
     for seat in game.seats:
         if seat.seat not in late or left_of(seat) is not None:  # one dropped now is told so instead
             continue
-        notes: list[str] = []
         if seat.seat in bot_played:
             headline = f"You missed the deadline; the bot played for {seat.seat}:"
             played = list(bot_played[seat.seat])
-            notes.append("The bot plays for you at each deadline until you send orders again.")
         else:
             headline = f"You missed the deadline; the game's defaults were applied for {seat.seat}."
             mine = [line for line in default_events if seat.seat.lower() in line.lower()]
             played = mine or ["(the engine's defaults; see What happened below)"]
-            if rules.late_kind == "bot":
-                left = max(0, rules.late_n - seat.missed_deadlines)
-                notes.append(
-                    "If you miss "
-                    + (f"{left} more deadline(s)" if left else "the next deadline")
-                    + " in a row, a bot plays for you until you send orders again."
-                )
+        # the next deadline is a new turn's: no grace period used yet
+        then = at_deadline(game.house_rules, seat, grace_used=0)
+        notes = [
+            f"If your orders are missing at the next deadline, {AT_DEADLINE_WORDS[then]}"
+            + (" (until you send orders again)." if then is AtDeadline.BOT else ".")
+        ]
+        left = rules.late_n - seat.missed_deadlines
+        if rules.late_kind == "bot" and left > 0:
+            notes.append(
+                f"If you miss {left} more deadline(s) in a row, a bot plays for you until you send orders again."
+            )
         # no email of the deadline takes it when the seat chose fewer emails: then it goes alone
         folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
 

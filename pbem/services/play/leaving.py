@@ -20,7 +20,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.seating import Left, Occupant, who_plays
 from pbem.services.mailout import notify
-from pbem.services.play import bot_seats, vacations
+from pbem.services.play import bot_seats, draws, vacations
 from pbem.services.play.settling import append_log, engine_for
 
 #: Who writes the log entry of each reason (its ``source``).
@@ -45,5 +45,7 @@ def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str, 
     game.version += 1
     if announce:
         notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
+        if draws.end_if_agreed(uow, game, engine_for(game)):  # the seat was the last not to agree
+            return occupant
     bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
     return occupant

@@ -12,7 +12,7 @@ from engines import get_engine
 from engines.base import Engine
 from pbem.engine_output import safe_text
 from pbem.game_status import RUNNING, GameStatus, LogKind
-from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name
+from pbem.models import Game, LobbyEntry, LogEntry, Seat, public_name, shown_handle, shown_player
 from pbem.runtime import UnitOfWork
 from pbem.seating import Left, who_plays
 from pbem.services import NotFound
@@ -88,6 +88,7 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
     to_act = [seat.seat for seat in game.seats if seat.seat in waiting]  # in seat order, as the views list them
     acted = _acted_of(game) if acted is None else acted
     flags = submitted_flags(game.status, to_act, acted, [seat.seat for seat in game.seats])
+    hidden = game.anonymous
     return {
         **game_fields(game),
         "title": engine.title,
@@ -96,8 +97,8 @@ def public_summary(game: Game, acted: Collection[str] | None = None, session: Se
         "seats": [
             {
                 "name": seat.seat,
-                "player": public_name(seat.account.name, seat.position, seat.account.email),
-                "handle": seat.account.handle,
+                "player": shown_player(seat, hidden),
+                "handle": shown_handle(seat, hidden),
                 "submitted": flags[seat.seat],
                 **seat_occupant(game, seat),
             }
@@ -128,7 +129,7 @@ def view_fields(engine: Engine, game: Game) -> dict[str, Any]:
         "game": engine.name,
         "variant": game.variant,
         "seats": seats,
-        "players": {s.seat: public_name(s.account.name, s.position, s.account.email) for s in game.seats},
+        "players": {s.seat: shown_player(s, game.anonymous) for s in game.seats},
         "phase": engine.phase(game.state),
         "to_act": [seat for seat in seats if seat in waiting],
     }
@@ -148,8 +149,8 @@ def open_table(session: Session | None, game: Game) -> list[dict[str, Any]]:
     taken = [
         {
             "name": None,
-            "player": public_name(e.account.name, n, e.account.email),
-            "handle": e.account.handle,
+            "player": public_name("", n) if game.anonymous else public_name(e.account.name, n, e.account.email),
+            "handle": None if game.anonymous else e.account.handle,
             "submitted": None,
             "open": False,
         }
@@ -193,7 +194,7 @@ def public_row(game: Game) -> dict[str, Any]:
     return {
         **game_fields(game),
         "deadline": iso(game.deadline),
-        "players": [public_name(seat.account.name, seat.position, seat.account.email) for seat in game.seats],
+        "players": [shown_player(seat, game.anonymous) for seat in game.seats],
     }
 
 
@@ -233,7 +234,7 @@ def lean_game(session, game_id: int):
     """
     from types import SimpleNamespace
 
-    from pbem.models import Account, is_bot_address, player_handle, public_name
+    from pbem.models import Account, anonymous_game, is_bot_address, player_handle, public_name
 
     global _GAME_ROW, _SEAT_ROWS
     if _GAME_ROW is None:  # built once: constructing statements costs more than running them
@@ -249,16 +250,18 @@ def lean_game(session, game_id: int):
         return None
     seats = session.execute(_SEAT_ROWS, {"game_id": game_id}).all()
     game = SimpleNamespace(**row)
-    game.seats = [
-        SimpleNamespace(
-            seat=s.seat,
-            position=s.position,
-            left_reason=s.left_reason,
-            held_by_bot=is_bot_address(s.email),
-            account=SimpleNamespace(
-                name=public_name(s.name, s.position, s.email), email="", handle=player_handle(s.name, s.account_id)
-            ),
+    game.anonymous = hidden = anonymous_game(row["house_rules"], row["status"])
+    game.seats = []
+    for s in seats:
+        name = public_name("" if hidden else s.name, s.position, "" if hidden else s.email)
+        handle = None if hidden else player_handle(s.name, s.account_id)
+        game.seats.append(
+            SimpleNamespace(
+                seat=s.seat,
+                position=s.position,
+                left_reason=s.left_reason,
+                held_by_bot=is_bot_address(s.email),
+                account=SimpleNamespace(name=name, email="", handle=handle),
+            )
         )
-        for s in seats
-    ]
     return game

@@ -34,7 +34,8 @@ def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, accoun
     seat.left_at = seat.left_reason = None  # a seat whose player left, taken over, is played by its new player
     rotate_tokens_of(seat)
     seat.last_message_id = None
-    relabel(session, game, seat, public_name(account.name, seat.position, account.email))
+    if not game.anonymous:  # an anonymous game's board names "Player N" whoever plays
+        relabel(session, game, seat, public_name(account.name, seat.position, account.email))
     return departing
 
 

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from engines import get_engine
+from engines.base import Engine
 from pbem.engine_output import rules_url
 from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.seating import left_of
 from pbem.services import ServiceError
 from pbem.services.mailout import preferences, subscriptions
-from pbem.services.play import press, rematch, resign, vacations
+from pbem.services.play import draws, press, rematch, resign, vacations
 from pbem.services.play.orders import Verdict
 
 #: Lines read from one message or web submission; the rest is refused in the reply.
@@ -53,6 +54,10 @@ Besides orders, a message may hold these commands (one per line):
                        with: resign yes)
   rematch              once the game is over: offer the same table a
                        new game, or accept the offer"""
+DRAW_HELP = """
+  draw                 propose a draw, or agree to the one proposed: the
+                       game ends drawn when every seat still in agrees
+  draw no              withdraw your agreement"""
 
 _VACATION = re.compile(r"^vacation\s+(\S+)\s*$", re.IGNORECASE)
 _NOTIFY = re.compile(r"^notify(?:\s+(\S+))?\s*$", re.IGNORECASE)
@@ -99,11 +104,14 @@ def first_word(line: str) -> str:
     return words[0].lower().rstrip(".!:") if words else ""
 
 
-def command_of(line: str) -> str | None:
+def command_of(line: str, engine: Engine | None = None) -> str | None:
     """The seat command ``line`` is (``help``, ``status``, ``press``, ``vacation``, ``notify``, ``resign``,
-    ``rematch``), or None: an order for the engine.  The one grammar of these commands."""
+    ``rematch``, and ``draw`` in a game of an ``engine`` with draws), or None: an order for the engine.
+    The one grammar of these commands."""
     word = first_word(line)
     alone = len(line.split()) == 1
+    if word == "draw" and engine is not None and engine.draws:
+        return "draw"
     if word in HELP_WORDS:
         return "help"
     if word in STATUS_WORDS and alone:
@@ -117,9 +125,9 @@ def command_of(line: str) -> str | None:
     return None
 
 
-def is_command(line: str) -> bool:
-    """Whether ``line`` is one of these commands rather than an order."""
-    return command_of(line) is not None
+def is_command(line: str, engine: Engine | None = None) -> bool:
+    """Whether ``line`` is one of these commands rather than an order (in a game of ``engine``)."""
+    return command_of(line, engine) is not None
 
 
 def run(
@@ -140,10 +148,11 @@ def run(
         result.before = [Verdict(quote(line), False, resign.refusal(left)) for line in lines]
         return result
     index = 0
+    engine = get_engine(game.engine)
     while index < len(lines):
         line = lines[index]
         index += 1
-        command = command_of(line)
+        command = command_of(line, engine)
         if command is None:
             result.orders.append(line)
         elif command == "status":
@@ -166,10 +175,10 @@ def is_conversation(game: Game, seat: Seat, lines: list[str]) -> bool:
     reply to the newest email (which may be press) is applied or refused as an
     order, never shown to another player, even when it is not the seat's turn.
     """
-    order_words = get_engine(game.engine).order_words
+    engine = get_engine(game.engine)
     for line in lines:
         words = line.split()
-        if is_command(line) or (words and words[0].strip(".,!?:;").casefold() in order_words):
+        if is_command(line, engine) or (words and words[0].strip(".,!?:;").casefold() in engine.order_words):
             return False
     return bool(lines)
 
@@ -177,7 +186,9 @@ def is_conversation(game: Game, seat: Seat, lines: list[str]) -> bool:
 def help_text(game: Game, base_url: str = "") -> str:
     """The engine's order syntax, the seat commands and where the full rules are."""
     rules = f"\n\nThe full rules: {rules_url(base_url, game.engine)}" if base_url else ""
-    return get_engine(game.engine).help_text().rstrip() + "\n\n" + COMMANDS_HELP + rules
+    engine = get_engine(game.engine)
+    commands = COMMANDS_HELP + (DRAW_HELP if engine.draws else "")
+    return engine.help_text().rstrip() + "\n\n" + commands + rules
 
 
 def _press_body(lines: list[str], index: int) -> tuple[list[str], int]:
@@ -237,6 +248,14 @@ def _resign(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
     return Verdict(quote(line), False, f"write resign (to see what leaving means) or resign {resign.CONFIRM_WORD}")
 
 
+def _draw(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
+    agree = draws.wanted(line)
+    if agree is None:
+        return Verdict(quote(line), False, draws.USAGE)
+    outcome = draws.vote(uow, game.id, seat.id, agree)
+    return Verdict(line, outcome.ok, outcome.message)
+
+
 def _notify(uow: UnitOfWork, game: Game, seat: Seat, line: str) -> Verdict:
     """``notify`` alone says what the player gets here; ``notify none`` stops this game's emails;
     ``notify every|my_turn|digest|default`` chooses for every game (and ends this game's own choice)."""
@@ -260,4 +279,5 @@ _ANSWERS: dict[str, Callable[[UnitOfWork, Game, Seat, str], Verdict]] = {
     "notify": _notify,
     "resign": _resign,
     "rematch": _rematch,
+    "draw": _draw,
 }

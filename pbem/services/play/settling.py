@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -113,29 +114,18 @@ def settle(
     events: list[str],
     announce: bool,
     missed: list[str] | None = None,
+    only: Collection[str] | None = None,
 ) -> None:
     """Finish the game, start a new turn, or announce, and queue the emails for it;
-    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays)."""
+    nudge the bot if one of its seats must act now (or the defaults, if the table waits only for seats nobody plays).
+
+    ``only``: the seats the news of a new turn or announcement asks to act; the others' emails
+    wait for their next one (see :func:`pbem.services.mailout.notify.send_views`).  The end of the
+    game always goes to everyone."""
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
-        game.status = GameStatus.FINISHED
-        game.result = outcome.to_json()
-        game.finished_at = utcnow()
-        game.deadline = game.next_reminder = None
-        ratings.rate_game(session, game)
-        notify.send_views(
-            runtime,
-            session,
-            game,
-            headline=f"Game over. {outcome.summary}",
-            kind="game_over",
-            events=events,
-            missed=missed or [],
-        )
-        observers.queue_updates(
-            runtime, session, game, headline=f"Game over. {outcome.summary}", what="game over", events=events
-        )
+        finish(runtime, session, game, dict(outcome.to_json()), events=events, missed=missed)
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)
@@ -147,6 +137,7 @@ def settle(
             kind="turn",
             events=events,
             missed=missed or [],
+            only=only,
         )
         observers.queue_updates(runtime, session, game, headline=f"{game.phase}.", what=game.phase, events=events)
     elif announce:
@@ -157,8 +148,31 @@ def settle(
             headline="News from the table.",
             kind="announce",
             events=events,
+            only=only,
         )
     bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
+
+
+def finish(
+    runtime: Runtime,
+    session: Session,
+    game: Game,
+    result: dict[str, Any],
+    *,
+    events: list[str],
+    missed: list[str] | None = None,
+) -> None:
+    """End ``game`` with ``result`` (an outcome's JSON): the one way a game ends, whether the engine's
+    rules end it or the table agrees a draw.  The clock stops, the ratings count it, and every seat
+    and observer is told."""
+    game.status = GameStatus.FINISHED
+    game.result = result
+    game.finished_at = utcnow()
+    game.deadline = game.next_reminder = None
+    ratings.rate_game(session, game)
+    headline = f"Game over. {result['summary']}"
+    notify.send_views(runtime, session, game, headline=headline, kind="game_over", events=events, missed=missed or [])
+    observers.queue_updates(runtime, session, game, headline=headline, what="game over", events=events)
 
 
 def engine_for(game: Game) -> Engine:

@@ -14,6 +14,7 @@ from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Game, LogEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
+from pbem.services.play import draws
 from pbem.services.play.replay import ReplayError, Setup, record, replay_all
 
 #: Statuses of a game whose replayed state has no outcome yet (an admin may cancel a game).
@@ -45,8 +46,9 @@ def replay_log(uow: UnitOfWork, game_id: int) -> tuple[Game, list[LogEntry]]:
     return game, entries
 
 
-def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
-    """What the stored game says that the replayed state does not: state, turn, phase, status, result."""
+def mismatches(engine: Engine, state: State, game: Game, drawn: list[str] | None = None) -> list[str]:
+    """What the stored game says that the replayed state does not: state, turn, phase, status, result
+    (``drawn``: the seats the log says the table agreed a draw between)."""
     found = []
     if canonical_json(state) != canonical_json(game.state):
         found.append("state")
@@ -55,12 +57,22 @@ def mismatches(engine: Engine, state: State, game: Game) -> list[str]:
     if engine.phase(state)[:200] != game.phase:
         found.append(f"phase (stored {game.phase!r}, replayed {engine.phase(state)!r})")
     outcome = engine.outcome(state)
+    if drawn is not None:
+        return found + _draw_mismatches(game, drawn)
     if outcome is None and game.status not in UNFINISHED:
         found.append(f"status (stored {game.status}, but the replayed game is not over)")
     if outcome is not None and game.status != GameStatus.FINISHED:
         found.append(f"status (stored {game.status}, but the replayed game is over)")
     expected: dict[str, Any] | None = outcome.to_json() if outcome is not None else None
     if canonical_json(expected) != canonical_json(game.result):
+        found.append("result")
+    return found
+
+
+def _draw_mismatches(game: Game, drawn: list[str]) -> list[str]:
+    """What a game the log says was drawn stores otherwise: its status and result."""
+    found = [] if game.status == GameStatus.FINISHED else [f"status (stored {game.status}, but the log ends drawn)"]
+    if canonical_json(draws.drawn_result(game, drawn)) != canonical_json(game.result):
         found.append("result")
     return found
 
@@ -74,7 +86,7 @@ def verify(uow: UnitOfWork, game_id: int) -> Verification:
         state, applied = replay_all(engine, Setup.of_game(game), map(record, entries))
     except ReplayError as error:
         return Verification(game_id, error.applied, False, str(error))
-    wrong = mismatches(engine, state, game)
+    wrong = mismatches(engine, state, game, draws.drawing_seats(map(record, entries)))
     if wrong:
         message = f"game {game_id}: replaying the log gives a different " + "; ".join(wrong)
         return Verification(game_id, applied, False, message)

@@ -1,0 +1,192 @@
+"""Mail that respects absent players, through the real notify and outbox path: backed-off seats
+(one email a day per game, then a week), reminders only to seats asked to act and in words that
+say who plays the seat at the deadline, and in games played one seat at a time, grace and bot
+notices only to those asked to act."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import update
+
+from engines import get_engine
+from pbem.clock import utcnow
+from pbem.models import Game, OutboxMessage, Seat
+from pbem.services.mailout import absence
+from pbem.services.play import deadlines, games, vacations
+from tests.play.helpers import force_due, leave_only, outbox, play_first_legal, start_with, to_act
+from tests.play.test_bot_seats import Nudges
+from tests.support.play import game_row, seat_ids
+
+#: Statuses of an email that goes to the player.
+GOES = {"pending", "sending", "sent"}
+
+
+def miss(runtime, game_id: int, seat: str) -> None:
+    """Everyone else acts; ``seat``'s deadline passes without its orders."""
+    leave_only(runtime, game_id, seat)
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+
+
+def set_missed(runtime, game_id: int, seat: str, count: int) -> None:
+    with runtime.writing() as session:
+        session.execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat).values(missed_deadlines=count))
+
+
+def days_pass(runtime, days: float) -> None:
+    """Every email so far was queued ``days`` earlier (the budget reads when each went)."""
+    with runtime.writing() as session:
+        for row in session.query(OutboxMessage):
+            row.created_at -= dt.timedelta(days=days)
+
+
+def mails_to(runtime, seat_id: int, *statuses: str) -> list[OutboxMessage]:
+    return [m for m in outbox(runtime, seat_id=seat_id) if not statuses or m.status in statuses]
+
+
+def remind_now(runtime, game_id: int) -> None:
+    """Half an hour before the deadline: the reminders come due and run."""
+    now = utcnow()
+    with runtime.writing() as session:
+        session.execute(
+            update(Game)
+            .where(Game.id == game_id)
+            .values(deadline=now + dt.timedelta(minutes=30), next_reminder=now, reminders_sent=[])
+        )
+    runtime.in_unit(deadlines.send_due_reminders, game_id)
+
+
+def test_a_backed_off_seat_gets_one_email_a_day_with_the_news_since(runtime):
+    assert runtime.settings.absent_after == 2
+    game_id = start_with(runtime, deadline_seconds=2 * 86400)
+    suns = seat_ids(runtime, game_id)["Suns"]
+    miss(runtime, game_id, "Suns")
+    miss(runtime, game_id, "Suns")  # the second in a row: backed off
+    held_back = mails_to(runtime, suns, "waiting")
+    assert held_back, "the day's first email went; this deadline's waits for the next"
+    assert not [m for m in mails_to(runtime, suns) if m.kind == "late" and m.status in GOES]
+    gone_today = [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED]
+    miss(runtime, game_id, "Suns")  # the same day: nothing more goes
+    assert [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED] == gone_today
+    days_pass(runtime, 1)
+    miss(runtime, game_id, "Suns")  # missed 4 = 2N: the weekly level, and an email went within the week
+    assert [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED] == gone_today
+    days_pass(runtime, 7)
+    miss(runtime, game_id, "Suns")  # a week since: the weekly email goes
+    [weekly] = [m for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT]
+    assert "Your seat is being played for you" in weekly.body_text
+    assert "one email a week" in weekly.body_text and "to come back" in weekly.body_text
+    since = weekly.body_text.split("What happened since your last email:")[1]
+    assert since.count("You missed the deadline; the game's defaults were applied for Suns.") >= 2
+    waited = {m.id for m in held_back}
+    assert {m.status for m in mails_to(runtime, suns) if m.id in waited} == {"folded"}, "shown in the weekly email"
+    other = seat_ids(runtime, game_id)["Moons"]
+    assert all(m.status in GOES for m in mails_to(runtime, other) if m.kind == "turn"), "others are not backed off"
+    days_pass(runtime, 3)
+    miss(runtime, game_id, "Suns")
+    assert [m.kind for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT] == [absence.ABSENT]
+    days_pass(runtime, 5)  # a week since the weekly email
+    miss(runtime, game_id, "Suns")
+    assert len([m for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT]) == 2
+
+
+def test_a_backed_off_seat_gets_no_reminder_until_it_comes_back(runtime):
+    game_id = start_with(runtime, deadline_seconds=3 * 86400)
+    suns = seat_ids(runtime, game_id)["Suns"]
+    set_missed(runtime, game_id, "Suns", 2)
+    assert "Suns" in to_act(runtime, game_id)
+    remind_now(runtime, game_id)
+    [reminder] = [m for m in mails_to(runtime, suns) if m.kind == "reminder"]
+    assert reminder.status == "suppressed"
+    others = [m for m in outbox(runtime, game_id=game_id, kind="reminder") if m.seat_id != suns]
+    assert others and all(m.status == "pending" for m in others)
+    play_first_legal(runtime, game_id, "Suns")  # back: their orders reset the count
+    assert game_row(runtime, game_id).seats[0].missed_deadlines == 0
+    miss(runtime, game_id, "Moons")
+    assert "Suns" in to_act(runtime, game_id)
+    remind_now(runtime, game_id)
+    reminders = [m for m in mails_to(runtime, suns) if m.kind == "reminder"]
+    assert [m.status for m in reminders] == ["suppressed", "pending"]
+
+
+def test_reminders_say_who_plays_the_seat_at_the_deadline(runtime):
+    cases = {
+        "defaults": "If the deadline passes, the game's defaults are applied for you.",
+        "grace:1": "If the deadline passes, the deadline is extended by a grace period.",
+        "bot:3": "If the deadline passes, the game's defaults are applied for you.",
+    }
+    for late, words in cases.items():
+        game_id = start_with(runtime, {"late": late}, deadline_seconds=3 * 86400)
+        remind_now(runtime, game_id)
+        reminders = outbox(runtime, game_id=game_id, kind="reminder")
+        assert reminders and all(" ".join(words.split()) in " ".join(m.body_text.split()) for m in reminders), late
+        assert all("defaults" not in m.body_text for m in reminders) or "defaults" in words
+    game_id = start_with(runtime, deadline_seconds=3 * 86400)
+    suns = seat_ids(runtime, game_id)["Suns"]
+    result = runtime.in_unit(vacations.declare_vacation, game_id, suns, 5)
+    assert result is not None
+    remind_now(runtime, game_id)
+    [away] = [m for m in outbox(runtime, game_id=game_id, kind="reminder") if m.seat_id == suns]
+    assert "the deadline waits for the end of your vacation" in " ".join(away.body_text.split())
+
+
+def test_no_reminder_promises_the_defaults_for_a_seat_the_bot_plays(runtime):
+    game_id = start_with(runtime, {"late": "bot:1"}, deadline_seconds=3 * 86400)
+    crowns = seat_ids(runtime, game_id)["Crowns"]
+    miss(runtime, game_id, "Crowns")  # one missed: the bot plays Crowns from the next deadline
+    [notice] = [m for m in mails_to(runtime, crowns) if "You missed the deadline" in m.body_text]
+    text = " ".join(notice.body_text.split())
+    assert "If your orders are missing at the next deadline, the bot plays for you" in text
+    assert "Crowns" in to_act(runtime, game_id)
+    remind_now(runtime, game_id)
+    [reminder] = [m for m in mails_to(runtime, crowns) if m.kind == "reminder"]
+    assert reminder.status == "suppressed", "the bot plays the seat: nothing asks the player to act"
+    words = " ".join(reminder.body_text.split())  # kept, as the admin sees it
+    assert "If the deadline passes, the bot plays for you." in words and "defaults" not in words
+
+
+def sequential_game(runtime, late: str = "grace:1") -> int:
+    players = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <cid@example.org>"]
+    return start_with(runtime, {"late": late}, engine="sprawl", players=players, seed=5, deadline_seconds=86400)
+
+
+def test_grace_notices_go_only_to_the_seat_asked_to_act_in_one_at_a_time_games(runtime):
+    assert get_engine("sprawl").one_at_a_time
+    game_id = sequential_game(runtime)
+    [late] = sorted(to_act(runtime, game_id))
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    grace = [m for m in outbox(runtime, game_id=game_id, kind="admin") if "Grace period" in (m.body_text or "")]
+    ids = seat_ids(runtime, game_id)
+    sent = [m for m in outbox(runtime, game_id=game_id, kind="admin") if m.status in GOES]
+    assert [m.seat_id for m in sent] == [ids[late]]
+    assert "Grace period 1 of 1" in sent[0].body_text
+    bystanders = [m for m in outbox(runtime, game_id=game_id, kind="admin") if m.seat_id != ids[late]]
+    assert len(bystanders) == 2 and {m.status for m in bystanders} == {"waiting"}
+    assert grace is not None
+
+
+def test_a_run_of_bot_moves_before_a_players_turn_is_one_email(runtime):
+    nudges = Nudges(runtime)
+    for seed in range(30):  # a table where the bots move twice in a row before Ann
+        game_id = runtime.in_unit(
+            games.create_game,
+            games.NewGame(
+                engine="sprawl", players=["Ann <ann@example.org>"], bots=2, seed=seed, deadline_seconds=86400
+            ),
+        )
+        game = game_row(runtime, game_id)
+        ann = next(seat for seat in game.seats if not seat.held_by_bot)
+        if ann.seat in to_act(runtime, game_id):
+            break
+    else:
+        raise AssertionError("no table where Ann moves first")
+    before = {m.id for m in mails_to(runtime, ann.id)}
+    play_first_legal(runtime, game_id, ann.seat)
+    assert nudges.run_bots() >= 2
+    assert ann.seat in to_act(runtime, game_id)
+    new = [m for m in mails_to(runtime, ann.id) if m.id not in before]
+    going = [m for m in new if m.status in GOES and m.kind in ("turn", "announce")]
+    assert len(going) == 1, [(m.kind, m.status) for m in new]
+    assert "What happened since your last email:" in going[0].body_text
