@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import select, update
@@ -10,7 +11,7 @@ from sqlalchemy import select, update
 from pbem.clock import utcnow
 from pbem.models import Game, Seat
 from pbem.services import ServiceError
-from pbem.services.play import deadlines, games, house_rules
+from pbem.services.play import deadline_hour, deadlines, games, house_rules
 from pbem.services.play.verify import verify
 from tests.play.helpers import force_due, leave_only, log, outbox, play_first_legal, start_with, to_act
 from tests.support.play import game_row, seat_ids
@@ -64,6 +65,19 @@ def test_defaults_policy_applies_defaults_and_tells_the_late_seat(runtime):
     turn_mails = [m for m in outbox(runtime, kind="turn") if "The deadline passed" in m.body_text]
     assert len(turn_mails) == 4 and all("Suns" in m.body_text for m in turn_mails)
     assert runtime.in_reading(verify, game_id).ok
+
+
+def test_a_grace_period_ends_at_the_games_deadline_hour(runtime):
+    paris = deadline_hour.parse_hour("20", "Europe/Paris")
+    game_id = start_with(runtime, {"late": "grace:1"}, deadline_seconds=2 * 86400, deadline_hour=paris)
+    leave_only(runtime, game_id, "Moons")
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    game = game_row(runtime, game_id)
+    assert game.grace_used == 1
+    local = game.deadline.replace(tzinfo=dt.UTC).astimezone(ZoneInfo("Europe/Paris"))
+    assert (local.hour, local.minute) == (20, 0)
+    assert game.deadline - utcnow() >= dt.timedelta(days=2) - deadline_hour.slack(2 * 86400) - dt.timedelta(minutes=1)
 
 
 def test_grace_policy_extends_the_deadline_then_applies_defaults(runtime):

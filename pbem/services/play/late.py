@@ -55,6 +55,7 @@ from pbem.seating import (
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
 from pbem.services.play import bot_turns, games, leaving, seat_changes, vacations
+from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.settling import append_log, turn_seconds
 
@@ -110,7 +111,8 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
     if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
         period = turn_seconds(engine, game) or DEFAULT_PERIOD
         game.grace_used = (game.grace_used or 0) + 1
-        _move_deadline(game, now + dt.timedelta(seconds=period), now)
+        # A grace period is a phase's length more, at the game's deadline hour as any deadline.
+        _move_deadline(game, deadline_at_hour(now, period, DeadlineHour.from_policy(game.deadline_policy)), now)
         line = (
             f"The deadline passed; missing: {labels}. Grace period {game.grace_used} of {rules.late_n}: "
             f"the deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC."
