@@ -35,6 +35,11 @@ BENCHES: dict[str, tuple[str, list[str], str]] = {
     "lighthouse": ("bench.lighthouse", [], "Lighthouse on six pages; bytes per page; 304s against a bare route"),
     "soak": ("bench.soak", ["--days", "30"], "a month of play on a fast clock through pbem serve (about 40 minutes)"),
     "map": ("bench.map_drawing", [], "the Classical map drawn as SVG and as PNG (email and full size)"),
+    "screenshots": (
+        "bench.screenshots",
+        [],
+        "every page at 390 and 1280 px, light and dark, into docs/screenshots/site",
+    ),
     "classical-bot": (
         "bench.classical_bot",
         [],

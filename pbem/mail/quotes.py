@@ -19,7 +19,7 @@ _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 
 _WROTE = (
     r"wrote|writes|schrieb|a\s+écrit|escribió|escreveu|ha\s+scritto|scrisse|schreef|het\s+volgende\s+geschreven|skrev|kirjoitti|"
-    r"napisał|napsal|написал|написала|пишет|έγραψε|yazdı|írta|scrise|a\s+scris|写道|寫道|のメッセージ|님이\s*작성"
+    r"napisał|pisze|napsal|написал|написала|пишет|έγραψε|yazdı|írta|scrise|a\s+scris|写道|寫道|のメッセージ|님이\s*작성"
 )
 _ATTRIBUTION_END = re.compile(rf"(?:{_WROTE})[^:：]{{0,60}}[:：]\s*$|>\s*[:：]\s*$|wrote\s*$", re.IGNORECASE)
 _ATTRIBUTION_START = re.compile(
@@ -41,7 +41,7 @@ _ORIGINAL_MARKERS = re.compile(
 )
 _HEADER_FROM = re.compile(r"^\s*\*?(?:from|von|de|da|van|od|от|från|fra|lähettäjä)\s*\*?\s*[:：]", re.IGNORECASE)
 _HEADER_NEXT = re.compile(
-    r"^\s*\*?(?:sent|date|to|subject|cc|gesendet|datum|an|betreff|envoyé|date|à|objet|enviado|fecha|para|asunto|"
+    r"^\s*\*?(?:sent|date|to|subject|cc|gesendet|datum|an|betreff|envoyé|date|à|objet|enviado(?:\s+el)?|fecha|para|asunto|"
     r"inviato|data|oggetto|a|verzonden|aan|onderwerp|отправлено|дата|кому|тема|skickat|till|ämne|sendt|til|emne|"
     r"wysłano|do|temat|odesláno|komu|předmět|lähetetty|vastaanottaja|aihe|assunto|kopie|kopia|kopi)"
     r"\s*\*?\s*[:：]",

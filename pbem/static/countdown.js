@@ -47,7 +47,18 @@
       }
     });
   }
+  // A zone picker the reader never set (<select data-guess-zone>) starts at the browser's zone, the one
+  // pages already show, rather than at UTC.
+  function guessZone() {
+    var picker = document.querySelector("select[data-guess-zone]");
+    if (!picker || !window.Intl) { return; }
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && Array.prototype.some.call(picker.options, function (o) { return o.value === zone; })) {
+      picker.value = zone;
+    }
+  }
   showLocal();
+  guessZone();
   document.addEventListener("pbem:updated", showLocal);  // parts of a live page were replaced
   if (document.querySelector("[data-countdown]")) { tick(); setInterval(tick, 1000); }
 }());

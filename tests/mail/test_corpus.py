@@ -116,6 +116,10 @@ def test_html_only_replies_from_every_client_read_as_their_one_order():
         ["Sent: Monday, 15 January 2024 10:00", "From: pbem", "To: Ann", "Subject: Game 1"],
         ["Subject: Game 1", "Date: 15 Jan 2024", "From: pbem <pbem@pbem.test>", "To: Ann"],
         ["Gesendet: Montag, 15. Januar 2024", "Von: pbem", "An: ann@example.org", "Betreff: Spiel 1"],
+        ["Fra: pbem <pbem@pbem.test>", "Sendt: 15. januar 2024 10:00", "Til: Ann", "Emne: Spil 1"],
+        ["Od: pbem <pbem@pbem.test>", "Wysłano: poniedziałek, 15 stycznia 2024", "Do: Ann", "Temat: Gra 1"],
+        ["De : pbem <pbem@pbem.test>", "Envoyé : lundi 15 janvier 2024 10:00", "À : Ann", "Objet : Partie 1"],
+        ["De: pbem <pbem@pbem.test>", "Enviado el: lunes, 15 de enero de 2024", "Para: Ann", "Asunto: Partida 1"],
     ],
 )
 def test_a_rule_and_a_header_block_in_any_order_end_the_reply(block):
@@ -123,6 +127,13 @@ def test_a_rule_and_a_header_block_in_any_order_end_the_reply(block):
     html = f"<div>play 4</div><hr><div>{header}</div><div><p>Play one Sprout: play 3</p><p>pass</p></div>"
     assert order_lines(html_to_text(html)) == ["play 4"]
     assert order_lines(html_to_text(html.replace("<hr>", ""))) == ["play 4"], "the header block alone"
+
+
+@pytest.mark.parametrize("marker", ["-----Oprindelig meddelelse-----", "-----Ursprüngliche Nachricht-----"])
+def test_a_localized_original_message_rule_ends_the_reply(marker):
+    """Outlook in Danish (or German) quotes the older email unmarked under its own rule: none of it is read."""
+    assert order_lines(f"play 2\n\n{marker}\nFra: pbem\nplay 4\npass\n") == ["play 2"]
+    assert order_lines(f"play 2\n\n{marker}\nplay 4\n") == ["play 2"]
 
 
 def test_a_few_header_words_in_the_orders_are_not_a_block():
@@ -143,6 +154,13 @@ def test_html_pre_keeps_its_line_breaks():
         "Dnia 15.01.2024 o 10:00, pbem napisał(a):",
         "Den mån 15 jan. 2024 kl 10:00 skrev pbem:",
         "Dne 15. 01. 24 v 10:00 pbem napsal(a):",
+        "W dniu 15.01.2024 o 10:00, pbem pisze:",
+        "Am 15.01.2024 um 10:00 schrieb Rank Chain #2:",
+        "Am Sa., 15. Jan. 2024 um 10:00 Uhr schrieb pbem <pbem@pbem.test>:",
+        "Le 15/01/2024 à 10:00, Rank Chain #2 a écrit :",
+        "Le sam. 15 janv. 2024 à 10:00, pbem <pbem@pbem.test> a écrit :",
+        "El sáb, 15 ene 2024 a las 10:00, pbem (<pbem@pbem.test>) escribió:",
+        "Den 15. jan. 2024 kl. 10.00 skrev pbem <pbem@pbem.test>:",
     ],
 )
 def test_an_attribution_over_a_quote_is_not_an_order(attribution):

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from engines import get_engine, registry
 from pbem.models import Account, Seat
-from pbem.services.people import sessions
+from pbem.services.people import accounts, sessions
 from pbem.web.signin import SESSION_KEY
 from tests.support.live import live_site
 from tests.support.play import game_row, play_some, play_to_end, start
@@ -147,5 +147,69 @@ def test_a_finished_games_pages_name_the_winner(site, chromium, width):
                     assert seat in said, (path, said)
             assert page.evaluate(BROKEN_WORDS) == [], path
         shoot(page, f"finished-me-{width}")
+    finally:
+        context.close()
+
+
+#: Sideways-scrolling boxes whose table runs past the right edge (part of it hidden until scrolled).
+CUT_OFF = "() => [...document.querySelectorAll('.scroll')].filter((b) => b.scrollWidth > b.clientWidth + 1).length"
+
+
+def admin_log_in(page, site) -> None:
+    page.goto(f"{site.url}/admin/login")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", "seat-admin-pass")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{site.url}/admin/")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_listings_and_admin_tables_never_break_a_word_nor_run_off_the_screen(site, chromium, width):
+    """The front page's games, a player's page, ratings and the admin's tables: every word on one line, at both
+    widths, and nothing wider than the screen (a phone reads a wide table as one labelled block per row)."""
+    context = chromium.new_context(viewport={"width": width, "height": 844 if width < 500 else 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{site.url}/games/{site.finished}")
+        player = page.locator("a[href^='/players/']").first.get_attribute("href")
+        paths = ["/", player, "/ratings/sprawl"]
+        admin_log_in(page, site)
+        paths += ["/admin/", "/admin/games", f"/admin/games/{site.finished}"]
+        for path in paths:
+            page.goto(site.url + path)
+            assert page.locator("td").count(), f"{path}: no table"
+            assert page.evaluate(BROKEN_WORDS) == [], path
+            assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, path
+            if width == 390 and path.startswith("/admin"):
+                wide = page.evaluate(CUT_OFF)
+                assert wide == 0, f"{path}: {wide} table(s) cut off at the right edge"
+            shoot(page, f"listing{path.replace('/', '-').rstrip('-') or '-front'}-{width}")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "America/New_York"])
+def test_the_zone_picker_starts_at_the_browsers_zone_until_one_is_chosen(site, chromium, zone):
+    """Pages show the browser's zone until the player picks one; /me's picker says so instead of "UTC"."""
+    context = chromium.new_context(viewport=PHONE, timezone_id=zone)
+    try:
+        sign_in(context, site, "bob@example.org")
+        page = context.new_page()
+        page.goto(f"{site.url}/me")
+        assert page.locator("select#tz").input_value() == zone
+    finally:
+        context.close()
+
+
+def test_a_chosen_zone_stays_chosen_in_the_picker(site, chromium):
+    with site.runtime.db.read() as session:
+        di = session.scalars(select(Account.id).where(Account.email == "di@example.org")).one()
+    site.runtime.in_unit(accounts.set_time_zone, di, "Asia/Tokyo")
+    context = chromium.new_context(viewport=PHONE, timezone_id="Europe/Paris")
+    try:
+        sign_in(context, site, "di@example.org")
+        page = context.new_page()
+        page.goto(f"{site.url}/me")
+        assert page.locator("select#tz").input_value() == "Asia/Tokyo"
     finally:
         context.close()
