@@ -79,6 +79,7 @@ CREATE_FLAGS = {
     "press_identity": ("--press-identity", "press_identity"),
     "late_policy": ("--late", "late"),
     "drop_after": ("--drop-after", "drop_after"),
+    "draw_votes": ("--draw-votes", "draw_votes"),
     "vacation_per_game": ("--vacation-per-game", "vacation_per_game"),
     "vacation_per_year": ("--vacation-per-year", "vacation_per_year"),
 }
@@ -119,6 +120,9 @@ FLAG_OF = {field: flag for flag, field in CREATE_FLAGS.values()}
     "--drop-after",
     default=None,
     help="A player who misses N deadlines in a row leaves the game (0: never, the default).",
+)
+@click.option(
+    "--draw-votes", default=None, help="Who learns of draw votes: secret (the default) or public (the whole table)."
 )
 @click.option("--vacation-per-game", default=None, help="Vacation days per player in this game (14).")
 @click.option("--vacation-per-year", default=None, help="Vacation days per account per year (28).")

@@ -178,6 +178,7 @@ def account_reachable(account_id: int):
 FORM_DEFAULTS = {
     "press": "full",
     "press_identity": "signed",
+    "draw_votes": "secret",
     "late": "defaults",
     "late_n": "1",
     "bots": "0",

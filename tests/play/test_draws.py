@@ -11,9 +11,11 @@ from sqlalchemy import select
 
 from engines import get_engine
 from pbem.models import Game, LogEntry, RatingChange
-from pbem.services.play import deadlines, draws, queries, verify
+from pbem.services import ServiceError
+from pbem.services.play import deadlines, draws, house_rules, queries, verify
+from pbem.services.play import new_game as new_game_fields
 from tests.mail.support import Mailboxes, mail_world
-from tests.play.helpers import force_due, leave_only, start_with
+from tests.play.helpers import force_due, leave_only, outbox, start_with
 from tests.play.test_resign_rematch import new_game, said, seat_of, write
 from tests.support.play import game_row
 
@@ -146,3 +148,35 @@ def test_the_bots_seats_agree_and_a_power_with_nothing_left_is_not_asked(runtime
     game = game_row(runtime, game_id)
     drawing = [seat.seat for seat in game.seats if seat.seat != out]
     assert game.status == "finished" and game.result["ranking"] == [drawing, [out]], "the bots share the draw"
+
+
+def _texts_to(runtime, game_id: int, seat_id: int) -> str:
+    return "\n".join(row.body_text for row in outbox(runtime, game_id=game_id, seat_id=seat_id))
+
+
+def test_public_draw_votes_tell_the_table_each_agreement_and_withdrawal(runtime):
+    """House rule ``draw_votes: public``: each vote is news for the others, with who agrees so far."""
+    game_id = start_with(runtime, rules={"draw_votes": "public"}, engine="classical", players=TABLE)
+    seats = {seat.seat: seat.id for seat in game_row(runtime, game_id).seats}
+    first, second, other = "France", "Italy", "Russia"
+    assert runtime.in_unit(draws.vote, game_id, seats[first], True).ok
+    assert runtime.in_unit(draws.vote, game_id, seats[second], True).ok
+    news = _texts_to(runtime, game_id, seats[other])
+    assert "France agrees to a draw" in news and "Agreeing: France and Italy." in news
+    assert "Italy agrees to a draw" in _texts_to(runtime, game_id, seats[first])
+    assert runtime.in_unit(draws.vote, game_id, seats[second], False).ok
+    assert "Italy no longer agrees to a draw. Agreeing: France." in _texts_to(runtime, game_id, seats[other])
+    assert any("Draw votes are public" in line for line in house_rules.rules_of(game_row(runtime, game_id)).describe())
+
+
+def test_draw_votes_are_a_house_rule_read_by_the_one_parser(runtime):
+    assert house_rules.parse_rules(draw_votes=" Public ").draw_votes == "public"
+    assert house_rules.parse_rules().draw_votes == "secret"
+    try:
+        house_rules.parse_rules(draw_votes="loud")
+    except ServiceError as error:
+        assert "draw votes 'loud' is not one of: secret, public" in str(error)
+    else:
+        raise AssertionError("an unknown draw_votes value was taken")
+    request = new_game_fields.read({"engine": ["classical"], "players": list(TABLE), "draw_votes": ["public"]})
+    assert request.rules.draw_votes == "public"

@@ -3,8 +3,10 @@
 Any engine may allow it (``Engine.draws``).  A seat's ``draw`` (by email or on
 its web page: the same words) proposes a draw, or agrees to the one proposed;
 ``draw no`` withdraws.  A seat's agreement stands across turns until it
-withdraws it.  Votes are secret: the others learn only that a draw has been
-proposed (when the first seat agrees) and, at the end, that the game was drawn.
+withdraws it.  Votes are secret unless the house rules say ``draw_votes:
+public``: the others learn only that a draw has been proposed (when the first
+seat agrees) and, at the end, that the game was drawn.  With public votes the
+table is told each agreement and withdrawal, and who agrees so far.
 
 The seats a draw needs are those still in the game: not left (resigned,
 removed, dropped) and not out by the engine's rules (``Engine.eliminated``).
@@ -28,6 +30,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.seating import PlayedBy, left_of, who_plays
 from pbem.services.mailout import notify
+from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, engine_for, finish
 
@@ -79,29 +82,40 @@ def vote(uow: UnitOfWork, game_id: int, seat_id: int, agree: bool) -> DrawResult
         return DrawResult(False, refused)
     seats = in_the_game(game, engine)
     names = joined([s.seat for s in seats])
+    public = rules_of(game).draw_votes == "public"
     if not agree:
         if not seat.draw_vote:
             return DrawResult(True, "You had not agreed to a draw; nothing changes.")
         seat.draw_vote = False
+        if public:
+            _tell_table(uow, game, seat, f"{seat.seat} no longer agrees to a draw. {_standing(seats)}")
         return DrawResult(True, "You no longer agree to a draw.")
     first = not any(s.draw_vote for s in seats)
     seat.draw_vote = True
     if end_if_agreed(uow, game, engine):
         return DrawResult(True, f"Every seat still in the game agrees: {game.name} is drawn between {names}.")
-    if first:
-        notify.send_views(
-            uow.runtime,
-            uow.session,
-            game,
-            headline=f"A draw is proposed between {names}. To agree, send the line: draw.",
-            kind="admin",
-            told=seat,
-        )
+    if public:
+        _tell_table(uow, game, seat, f"{seat.seat} agrees to a draw between {names}. {_standing(seats)}")
+    elif first:
+        _tell_table(uow, game, seat, f"A draw is proposed between {names}. To agree, send the line: draw.")
     return DrawResult(
         True,
         f"You agree to a draw between {names}. The game ends drawn when every one of them agrees; "
         "until then it goes on. To withdraw, send: draw no.",
     )
+
+
+def _tell_table(uow: UnitOfWork, game: Game, seat: Seat, headline: str) -> None:
+    """The other seats hear of a vote (``seat`` has its own answer)."""
+    notify.send_views(uow.runtime, uow.session, game, headline=headline, kind="admin", told=seat)
+
+
+def _standing(seats: list[Seat]) -> str:
+    """Who agrees so far and who has yet to, for a table whose votes are public."""
+    agreeing = [s.seat for s in seats if s.draw_vote]
+    waiting = [s.seat for s in seats if not s.draw_vote]
+    said = f"Agreeing: {joined(agreeing)}." if agreeing else "Nobody agrees to a draw now."
+    return f"{said} To agree, send the line: draw." if waiting else said
 
 
 def _refusal(game: Game, engine: Engine, seat: Seat) -> str:

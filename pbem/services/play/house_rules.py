@@ -12,6 +12,9 @@ They are chosen when the game is created and kept in ``Game.house_rules``:
 * ``drop_after``: a player who misses this many deadlines in a row leaves the
   game (:func:`pbem.services.play.leaving.leave`, reason ``dropped``) and the
   late-seat policy plays the seat from then on; 0 (the default): never.
+* ``draw_votes``: ``secret`` (the table learns only that a draw is proposed) or
+  ``public`` (the table is told each seat's agreement and withdrawal), in games
+  whose engine allows draws (:mod:`pbem.services.play.draws`).
 * ``vacation_days_per_game`` and ``vacation_days_per_year``: the caps on
   declared vacations (the yearly one counts an account's days away across all
   of its games, overlapping vacations once).
@@ -34,6 +37,7 @@ from pbem.services.play.locking import lock_game
 
 PRESS_MODES = ("full", "public", "none")
 LATE_KINDS = ("defaults", "grace", "bot")
+DRAW_VOTES = ("secret", "public")
 MAX_LATE_N = 20
 MAX_VACATION_DAYS = 366
 
@@ -44,6 +48,7 @@ class HouseRules:
     press_signed: bool = True
     late: str = "defaults"
     drop_after: int = 0
+    draw_votes: str = "secret"
     vacation_days_per_game: int = 14
     vacation_days_per_year: int = 28
 
@@ -86,7 +91,9 @@ class HouseRules:
             if self.drop_after
             else []
         )  # fmt: skip
-        return [press.capitalize() + ".", late.capitalize() + ".", *drop, vacation.capitalize() + "."]
+        public_votes = self.draw_votes == "public"
+        votes = ["Draw votes are public: the table is told who agrees to a draw."] if public_votes else []
+        return [press.capitalize() + ".", late.capitalize() + ".", *drop, *votes, vacation.capitalize() + "."]
 
 
 def parse_late(text: str) -> str:
@@ -110,6 +117,7 @@ def parse_rules(
     press_identity: str | None = None,
     late: str | None = None,
     drop_after: int | None = None,
+    draw_votes: str | None = None,
     vacation_days_per_game: int | None = None,
     vacation_days_per_year: int | None = None,
 ) -> HouseRules:
@@ -128,6 +136,11 @@ def parse_rules(
             values["press_signed"] = identity == "signed"
         else:
             problems.append(f"press identity {press_identity!r} is not one of: signed, anonymous")
+    if draw_votes is not None:
+        if draw_votes.strip().lower() in DRAW_VOTES:
+            values["draw_votes"] = draw_votes.strip().lower()
+        else:
+            problems.append(f"draw votes {draw_votes!r} is not one of: {', '.join(DRAW_VOTES)}")
     if late is not None:
         try:
             values["late"] = parse_late(late)

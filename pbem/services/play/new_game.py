@@ -40,7 +40,7 @@ MAX_VALUE_CHARS = 10_000
 FIELDS = (
     "engine", "variant", "name", "options", "players", "open_seats", "bots", "deadline", "phase_deadlines",
     "deadline_hour", "timezone", "reminders", "seed", "press", "press_identity", "late", "drop_after",
-    "vacation_per_game", "vacation_per_year",
+    "draw_votes", "vacation_per_game", "vacation_per_year",
 )  # fmt: skip
 #: Fields whose values are lists (repeated options, lines of a box); the others take one value.
 MANY = frozenset({"options", "players", "phase_deadlines"})
@@ -50,6 +50,7 @@ RULE_FIELDS = {
     "press_identity": "press_identity",
     "late": "late",
     "drop_after": "drop_after",
+    "draw_votes": "draw_votes",
     "vacation_per_game": "vacation_days_per_game",
     "vacation_per_year": "vacation_days_per_year",
 }
@@ -214,6 +215,7 @@ def _rules(reader: _Reader) -> house_rules.HouseRules | None:
         "press_identity": reader.one("press_identity") or None,
         "late": reader.one("late") or None,
         "drop_after": _whole(reader, "drop_after", "deadlines"),
+        "draw_votes": reader.one("draw_votes") or None,
         "vacation_per_game": _whole(reader, "vacation_per_game", "days"),
         "vacation_per_year": _whole(reader, "vacation_per_year", "days"),
     }
