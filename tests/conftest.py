@@ -139,14 +139,14 @@ def pytest_cmdline_main(config):
 
 #: Modules about the database itself: their PostgreSQL runs stay in the fast lane.
 ABOUT_THE_DATABASE = {
+    "tests.db.test_concurrency",
+    "tests.db.test_migrations",
+    "tests.db.test_rankchain_known_upgrade",
+    "tests.db.test_schema_gate",
+    "tests.db.test_statements_per_order",
+    "tests.db.test_unit_of_work",
     "tests.ops.test_backup",
-    "tests.services.test_concurrency",
-    "tests.services.test_migrations",
-    "tests.services.test_rankchain_known_upgrade",
-    "tests.services.test_schema_gate",
-    "tests.services.test_statements_per_order",
-    "tests.services.test_sweep",
-    "tests.services.test_unit_of_work",
+    "tests.ops.test_sweep",
     "tests.web.test_any_database",
 }
 
