@@ -13,8 +13,8 @@ from sqlalchemy import select
 from pbem.models import Account, AdminUser, OutboxMessage, Seat
 from pbem.services.mailout import outbox
 from pbem.services.play import bounces, house_rules
-from tests.mail.helpers import deliver, inbound, mail, seat_address, seat_of
 from tests.inbound.test_pipeline import dsn
+from tests.mail.helpers import deliver, inbound, mail, seat_address, seat_of
 from tests.support.play import game_row, start
 from tests.support.smtp_sink import SmtpSink
 from tests.web.conftest import login, password_hash
