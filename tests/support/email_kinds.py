@@ -24,6 +24,7 @@ from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.models import Game, Observer, OutboxMessage, Seat
 from pbem.services.mailout import digest, drafts, observers, outbox, signin, subscriptions
+from pbem.services.mailout.kinds import EmailKind as K
 from pbem.services.play import bounces, deadlines, games, lobby
 from tests.mail.helpers import deliver, mail, seat_address
 from tests.support.play import game_row, legal_move, seat_ids
@@ -43,10 +44,14 @@ ENGINES = {"kidsprout": 3, "rankchain": 3, "sneak": 4, "sprawl": 3, "classical":
 #: Options that keep a long game short enough to play to its end here (its emails are as wide in 1901).
 SHORT = {"classical": {"last_year": 1901}}
 #: Kinds every engine's game sends; announce only where orders are news mid-turn (KidSprout's excuses).
-GAME_KINDS = frozenset(
-    {"welcome", "turn", "receipt", "press", "vacation", "admin", "reminder", "game_over", "digest", "observer_update"}
+#: (Named from the registry of kinds, :mod:`pbem.services.mailout.kinds`, so each is one the server sends.)
+_GAME = (K.WELCOME, K.TURN, K.RECEIPT, K.PRESS, K.VACATION, K.ADMIN, K.REMINDER, K.GAME_OVER, K.DIGEST)
+GAME_KINDS = frozenset(kind.value for kind in (*_GAME, K.OBSERVER_UPDATE))
+#: Kinds about no game (or sampled apart from the games').
+OTHER_KINDS = frozenset(
+    kind.value
+    for kind in (K.SIGNIN, K.JOIN_CONFIRM, K.COMMANDS, K.ERROR, K.FOREIGN_SENDER, K.OBSERVER_CONFIRM, K.NOTICE)
 )
-OTHER_KINDS = frozenset({"signin", "join_confirm", "commands", "error", "foreign_sender", "observer_confirm", "notice"})
 PRESS = "Fellow players: shall we agree to go easy on whoever leads now? Answer me before the deadline, please."
 
 

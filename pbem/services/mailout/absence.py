@@ -33,11 +33,12 @@ from pbem.models import Game, OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, at_deadline, late_n, who_plays
+from pbem.services.mailout import kinds
 
 #: The weekly email to a player whose seat has long been played for them.
-ABSENT = "absent"
+ABSENT = kinds.EmailKind.ABSENT.value
 #: What a backed-off seat gets within its budget only.
-BUDGETED = frozenset({"turn", "announce", "admin", "vacation", "late", "reminder", ABSENT})
+BUDGETED = kinds.where(budgeted=True)
 #: Emails that went (or go) to the player: what the budget counts.
 _MAILED = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.SENT, OutboxStatus.FAILED)
 #: A week's budget, less a margin, so a deadline that falls weekly a few minutes earlier still mails.

@@ -85,24 +85,40 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
 def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
     """One game's part of a digest: what happened, every press in full, and the latest view."""
     game = session.get(Game, game_id) if game_id is not None else None
-    title = game.name if game else "Other"
     news = [row for row in group if row.kind != "press"]
     views = [row for row in news if row.kind != "late"]  # a late notice shows no view: its lines are kept
     last = (views or news or group)[-1]
-    reply = last.headers.get("Reply-To") if last.headers else None
-    seat = next((seat for seat in game.seats if seat.id == last.seat_id), None) if game else None
+    title, name, reply = _heading(game, last)
+    seat = _seat_of(game, last.seat_id)
     return {
-        "title": f"{title} (reply to {reply} to play)" if reply else title,
-        "name": title,
+        "title": title,
+        "name": name,
         "subjects": _counted([row.subject for row in news]),
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
-        "late": [line for row in news if row.kind == "late" for line in _told(row)],
+        "late": _late_lines(news),
         "absent_note": absence.note(runtime.settings, game, seat) if game and seat else "",
         "latest": drafts.text_and_html(last)[0].rstrip() if views else "",
         "reply_to": reply,
         **_now(runtime, game, seat),
     }
+
+
+def _heading(game: Game | None, last: OutboxMessage) -> tuple[str, str, str | None]:
+    """A section's title (with the address a reply plays by, the latest email's), its game's name and that address."""
+    name = game.name if game else "Other"
+    reply = last.headers.get("Reply-To") if last.headers else None
+    return (f"{name} (reply to {reply} to play)" if reply else name), name, reply
+
+
+def _seat_of(game: Game | None, seat_id: int | None) -> Seat | None:
+    """The game's seat of that id (the reader of a section's latest email), if any."""
+    return next((seat for seat in game.seats if seat.id == seat_id), None) if game else None
+
+
+def _late_lines(news: list[OutboxMessage]) -> list[str]:
+    """The lines the held late notices told, in order."""
+    return [line for row in news if row.kind == "late" for line in _told(row)]
 
 
 def _told(row: OutboxMessage) -> list[str]:

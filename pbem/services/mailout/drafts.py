@@ -28,7 +28,7 @@ from typing import Any
 from pbem.engine_output import board_picture, drawn
 from pbem.mail.compose import render
 from pbem.models import Game, OutboxMessage, Seat
-from pbem.services.mailout import preferences
+from pbem.services.mailout import kinds, preferences
 
 #: The key of a row's ``fold`` that holds its kept draft.
 KEY = "email"
@@ -37,7 +37,7 @@ GAME_FIELDS = ("name", "engine", "turn", "phase", "status")
 #: ``(template, kind)`` of the emails rendered when sent (see the module's text): the news of a
 #: phase, of an admin's or a vacation's change, whose templates read no more of the game than
 #: GAME_FIELDS (a kind with a ``kinds/<kind>`` template of its own, a welcome's or a game over's, is not one).
-AT_SEND = frozenset({("turn", "turn"), ("turn", "announce"), ("turn", "admin"), ("turn", "vacation")})
+AT_SEND = frozenset((kinds.TURN_TEMPLATE, kind) for kind in kinds.where(at_send=True))
 #: The context's key of a seat's private view as JSON, drawn (text and board) when rendered.
 VIEW = "view"
 #: The context's key of a picture the email shows inline (the public board of an observer's email).

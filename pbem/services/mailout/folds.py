@@ -34,11 +34,11 @@ from pbem.clock import utcnow
 from pbem.models import OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import drafts
+from pbem.services.mailout import drafts, kinds
 
 log = logging.getLogger(__name__)
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
-FOLDS_INTO = frozenset({"turn", "announce", "vacation", "game_over", "admin", "welcome", "reminder", "absent"})
+FOLDS_INTO = kinds.where(folds_into=True)
 DEFERRED = OutboxStatus.DEFERRED
 #: News a ``my_turn`` seat was not sent; never sent alone (see :data:`pbem.services.mailout.preferences.WAITING`).
 WAITING = OutboxStatus.WAITING

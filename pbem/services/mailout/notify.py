@@ -11,10 +11,11 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
+from pbem.config import Settings
 from pbem.engine_output import drawn, example_order, rules_url
 from pbem.game_status import OVER, GameStatus
 from pbem.mail.message import safe_message_id, safe_subject
-from pbem.models import Game, OutboxMessage, Seat, Vacation
+from pbem.models import Account, Game, OutboxMessage, Seat, Vacation
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import absence, drafts, folds, outbox, preferences, threads, unsubscribe
 from pbem.services.mailout.drafts import Draft
@@ -121,23 +122,11 @@ def queue(
     their budget (:mod:`pbem.services.mailout.absence`); with ``quiet`` (news that
     asks nothing of this seat) an email that would go now waits for the seat's next one.
     """
-    settings = runtime.settings
     if game is not None:
         context.update(links(runtime, game, seat))
-    status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
-    account = seat.account if seat is not None else None
     threaded = seat is not None and game is not None
-    if quiet and status == "pending":
-        status = preferences.WAITING
-    if threaded and account is not None:
-        status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
-        if status == "pending":
-            context["absent_note"] = absence.note(settings, game, seat)
-    blocks = list(blocks)
-    if threaded and status == "pending" and kind in folds.FOLDS_INTO:
-        blocks = [*folds.take(session, seat, recipient), *blocks]
-    since = [line for b in blocks if b.block == folds.SINCE for line in b.data.get("lines", [])]
-    blocks = [b for b in blocks if b.block != folds.SINCE]
+    status, kind = _status(runtime.settings, session, game, seat, recipient, kind, status, deferred, quiet, context)
+    blocks, since = _blocks(session, seat, recipient, status, kind, blocks, threaded)
     if since:
         context["earlier"] = since
     in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
@@ -146,39 +135,14 @@ def queue(
         subject = threads.subject(game, answer=bool(answers))
         message_id = message_id or threads.message_id(runtime, game)
     subject = subject or "pbem"
-    if account is not None and account.unreachable_since is not None and account.email == recipient:
-        status = "unreachable"  # kept, never sent: the address bounced hard too often (see play.bounces)
-    if account is not None:
-        pref = preferences.effective(game, seat) if threaded else preferences.resolve(account.notify, None)
-        context.setdefault("notify_pref", pref)
-        context.setdefault("notify_words", preferences.DESCRIPTIONS[context["notify_pref"]])
-        context.setdefault("notify_commands", preferences.COMMANDS)
-        context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
-    if threaded:
-        context["unsubscribe_url"] = unsubscribe.url(runtime, seat)
-        if since:
-            context["away"] = away(session, game, seat)
-    context["folded"] = [{"block": b.block, **b.data} for b in blocks]
-    context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
-    ended = game is not None and game.status in OVER
-    footer = (context["notify_pref"], context["preferences_url"]) if account is not None and not ended else None
-    draft = Draft(template, kind, subject, context, footer)
+    account = seat.account if seat is not None else None
+    status = _reachable(account, recipient, status)
+    _reader_context(runtime, session, game, seat, since, blocks, context)
+    draft = Draft(template, kind, subject, context, _footer(game, account, context))
     waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
     later = waits or (template, kind) in drafts.AT_SEND  # rendered when sent (drafts explains why)
     text, html = ("", "") if later else draft.render(game, seat)
-    # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
-    headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
-    if account is not None and account.name_key and account.email == recipient:
-        headers["To"] = f'"{_quoted(account.name)}" <{recipient}>'  # the name they chose (checked: no address)
-    if threaded:
-        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-        headers.update(unsubscribe.headers(runtime, seat))
-        headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
-        if status == "pending":
-            threads.advance(session, seat, message_id, headers.get("References"))
-    elif in_reply_to:
-        headers["In-Reply-To"] = in_reply_to
-        headers["References"] = in_reply_to
+    headers = _headers(runtime, session, game, seat, recipient, status, message_id, answers, in_reply_to)
     headers["Auto-Submitted"] = "auto-replied" if auto_reply else "auto-generated"
     row = OutboxMessage(
         recipient=recipient,
@@ -192,17 +156,158 @@ def queue(
         seat_id=seat.id if seat else None,
         status=status,
     )
+    fold = _fold(game, seat, status, context, blocks, deferred, draft, later)
+    if fold is not None:
+        row.fold = fold
+    _write(session, row, status)
+    return row
+
+
+def _status(
+    settings: Settings,
+    session: Session,
+    game: Game | None,
+    seat: Seat | None,
+    recipient: str,
+    kind: str,
+    status: str | None,
+    deferred: Fold | None,
+    quiet: bool,
+    context: dict[str, Any],
+) -> tuple[str, str]:
+    """The row's status and kind: the caller's, else the player's preference's; ``quiet`` news waits for the
+    seat's next email; a backed-off player's budget may hold it or send the weekly email instead (whose
+    note then joins ``context``)."""
+    status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
+    if quiet and status == "pending":
+        status = preferences.WAITING
+    if game is not None and seat is not None and seat.account is not None:
+        status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
+        if status == "pending":
+            context["absent_note"] = absence.note(settings, game, seat)
+    return status, kind
+
+
+def _blocks(
+    session: Session,
+    seat: Seat | None,
+    recipient: str,
+    status: str,
+    kind: str,
+    given: Sequence[Fold],
+    threaded: bool,
+) -> tuple[list[Fold], list[str]]:
+    """The blocks the email shows first (the news waiting for the seat, taken, before ``given``) and apart,
+    the lines of what happened since the seat's last email."""
+    blocks = list(given)
+    if threaded and status == "pending" and kind in folds.FOLDS_INTO:
+        blocks = [*folds.take(session, seat, recipient), *blocks]
+    since = [line for b in blocks if b.block == folds.SINCE for line in b.data.get("lines", [])]
+    return [b for b in blocks if b.block != folds.SINCE], since
+
+
+def _reachable(account: Account | None, recipient: str, status: str) -> str:
+    """``unreachable`` for the address of an account that bounced hard too often (kept, never sent: see
+    :mod:`pbem.services.play.bounces`), else ``status``."""
+    if account is not None and account.unreachable_since is not None and account.email == recipient:
+        return "unreachable"
+    return status
+
+
+def _reader_context(
+    runtime: Runtime,
+    session: Session,
+    game: Game | None,
+    seat: Seat | None,
+    since: list[str],
+    blocks: list[Fold],
+    context: dict[str, Any],
+) -> None:
+    """What the templates show of the reader: their notification choice and how to change it, the seat's
+    unsubscribe link, who is away (beside the news since their last email), and the blocks."""
+    account = seat.account if seat is not None else None
+    threaded = seat is not None and game is not None
+    if account is not None:
+        pref = preferences.effective(game, seat) if threaded else preferences.resolve(account.notify, None)
+        context.setdefault("notify_pref", pref)
+        context.setdefault("notify_words", preferences.DESCRIPTIONS[context["notify_pref"]])
+        context.setdefault("notify_commands", preferences.COMMANDS)
+        context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
+    if threaded:
+        context["unsubscribe_url"] = unsubscribe.url(runtime, seat)
+        if since:
+            context["away"] = away(session, game, seat)
+    context["folded"] = [{"block": b.block, **b.data} for b in blocks]
+    context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
+
+
+def _footer(game: Game | None, account: Account | None, context: dict[str, Any]) -> tuple[str, str] | None:
+    """The preference the footer names and its page's link: none for mail to no account or of a game that ended."""
+    ended = game is not None and game.status in OVER
+    return (context["notify_pref"], context["preferences_url"]) if account is not None and not ended else None
+
+
+def _headers(
+    runtime: Runtime,
+    session: Session,
+    game: Game | None,
+    seat: Seat | None,
+    recipient: str,
+    status: str,
+    message_id: str | None,
+    answers: list[str],
+    in_reply_to: str | None,
+) -> dict[str, Any]:
+    """The email's headers but ``Auto-Submitted``: a seat's email is in the seat's thread (and a pending one
+    moves the thread on); another answers ``in_reply_to``."""
+    settings = runtime.settings
+    account = seat.account if seat is not None else None
+    # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
+    headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
+    if account is not None and account.name_key and account.email == recipient:
+        headers["To"] = f'"{_quoted(account.name)}" <{recipient}>'  # the name they chose (checked: no address)
+    if seat is not None and game is not None:
+        headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
+        headers.update(unsubscribe.headers(runtime, seat))
+        headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
+        if status == "pending":
+            threads.advance(session, seat, message_id, headers.get("References"))
+    elif in_reply_to:
+        headers["In-Reply-To"] = in_reply_to
+        headers["References"] = in_reply_to
+    return headers
+
+
+def _fold(
+    game: Game | None,
+    seat: Seat | None,
+    status: str,
+    context: dict[str, Any],
+    blocks: list[Fold],
+    deferred: Fold | None,
+    draft: Draft,
+    later: bool,
+) -> dict[str, Any] | None:
+    """What the row keeps beside its bodies: the news it tells when it waits, the block it shows when deferred,
+    the blocks a held one told (for the digest), its draft if rendered when sent, else its inline pictures."""
+    fold = None
     if status == preferences.WAITING:  # told at the top of the seat's next email instead
-        waiting = folds.waiting_fold(context.get("headline", ""), context.get("events", []), blocks)
-        row.fold = waiting.to_json()
+        fold = folds.waiting_fold(context.get("headline", ""), context.get("events", []), blocks).to_json()
     if deferred is not None:
-        row.fold = deferred.to_json()
+        fold = deferred.to_json()
     if status == "held" and blocks:  # the digest shows what the blocks told (a late notice)
-        row.fold = {**(row.fold or {}), folds.TOLD: [b.to_json() for b in blocks]}
+        fold = {**(fold or {}), folds.TOLD: [b.to_json() for b in blocks]}
     if later:
-        row.fold = {**(row.fold or {}), drafts.KEY: draft.kept(game, seat)}
+        fold = {**(fold or {}), drafts.KEY: draft.kept(game, seat)}
     elif pictures := draft.pictures(game):
-        row.fold = {**(row.fold or {}), drafts.PICTURES: pictures}
+        fold = {**(fold or {}), drafts.PICTURES: pictures}
+    return fold
+
+
+def _write(session: Session, row: OutboxMessage, status: str) -> None:
+    """Write the row with the unit: by the ORM while the unit's folds may still move it, else with the
+    transaction's other rows in one statement; a pending one is sent after the commit (claimed as it is
+    written where the runtime sends at once)."""
     unit = UnitOfWork.of(session)
     sent_here = status == "pending" and unit.runtime.sends_at_once()
     if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own
@@ -215,7 +320,6 @@ def queue(
         unit.insert_later(_OUTBOX, lambda: written(row), returned=lambda row_id: setattr(row, "id", row_id))
     if status == "pending":
         unit.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
-    return row
 
 
 _OUTBOX = OutboxMessage.__table__

@@ -39,6 +39,7 @@ from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime
 from pbem.seating import who_plays
 from pbem.services import ServiceError
+from pbem.services.mailout import kinds
 
 #: News a ``my_turn`` seat was not sent, told at the top of its next email (see :mod:`pbem.services.mailout.folds`).
 WAITING = OutboxStatus.WAITING
@@ -49,15 +50,15 @@ PREFERENCES = ("default", "every", "my_turn", "digest")
 GAME_PREFERENCES = ("my_turn", "none")
 #: Emails that only report the table's news; ``my_turn`` keeps them for the seat's next
 #: email while it need not act.
-NEWS_KINDS = frozenset({"turn", "announce", "vacation"})
+NEWS_KINDS = kinds.where(news=True)
 #: Pauses, resumptions, extensions, moved deadlines: every player hears of them.
-ANNOUNCEMENT_KINDS = frozenset({"admin"})
+ANNOUNCEMENT_KINDS = kinds.where(announcement=True)
 #: Emails a digest account gets in the digest rather than at once: every one that asks nothing
 #: urgent (press is news too; a late notice tells what was played, after the fact).
-DIGEST_KINDS = NEWS_KINDS | ANNOUNCEMENT_KINDS | {"press", "late", "absent"}
+DIGEST_KINDS = kinds.where(digest=True)
 #: What ``none`` still sends: answers to the player's own messages, and a warning that
 #: someone else wrote from the seat's address.
-ANSWER_KINDS = frozenset({"receipt", "commands", "error", "foreign_sender", "resend"})
+ANSWER_KINDS = kinds.where(answer=True)
 
 COMMANDS = "notify every | notify my_turn | notify digest | notify none"
 DESCRIPTIONS = {
