@@ -13,13 +13,11 @@ import pytest
 from flask import Flask
 from jinja2 import BytecodeCache
 
-from pbem.app import create_app
 from pbem.config import load_settings
 from pbem.db import dispose_all
 from pbem.migrations import upgrade
 from pbem.runtime import make_runtime, set_runtime
 from tests.support import templates
-from tests.support.live import headless_chromium
 from tests.support.services import postgres_schema
 
 #: The secret every test runtime signs with: as long as a server demands (pbem.services.ops.secrets).
@@ -108,6 +106,8 @@ def sqlite_runtime(tmp_path, sqlite_url):
 
 @pytest.fixture
 def app(sqlite_runtime):
+    from pbem.app import create_app  # here, not above: a module without pages collects without the app
+
     app = create_app(runtime=sqlite_runtime)
     app.config.update(TESTING=True)
     return app
@@ -126,6 +126,8 @@ def runner(app):
 @pytest.fixture(scope="module")
 def chromium():
     """One headless Chromium per test module."""
+    from tests.support.live import headless_chromium  # the app and a browser, only where asked for
+
     with headless_chromium() as browser:
         yield browser
 
