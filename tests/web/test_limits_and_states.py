@@ -113,16 +113,26 @@ def test_any_value_error_of_a_service_is_a_form_error(admin_client, sqlite_runti
 
 def test_house_rules_from_the_create_form(admin_client, sqlite_runtime):
     html = admin_client.get("/admin/games/new").get_data(as_text=True)
-    for name in ("press", "press_identity", "late", "late_n", "drop_after", "vacation_per_game", "vacation_per_year"):
+    for name in (
+        "press",
+        "press_identity",
+        "late",
+        "late_n",
+        "drop_after",
+        "draw_votes",
+        "vacation_per_game",
+        "vacation_per_year",
+    ):
         assert f'name="{name}"' in html
     data = {"csrf_token": csrf_of(html), "engine": "kidsprout", "players": "a@x.org\nb@x.org\nc@x.org",
             "press": "public", "press_identity": "anonymous", "late": "bot", "late_n": "2",
-            "vacation_per_game": "5", "vacation_per_year": "10"}  # fmt: skip
+            "vacation_per_game": "5", "vacation_per_year": "10", "draw_votes": "public"}  # fmt: skip
     response = admin_client.post("/admin/games/new", data=data)
     assert response.status_code == 303
     game = game_row(sqlite_runtime, int(response.location.rsplit("/", 1)[1]))
     assert game.house_rules == {"press": "public", "press_signed": False, "late": "bot:2", "drop_after": 0,
-                                "vacation_days_per_game": 5, "vacation_days_per_year": 10}  # fmt: skip
+                                "draw_votes": "public", "vacation_days_per_game": 5,
+                                "vacation_days_per_year": 10}  # fmt: skip
 
 
 # -- who has acted ---------------------------------------------------------------------------------
