@@ -19,6 +19,7 @@ Run as ``python -m pbem.webserver --host H --port P --threads T [--reuse-port]``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import socket
@@ -83,9 +84,8 @@ def run(host: str, port: int, threads: int, reuse_port: bool = False) -> None:
     signal.signal(signal.SIGTERM, _stop)
     logging.getLogger(__name__).info("pbem: web on http://%s:%s (%s threads)", host, port, threads)
     try:
-        server.run()
-    except (KeyboardInterrupt, SystemExit):
-        pass
+        with contextlib.suppress(KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM (_stop): a clean stop
+            server.run()
     finally:
         server.close()
 

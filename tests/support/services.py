@@ -76,6 +76,15 @@ def redis_url() -> str:
     return f"{base}/{(int(number) - int(worker[2:])) % 16}"
 
 
+def smtp_reply(reader) -> bytes:
+    """The last line of one SMTP reply read from ``reader`` (a socket's file): the lines of a
+    multi-line reply have a hyphen after the code, the last one a space."""
+    line = reader.readline()
+    while line[3:4] == b"-":
+        line = reader.readline()
+    return line
+
+
 def free_port() -> int:
     return free_ports(1)[0]
 
