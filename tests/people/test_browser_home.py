@@ -12,20 +12,10 @@ from sqlalchemy import select
 from pbem.models import OutboxMessage
 from pbem.services.play import games, lobby
 from tests.support.play import PLAYERS, answer_signin_requests, game_row, start
+from tests.support.screens import SIZES, shoot
 from tests.web.test_browser import ARTIFACTS, browser, live, watch_errors  # noqa: F401
 
 pytestmark = pytest.mark.browser
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
-
-
-def shoot(page, name: str) -> None:
-    """A full-page screenshot at each size; the page is never wider than a phone's screen."""
-    for label, size in SIZES.items():
-        page.set_viewport_size(size)
-        page.screenshot(path=str(ARTIFACTS / f"home-{name}-{label}.png"), full_page=True)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= size["width"], f"{name} is {width} px wide at {size['width']} px"
-    page.set_viewport_size(SIZES["phone"])
 
 
 def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
@@ -44,7 +34,7 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     errors = watch_errors(page)
 
     page.goto(f"{live.url}/signin")
-    shoot(page, "signin")
+    shoot(page, "home-signin")
     page.fill("#signin-email", "ann@example.org")
     page.click("text=Email me a sign-in link")
     assert "a sign-in link is on its way" in page.inner_text("main")
@@ -56,11 +46,11 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     page.click("button:has-text('Sign in')")
     page.wait_for_url(f"{live.url}/me")
     assert "Your move (1)" in page.inner_text("main") and "Tuesday table" in page.inner_text("main")
-    shoot(page, "me")
+    shoot(page, "home-me")
 
     page.goto(f"{live.url}/")
     assert "Needs one more" in page.inner_text("#open-games")
-    shoot(page, "index")
+    shoot(page, "home-index")
     page.click("button:has-text('Join Sprawl for four')")
     page.wait_for_url(f"{live.url}/me")
     assert "You took a seat in Sprawl for four; 3 more" in page.inner_text("main")
@@ -71,7 +61,7 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     assert "it has started" in main and "Your move (2)" in main and "Leave this game" in main
     assert game_row(runtime, last_seat).status == "active"
     assert game_row(runtime, two_left).status == "open"
-    shoot(page, "me-after-joining")
+    shoot(page, "home-me-after-joining")
 
     page.click("button:has-text('Leave this game')")
     page.wait_for_url(f"{live.url}/me")
@@ -79,7 +69,7 @@ def test_sign_in_see_my_games_and_join_open_games(live, browser):  # noqa: F811
     page.click("text=your public page")
     assert page.inner_text("h1") == "Ann" and "Tuesday table" in page.inner_text("main")
     assert "@" not in page.inner_text("main")
-    shoot(page, "player")
+    shoot(page, "home-player")
     assert errors == []
     assert running  # the first game stays listed on /me throughout
     context.close()

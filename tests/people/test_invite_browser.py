@@ -12,22 +12,12 @@ from sqlalchemy import select
 
 from pbem.models import Game, OutboxMessage
 from tests.support.play import answer_signin_requests
+from tests.support.screens import SIZES, shoot
 from tests.support.services import required
 from tests.web.test_browser import ARTIFACTS, browser, live, watch_errors  # noqa: F401
 from tests.web.test_views_browser import axe_script, serious_violations
 
 pytestmark = pytest.mark.browser
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
-
-
-def shoot(page, name: str) -> None:
-    """A full-page screenshot at each size; the page is never wider than the screen."""
-    for label, size in SIZES.items():
-        page.set_viewport_size(size)
-        page.screenshot(path=str(ARTIFACTS / f"invite-{name}-{label}.png"), full_page=True)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= size["width"], f"{name} is {width} px wide at {size['width']} px"
-    page.set_viewport_size(SIZES["phone"])
 
 
 def emailed_link(runtime, address: str) -> str:
@@ -77,11 +67,11 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
     errors = watch_errors(maker)
 
     sign_up_in(maker, runtime, live.url, "owl@example.net")
-    shoot(maker, "profile-new")
+    shoot(maker, "invite-profile-new")
     maker.fill("#name", "Ann@example.org")  # refused in words, beside the field
     maker.click("button:has-text('Save name')")
     assert "cannot look like an email" in maker.inner_text("main")
-    shoot(maker, "profile-refused")
+    shoot(maker, "invite-profile-refused")
     assert errors == ["Failed to load resource: the server responded with a status of 400 (BAD REQUEST)"]
     errors.clear()  # that refusal was the one expected
     maker.fill("#name", "Night Owl")
@@ -91,7 +81,7 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
 
     maker.click("text=start a game")
     maker.wait_for_url(f"{live.url}/games/new")
-    shoot(maker, "new-game")
+    shoot(maker, "invite-new-game")
     maker.select_option("#engine", "rankchain")
     maker.fill("#seats", "2")
     maker.fill("#name", "Owl and Lark")
@@ -105,19 +95,19 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
     assert maker.evaluate("navigator.clipboard.readText()") == link
     assert re.fullmatch(rf"{re.escape(live.url)}/invite/[\w-]+", link)
     assert "1 of 2 seats taken" in maker.inner_text("main")
-    shoot(maker, "share")
+    shoot(maker, "invite-share")
 
     friend_context = browser.new_context(viewport=SIZES["phone"])
     friend = friend_context.new_page()
     friend_errors = watch_errors(friend)
     friend.goto(link)
     assert "Join Owl and Lark" in friend.inner_text("h1") and "started by Night Owl" in friend.inner_text("main")
-    shoot(friend, "invite-visitor")
+    shoot(friend, "invite-invite-visitor")
     sign_up_in(friend, runtime, live.url, "lark@example.net", from_invite=True)
     friend.fill("#name", "Lark")
     friend.click("button:has-text('Save name')")
     friend.wait_for_url(link)  # back to the invitation once named
-    shoot(friend, "invite-signed-in")
+    shoot(friend, "invite-invite-signed-in")
     friend.click("button:has-text('Take a seat')")
     friend.wait_for_url(f"{live.url}/me")
     assert "it has started" in friend.inner_text("main")
@@ -133,7 +123,7 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
         board = page.inner_text("main")
         assert "Night Owl" in board and "Lark" in board, board[:800]
         assert "owl@" not in board and "lark@" not in board
-    shoot(friend, "seat-page")
+    shoot(friend, "invite-seat-page")
     emails = first_emails(runtime, game_id)
     assert set(emails) == {"owl@example.net", "lark@example.net"}
     for body in emails.values():
