@@ -129,6 +129,17 @@ def utcnow() -> dt.datetime:
     return aware_now().replace(tzinfo=None)
 
 
+#: When the daily digest goes out (UTC, game time): Celery beat's schedule and the rule that spares a
+#: digest reader a reminder the digest tells (:mod:`pbem.services.mailout.preferences`) read this one hour.
+DIGEST_HOUR = 6
+
+
+def next_digest(after: dt.datetime) -> dt.datetime:
+    """The first daily digest run after ``after`` (naive UTC, game time)."""
+    today = after.replace(hour=DIGEST_HOUR, minute=0, second=0, microsecond=0)
+    return today if today > after else today + dt.timedelta(days=1)
+
+
 def aware_now() -> dt.datetime:
     """Game time, time-zone aware (Celery beat's clock for the daily digest's hour)."""
     if not setting().accelerated:

@@ -14,7 +14,7 @@ from pbem import clock
 from pbem.cli import main
 from pbem.clock import ClockError, ClockSetting, parse_setting
 from pbem.config import ConfigError, load_settings
-from worker import DIGEST_HOUR, daily_digest_schedule
+from worker import daily_digest_schedule
 
 
 @pytest.fixture(autouse=True)
@@ -121,7 +121,7 @@ def test_the_daily_digest_falls_at_its_hour_of_game_time():
     schedule = daily_digest_schedule()
     now = clock.aware_now()
     assert schedule.now() - now < dt.timedelta(minutes=5), "the schedule's now is game time"
-    last_morning = now.replace(hour=DIGEST_HOUR, minute=0, second=0, microsecond=0)
+    last_morning = now.replace(hour=clock.DIGEST_HOUR, minute=0, second=0, microsecond=0)
     if last_morning > now:
         last_morning -= dt.timedelta(days=1)
     due, _next = schedule.is_due(last_morning - dt.timedelta(hours=1))

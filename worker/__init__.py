@@ -30,8 +30,6 @@ from worker.preload import preload
 
 #: The sweep's period in game time; real seconds between sweeps: :func:`pbem.clock.sweep_interval`.
 SWEEP_SECONDS = clock.SWEEP_SECONDS
-#: When the daily digest goes out (UTC, by the server's clock).
-DIGEST_HOUR = 6
 #: Emails a task delivers itself once its transaction commits, over the process's kept
 #: SMTP connection; any more (a big turn, many observers) go to the pool as tasks.
 INLINE_DELIVERIES = 8
@@ -83,8 +81,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 def daily_digest_schedule() -> crontab:
-    """:data:`DIGEST_HOUR` by the server's clock (game time), so a fast test clock has its mornings too."""
-    return crontab(hour=DIGEST_HOUR, minute=0, nowfun=clock.aware_now)
+    """:data:`pbem.clock.DIGEST_HOUR` by the server's clock (game time), so a fast test clock has its mornings too."""
+    return crontab(hour=clock.DIGEST_HOUR, minute=0, nowfun=clock.aware_now)
 
 
 app = Celery("pbem", include=["worker.tasks"])

@@ -140,6 +140,55 @@ def test_digest_holds_news_and_sends_one_daily_digest(runtime):
     assert runtime.in_unit(digest.send_digests) == 0  # nothing is sent twice
 
 
+def remind_by(runtime, game_id: int, deadline) -> None:
+    """The game's deadline moves to ``deadline`` and its reminder comes due now and runs."""
+    from pbem.models import Game
+    from pbem.services.play import deadlines
+
+    with runtime.writing() as session:
+        session.execute(
+            update(Game).where(Game.id == game_id).values(deadline=deadline, next_reminder=utcnow(), reminders_sent=[])
+        )
+    runtime.in_unit(deadlines.send_due_reminders, game_id)
+
+
+def test_a_digest_reader_gets_a_reminder_alone_only_when_no_digest_can_tell_it_in_time(runtime):
+    """The digest lists the seat's deadline; a reminder goes alone only for a deadline before the next
+    digest, of a turn no digest has told yet."""
+    import datetime as dt
+
+    from pbem.clock import next_digest
+
+    game_id = start_with(runtime, deadline_seconds=3 * 86400)
+    reader = account_of(runtime, game_id, "Suns")
+    runtime.in_unit(subscriptions.set_preference, reader.email, "digest")
+    next_turn(runtime, game_id, Rng(3))
+    assert rows(runtime, status="held", recipient=reader.email), "the new turn's email waits for the digest"
+    morning = next_digest(utcnow())
+
+    def reminder_statuses() -> list[str]:
+        return [m.status for m in rows(runtime, kind="reminder", recipient=reader.email)]
+
+    remind_by(runtime, game_id, morning + dt.timedelta(hours=3))
+    assert reminder_statuses() == ["held"], "due after the next digest: that digest tells it"
+    others = [m for m in rows(runtime, kind="reminder") if m.recipient != reader.email]
+    assert others and {m.status for m in others} == {"pending"}, "the other players are reminded as before"
+    remind_by(runtime, game_id, morning - dt.timedelta(minutes=5))
+    assert reminder_statuses() == ["held", "pending"], "due before any digest could tell it: it goes alone"
+
+    remind_by(runtime, game_id, morning + dt.timedelta(hours=3))
+    assert runtime.in_unit(digest.send_digests) == 1
+    [daily] = rows(runtime, kind="digest", recipient=reader.email)
+    game = game_row(runtime, game_id)
+    suns = next(s for s in game.seats if s.seat == "Suns")
+    from pbem.services.mailout.notify import deadline_words
+
+    due = f"Your move is due by {deadline_words(game, suns)}."
+    assert due in " ".join(daily.body_text.split()) and due in daily.body_html
+    remind_by(runtime, game_id, morning - dt.timedelta(minutes=5))
+    assert reminder_statuses()[-1] == "suppressed", "a digest has told this turn and its deadline"
+
+
 def test_leaving_digest_sends_what_was_held(runtime):
     game_id = start_with(runtime)
     account = account_of(runtime, game_id, "Arms")

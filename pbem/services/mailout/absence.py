@@ -34,6 +34,7 @@ from pbem.outbox_status import OutboxStatus
 from pbem.runtime import UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, at_deadline, late_n, who_plays
 from pbem.services.mailout import kinds
+from pbem.services.mailout.kinds import EmailKind
 
 #: The weekly email to a player whose seat has long been played for them.
 ABSENT = kinds.EmailKind.ABSENT.value
@@ -105,12 +106,12 @@ def delivery(
     lvl = level(settings, game, seat)
     if lvl is Level.PLAYING:
         return status, kind
-    if kind == "reminder":
+    if kind == EmailKind.REMINDER:
         return OutboxStatus.SUPPRESSED, kind
     if spent(session, seat, lvl, recipient):
         return OutboxStatus.WAITING, kind
     UnitOfWork.of(session).mailed_absent.add(seat.id)
-    return status, (ABSENT if lvl is Level.WEEKLY and kind != "late" else kind)
+    return status, (ABSENT if lvl is Level.WEEKLY and kind != EmailKind.LATE else kind)
 
 
 def note(settings: Settings, game: Game, seat: Seat) -> str:

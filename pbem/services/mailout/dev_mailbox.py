@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from pbem.models import OutboxMessage
+from pbem.outbox_status import OutboxStatus
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 
@@ -30,7 +31,9 @@ def mailbox_recipients(uow: UnitOfWork, limit: int = 500) -> list[dict[str, Any]
 def mailbox(uow: UnitOfWork, recipient: str, limit: int = 200, before: int | None = None) -> list[OutboxMessage]:
     """A recipient's emails, newest first (a receipt folded into a later email is shown in that one);
     ``before``: only those older than that message (the next page)."""
-    query = select(OutboxMessage).where(OutboxMessage.recipient == recipient, OutboxMessage.status != "folded")
+    query = select(OutboxMessage).where(
+        OutboxMessage.recipient == recipient, OutboxMessage.status != OutboxStatus.FOLDED
+    )
     if before is not None:
         query = query.where(OutboxMessage.id < before)
     session = uow.session

@@ -3,7 +3,7 @@
 Accounts whose preference is ``digest`` get their turn and news emails written
 to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`).  Once a day
 (the beat's ``send_digests``) each recipient with held rows gets one digest:
-per game, every public event since the first held email, every held press
+per game, the seat's deadline if it must act, every public event since the first held email, every held press
 in full, what each held late notice told, and the latest held email (its private view, links and reply address
 are that recipient's own), so nothing a held email said is lost.  The
 held rows become ``digested`` in the same transaction as the digest is
@@ -24,11 +24,12 @@ from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Se
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import absence, drafts, folds, notify, preferences, press_mail, unsubscribe
+from pbem.services.mailout.kinds import EmailKind
 
 
 def held_recipients(uow: UnitOfWork, account_id: int | None = None) -> list[str]:
     session = uow.session
-    query = select(OutboxMessage.recipient).where(OutboxMessage.status == "held").distinct()
+    query = select(OutboxMessage.recipient).where(OutboxMessage.status == OutboxStatus.HELD).distinct()
     if account_id is not None:
         account = session.get(Account, account_id)
         if account is None:
@@ -44,7 +45,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     rows = list(
         session.scalars(
             select(OutboxMessage)
-            .where(OutboxMessage.status == "held", OutboxMessage.recipient == recipient)
+            .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.recipient == recipient)
             .order_by(OutboxMessage.id)
             .with_for_update()
         )
@@ -69,7 +70,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
         recipient=recipient,
         template="async_digest",
         subject=f"[pbem] daily digest: {len(rows)} update(s)",
-        kind="digest",
+        kind=EmailKind.DIGEST,
         headline=headline,
         sections=sections,
         footer_line=preferences.footer_text(pref, pref_url),
@@ -85,8 +86,8 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
 def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
     """One game's part of a digest: what happened, every press in full, and the latest view."""
     game = session.get(Game, game_id) if game_id is not None else None
-    news = [row for row in group if row.kind != "press"]
-    views = [row for row in news if row.kind != "late"]  # a late notice shows no view: its lines are kept
+    news = [row for row in group if row.kind != EmailKind.PRESS]
+    views = [row for row in news if row.kind != EmailKind.LATE]  # a late notice shows no view: its lines are kept
     last = (views or news or group)[-1]
     title, name, reply = _heading(game, last)
     seat = _seat_of(game, last.seat_id)
@@ -118,7 +119,7 @@ def _seat_of(game: Game | None, seat_id: int | None) -> Seat | None:
 
 def _late_lines(news: list[OutboxMessage]) -> list[str]:
     """The lines the held late notices told, in order."""
-    return [line for row in news if row.kind == "late" for line in _told(row)]
+    return [line for row in news if row.kind == EmailKind.LATE for line in _told(row)]
 
 
 def _told(row: OutboxMessage) -> list[str]:
@@ -135,14 +136,23 @@ def _counted(subjects: list[str]) -> list[str]:
 def _now(runtime: Runtime, game: Game | None, seat: Seat | None) -> dict[str, Any]:
     """The seat's game as it stands: its prompt, drawn board and page, for the HTML part."""
     if game is None or seat is None:
-        return {"prompt": "", "board_html": None, "play_url": "", "active": False}
+        return {"prompt": "", "due": "", "board_html": None, "play_url": "", "active": False}
     view = notify.seat_view_context(game, seat)
     return {
         "prompt": view["prompt"],
+        "due": _due(game, seat),
         "board_html": view["board_html"],
         "play_url": notify.links(runtime, game, seat)["play_url"],
         "active": game.status == GameStatus.ACTIVE,
     }
+
+
+def _due(game: Game, seat: Seat) -> str:
+    """The seat's deadline, if it must act: the digest is the reader's warning of it (no reminder
+    goes alone for a deadline the digest told, see :func:`pbem.services.mailout.preferences.digest_reminder`)."""
+    if game.deadline is None or not preferences.must_act(game, seat):
+        return ""
+    return f"Your move is due by {notify.deadline_words(game, seat)}."
 
 
 def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
@@ -155,7 +165,7 @@ def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
 
 def _press_item(session, game: Game | None, row: OutboxMessage) -> dict[str, str] | None:
     """A held press email as its reader may see it: who wrote (or "anonymous") and the text."""
-    press_id = press_mail.press_id_from_message_id(row.message_id) if row.kind == "press" else None
+    press_id = press_mail.press_id_from_message_id(row.message_id) if row.kind == EmailKind.PRESS else None
     message = session.get(PressMessage, press_id) if press_id else None
     if message is None or game is None:
         return None
@@ -180,7 +190,7 @@ def overdue_recipients(uow: UnitOfWork) -> list[str]:
     return sorted(
         session.scalars(
             select(OutboxMessage.recipient)
-            .where(OutboxMessage.status == "held", OutboxMessage.created_at < cutoff)
+            .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.created_at < cutoff)
             .distinct()
         )
     )

@@ -16,10 +16,12 @@ from pbem.engine_output import drawn, example_order, rules_url
 from pbem.game_status import OVER, GameStatus
 from pbem.mail.message import safe_message_id, safe_subject
 from pbem.models import Account, Game, OutboxMessage, Seat, Vacation
+from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import absence, drafts, folds, outbox, preferences, threads, unsubscribe
 from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
+from pbem.services.mailout.kinds import EmailKind
 from pbem.tokens import reply_address
 from pbem.zoned import in_words
 
@@ -179,11 +181,13 @@ def _status(
     seat's next email; a backed-off player's budget may hold it or send the weekly email instead (whose
     note then joins ``context``)."""
     status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
-    if quiet and status == "pending":
+    if quiet and status == OutboxStatus.PENDING:
         status = preferences.WAITING
+    if kind == EmailKind.REMINDER and game is not None and seat is not None and seat.account is not None:
+        status = preferences.digest_reminder(session, game, seat, status)
     if game is not None and seat is not None and seat.account is not None:
         status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
-        if status == "pending":
+        if status == OutboxStatus.PENDING:
             context["absent_note"] = absence.note(settings, game, seat)
     return status, kind
 
@@ -200,7 +204,7 @@ def _blocks(
     """The blocks the email shows first (the news waiting for the seat, taken, before ``given``) and apart,
     the lines of what happened since the seat's last email."""
     blocks = list(given)
-    if threaded and status == "pending" and kind in folds.FOLDS_INTO:
+    if threaded and status == OutboxStatus.PENDING and kind in folds.FOLDS_INTO:
         blocks = [*folds.take(session, seat, recipient), *blocks]
     since = [line for b in blocks if b.block == folds.SINCE for line in b.data.get("lines", [])]
     return [b for b in blocks if b.block != folds.SINCE], since
@@ -270,7 +274,7 @@ def _headers(
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
         headers.update(unsubscribe.headers(runtime, seat))
         headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
-        if status == "pending":
+        if status == OutboxStatus.PENDING:
             threads.advance(session, seat, message_id, headers.get("References"))
     elif in_reply_to:
         headers["In-Reply-To"] = in_reply_to
@@ -295,7 +299,7 @@ def _fold(
         fold = folds.waiting_fold(context.get("headline", ""), context.get("events", []), blocks).to_json()
     if deferred is not None:
         fold = deferred.to_json()
-    if status == "held" and blocks:  # the digest shows what the blocks told (a late notice)
+    if status == OutboxStatus.HELD and blocks:  # the digest shows what the blocks told (a late notice)
         fold = {**(fold or {}), folds.TOLD: [b.to_json() for b in blocks]}
     if later:
         fold = {**(fold or {}), drafts.KEY: draft.kept(game, seat)}
@@ -309,7 +313,7 @@ def _write(session: Session, row: OutboxMessage, status: str) -> None:
     transaction's other rows in one statement; a pending one is sent after the commit (claimed as it is
     written where the runtime sends at once)."""
     unit = UnitOfWork.of(session)
-    sent_here = status == "pending" and unit.runtime.sends_at_once()
+    sent_here = status == OutboxStatus.PENDING and unit.runtime.sends_at_once()
     if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own
         outbox.claimed_when_queued(row)
     if status in (folds.DEFERRED, folds.WAITING):
@@ -318,7 +322,7 @@ def _write(session: Session, row: OutboxMessage, status: str) -> None:
         folds.keep(session, row)
     else:
         unit.insert_later(_OUTBOX, lambda: written(row), returned=lambda row_id: setattr(row, "id", row_id))
-    if status == "pending":
+    if status == OutboxStatus.PENDING:
         unit.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
 
 

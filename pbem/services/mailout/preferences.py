@@ -15,7 +15,9 @@ reminders, late notices, answers, the game-over email and announcements of a
 pause, resumption or extension always go, so nobody stalls a game unseen.
 ``digest`` holds every email that asks nothing urgent — news, announcements, press and
 late notices — (status ``held``) for the daily digest
-(:mod:`pbem.services.mailout.digest`); the others go at once.  ``none`` sends
+(:mod:`pbem.services.mailout.digest`), which lists each game's deadline for the seat;
+the others go at once but reminders: one goes alone only for a deadline that falls
+before the next digest and that no digest has yet told (:func:`digest_reminder`).  ``none`` sends
 nothing of the game but answers to the player's own messages: they play on
 their page and ``/me``.
 
@@ -32,14 +34,19 @@ import hmac
 import html
 import textwrap
 
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session
+
 from engines import get_engine
+from pbem.clock import next_digest, utcnow
 from pbem.game_status import GameStatus
-from pbem.models import Account, Game, Seat
+from pbem.models import Account, Game, OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime
 from pbem.seating import who_plays
 from pbem.services import ServiceError
 from pbem.services.mailout import kinds
+from pbem.services.mailout.kinds import EmailKind
 
 #: News a ``my_turn`` seat was not sent, told at the top of its next email (see :mod:`pbem.services.mailout.folds`).
 WAITING = OutboxStatus.WAITING
@@ -66,7 +73,8 @@ DESCRIPTIONS = {
     "in the others, an email every turn",
     "every": "an email every turn",
     "my_turn": "emails only when you must act, each with what happened since your last one",
-    "digest": "one daily digest across all your games, late notices included (plus answers, reminders and the result)",
+    "digest": "one daily digest across all your games, with your deadlines and late notices "
+    "(plus answers, the result, and a reminder only for a deadline due before the next digest)",
     "none": "no emails from this game but answers to the messages you send (play on your page)",
 }
 #: What an account may choose, for every game (the pages' choices).
@@ -126,18 +134,40 @@ def news_waits(game: Game, seat: Seat) -> bool:
 def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
     """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held, waiting or suppressed."""
     if game is None or seat is None or seat.account is None:
-        return "pending"
+        return OutboxStatus.PENDING
     occupant = who_plays(game.house_rules, seat)
-    if occupant.bot_seat or (occupant.left and kind != "receipt"):
-        return "suppressed"  # the bot reads the game, not email; a player who left hears only answers to what they send
+    if occupant.bot_seat or (occupant.left and kind != EmailKind.RECEIPT):
+        # The bot reads the game, not email; a player who left hears only answers to what they send.
+        return OutboxStatus.SUPPRESSED
     pref = effective(game, seat)
     if pref == "none":
-        return "pending" if kind in ANSWER_KINDS else "suppressed"
+        return OutboxStatus.PENDING if kind in ANSWER_KINDS else OutboxStatus.SUPPRESSED
     if pref == "digest" and kind in DIGEST_KINDS:
-        return "held"
+        return OutboxStatus.HELD
     if pref == "my_turn" and kind in NEWS_KINDS and not must_act(game, seat):
         return WAITING
-    return "pending"
+    return OutboxStatus.PENDING
+
+
+def digest_reminder(session: Session, game: Game, seat: Seat, status: str) -> str:
+    """The status of a reminder to a digest reader whose preference let it go (``status``).
+
+    The digest is their one email a day, and it lists the seat's deadline: a reminder of a
+    turn a digest has already told them of is not sent (``suppressed``), nor one whose
+    deadline comes after the next digest (``held``: that digest tells it).  Only a deadline
+    that falls before the next digest, of a turn no digest has told (its news still held),
+    gets its reminder alone: otherwise nothing would warn them in time.
+    """
+    if status != OutboxStatus.PENDING or effective(game, seat) != "digest":
+        return status
+    told = not session.scalar(
+        select(exists().where(OutboxMessage.seat_id == seat.id, OutboxMessage.status == OutboxStatus.HELD))
+    )
+    if told:
+        return OutboxStatus.SUPPRESSED
+    if game.deadline is not None and next_digest(utcnow()) < game.deadline:
+        return OutboxStatus.HELD
+    return status
 
 
 def _mac(secret_key: str, account_id: int) -> str:

@@ -14,13 +14,14 @@ from sqlalchemy import select, update
 
 from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Account, Game, OutboxMessage, Seat, is_bot_address
+from pbem.outbox_status import OutboxStatus
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.people.players import normalise_email, parse_player
 
 #: Outbox rows not yet sent, which follow the player to the new address.
-WAITING = ("pending", "held")
+WAITING = (OutboxStatus.PENDING, OutboxStatus.HELD)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,11 @@ from pbem import faults
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game
+from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
 from pbem.services.mailout import folds, notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import draws, late, vacations
 from pbem.services.play.locking import lock_game
 from pbem.services.play.occupants import describe_defaults, occupants
@@ -106,7 +108,7 @@ def _defaults(
 
 
 #: What sends alone each kind of block a deadline may leave over (see :func:`folds.send_alone`).
-SENT_ALONE: dict[str, folds.Sender] = {"late": late.late_notice_alone}
+SENT_ALONE: dict[str, folds.Sender] = {EmailKind.LATE: late.late_notice_alone}
 
 
 def due_offsets(game: Game, now: dt.datetime) -> list[int]:
@@ -168,14 +170,14 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
             game,
             seat,
             template="turn",
-            kind="reminder",
+            kind=EmailKind.REMINDER,
             headline=f"Reminder: your orders are due by {notify.deadline_words(game, seat)}.",
             events=[],
             missed=[],
             at_deadline=AT_DEADLINE_WORDS[then],
-            status="suppressed" if then is AtDeadline.BOT else None,
+            status=OutboxStatus.SUPPRESSED if then is AtDeadline.BOT else None,
         )
-        sent += row.status != "suppressed"
+        sent += row.status != OutboxStatus.SUPPRESSED
     return sent
 
 
