@@ -22,6 +22,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from engines import registry
 from pbem.clock import DurationError, parse_duration
 from pbem.models import AdminUser
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.ops import admin_links, strangers
 from pbem.services.ops.console import dashboard as dashboard_data
@@ -51,10 +52,9 @@ def require_admin():
         return None
     admin_id = session.get("admin_id")
     if admin_id:
-        with common.runtime().db.read() as db:
-            user = db.get(AdminUser, admin_id)
-            if user is not None and session.get("admin_epoch") == user.session_epoch:
-                return None
+        user = common.db().get(AdminUser, admin_id)
+        if user is not None and session.get("admin_epoch") == user.session_epoch:
+            return None
         session.clear()
     if request.method == "GET":
         return redirect(url_for("admin.login", next=request.path))
@@ -93,11 +93,10 @@ def login_submit():
         return refuse(f"Too many failed log-ins. Try again in {minutes} minute(s).", 429)
     if not username or not password:
         return refuse("Enter your username and password.", 400)
-    with common.runtime().db.read() as db:
-        user = db.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
-        stored = user.password_hash if user else _dummy_hash()
-        user_id = user.id if user else None
-        epoch = user.session_epoch if user else 0
+    user = common.db().scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
+    stored = user.password_hash if user else _dummy_hash()
+    user_id = user.id if user else None
+    epoch = user.session_epoch if user else 0
     if not check_password_hash(stored, password) or user_id is None:
         limiter.failed(ip, username)
         return refuse("Wrong username or password.", 401)
@@ -113,7 +112,7 @@ def login_submit():
 def link_page(token: str):
     """A one-time log-in link from ``pbem admin link``: a button, so that a preview fetching it spends nothing."""
     try:
-        common.runtime().in_reading(admin_links.check, token)
+        common.run(admin_links.check, token)
     except ServiceError as error:
         return render_template("admin/login.html", username="", error=str(error), next=""), 400
     return render_template("admin/login.html", username="", error=None, next="", link=request.path)
@@ -124,7 +123,7 @@ def link_use(token: str):
     if not common.csrf_ok():
         return render_template("admin/login.html", username="", error="The form had expired; try again.", next=""), 400
     try:
-        admin_id, epoch, username = common.runtime().in_unit(admin_links.use, token)
+        admin_id, epoch, username = common.run(admin_links.use, token)
     except ServiceError as error:
         return render_template("admin/login.html", username="", error=str(error), next=""), 400
     session.clear()
@@ -136,11 +135,10 @@ def link_use(token: str):
 def logout():
     if not common.csrf_ok():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
-    with common.runtime().db.write() as db:  # every cookie of this admin issued so far stops working
-        db.execute(
-            update(AdminUser).where(AdminUser.id == session.get("admin_id"))
-            .values(session_epoch=AdminUser.session_epoch + 1)
-        )  # fmt: skip
+    common.db().execute(  # every cookie of this admin issued so far stops working
+        update(AdminUser).where(AdminUser.id == session.get("admin_id"))
+        .values(session_epoch=AdminUser.session_epoch + 1)
+    )  # fmt: skip
     session.clear()
     flash("You are logged out.")
     return redirect(url_for("admin.login"), code=303)
@@ -148,16 +146,12 @@ def logout():
 
 @bp.get("/")
 def dashboard():
-    runtime = common.runtime()
-    unreachable = runtime.in_reading(bounces.unreachable_accounts)
-    with runtime.db.read() as session:
-        withheld = strangers.withheld(session)
     return render_template(
         "admin/dashboard.html",
-        data=runtime.in_reading(dashboard_data),
-        unreachable=unreachable,
-        withheld=withheld,
-        budget=runtime.settings.stranger_budget,
+        data=common.run(dashboard_data),
+        unreachable=common.run(bounces.unreachable_accounts),
+        withheld=strangers.withheld(common.db()),
+        budget=common.runtime().settings.stranger_budget,
     )
 
 
@@ -166,7 +160,7 @@ def account_reachable(account_id: int):
     """The admin vouches for an address that bounced: it is mailed again."""
     if not common.csrf_ok():
         return common.error_response(400, "Form expired", "The form had expired; reload the page and try again.")
-    common.runtime().in_unit(bounces.clear, account_id)
+    common.run(bounces.clear, account_id)
     flash("The address is mailed again from the next email on.")
     return redirect(url_for("admin.dashboard"))
 
@@ -267,7 +261,7 @@ def create_game():
     if parsed is None:
         return _new_game_page(form, None, 400)
     try:
-        game_id = common.runtime().in_unit(reading.start, parsed)
+        game_id = common.run(reading.start, parsed)
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _new_game_page(form, str(error) or "the game could not be created with these values", 400)
     if parsed.request.open_seats:
@@ -293,30 +287,29 @@ def _log_page() -> int:
 
 
 def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str] | None = None, status: int = 200):
-    rt = common.runtime()
     log_page = _log_page() if request.method == "GET" else 1
-    with rt.db.read() as db:
-        try:
-            game = load_game(db, game_id)
-        except NotFound:
-            abort(404)
-        summary = public_summary(game)
-        flags = {x["name"]: x["submitted"] for x in summary["seats"]}
-        seats = [
-            {
-                "seat": s.seat,
-                "player": s.account.display,
-                "email": s.account.email,
-                "missed": s.missed_deadlines,
-                "submitted": flags[s.seat],
-            }
-            for s in game.seats
-        ]
-        deadline, paused_remaining = game.deadline, game.paused_remaining
-        late_rule = (
-            "the bot" if house_rules.rules_of(game).late_kind == "bot" else "the game's defaults, as for a late seat"
-        )
-    log, log_total = rt.in_reading(game_log, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
+    db = common.db()
+    try:
+        game = load_game(db, game_id)
+    except NotFound:
+        abort(404)
+    summary = public_summary(game)
+    flags = {x["name"]: x["submitted"] for x in summary["seats"]}
+    seats = [
+        {
+            "seat": s.seat,
+            "player": s.account.display,
+            "email": s.account.email,
+            "missed": s.missed_deadlines,
+            "submitted": flags[s.seat],
+        }
+        for s in game.seats
+    ]
+    deadline, paused_remaining = game.deadline, game.paused_remaining
+    late_rule = (
+        "the bot" if house_rules.rules_of(game).late_kind == "bot" else "the game's defaults, as for a late seat"
+    )
+    log, log_total = common.run(game_log, game_id, limit=LOG_PAGE, offset=(log_page - 1) * LOG_PAGE)
     if log_page > 1 and not log:
         abort(404)
     page = render_template(
@@ -329,7 +322,7 @@ def _game_page(game_id: int, *, error: str | None = None, values: dict[str, str]
         log_total=log_total,
         log_page=log_page,
         log_pages=max(1, -(-log_total // LOG_PAGE)),
-        inbound=rt.in_reading(game_inbound, game_id),
+        inbound=common.run(game_inbound, game_id),
         error=error,
         values=values or {},
         late_rule=late_rule,
@@ -342,33 +335,33 @@ def game(game_id: int):
     return _game_page(game_id)
 
 
-def _extend(rt, game_id: int) -> str:
+def _extend(game_id: int) -> str:
     text = (request.form.get("by") or "").strip()
     try:
         seconds = parse_duration(text)
     except DurationError as error:
         raise ServiceError(str(error)) from None
-    deadline: dt.datetime = rt.in_unit(games.extend_deadline, game_id, seconds)
+    deadline: dt.datetime = common.run(games.extend_deadline, game_id, seconds)
     return f"The deadline is now {deadline:%Y-%m-%d %H:%M} UTC."
 
 
-def _replace(rt, game_id: int) -> str:
+def _replace(game_id: int) -> str:
     seat, player = request.form.get("seat", ""), request.form.get("player", "")
     if not player.strip():
         raise ServiceError("give the new player as EMAIL or 'Name <EMAIL>'")
-    rt.in_unit(games.replace_player, game_id, seat, player)
+    common.run(games.replace_player, game_id, seat, player)
     return f"{seat} now belongs to {player.strip()}; the seat's secret links were replaced."
 
 
-def _resend(rt, game_id: int) -> str:
+def _resend(game_id: int) -> str:
     seat = request.form.get("seat", "")
-    rt.in_unit(resend_latest, game_id, seat)
+    common.run(resend_latest, game_id, seat)
     return f"The latest email to {seat} is queued again."
 
 
-def _rotate(rt, game_id: int) -> str:
+def _rotate(game_id: int) -> str:
     seat = request.form.get("seat", "")
-    rt.in_unit(games.rotate_tokens, game_id, seat)
+    common.run(games.rotate_tokens, game_id, seat)
     return f"{seat} has a new reply address and web link; the old ones no longer work."
 
 
@@ -376,41 +369,45 @@ def _reason() -> str:
     return " ".join((request.form.get("reason") or "").split())[:300]
 
 
-def _pause(rt, game_id: int) -> str:
-    rt.in_unit(games.pause, game_id, _reason())
+def _pause(game_id: int) -> str:
+    common.run(games.pause, game_id, _reason())
     return "The game is paused; every player has been told."
 
 
-def _resume(rt, game_id: int) -> str:
-    rt.in_unit(games.resume, game_id)
+def _resume(game_id: int) -> str:
+    common.run(games.resume, game_id)
     return "The game is resumed; every player has been told."
 
 
-def _cancel(rt, game_id: int) -> str:
+def _cancel(game_id: int) -> str:
     if request.form.get("confirm") != "yes":
         raise ServiceError("nothing was cancelled: tick the box to confirm that the game ends for good")
-    rt.in_unit(games.cancel, game_id, _reason())
+    common.run(games.cancel, game_id, _reason())
     return "The game is cancelled; every player has been told."
 
 
-def _remove(rt, game_id: int) -> str:
+def _remove(game_id: int) -> str:
     seat = request.form.get("seat", "")
     if request.form.get("confirm") != "yes":
         raise ServiceError("nobody was removed: tick the box to confirm that the player leaves the seat for good")
-    plays = rt.in_unit(removal.remove_player, game_id, seat, _reason())
+    plays = common.run(removal.remove_player, game_id, seat, _reason())
     return f"{seat}'s player was removed and told; {plays} plays the seat now."
 
 
-def _address(rt, game_id: int) -> str:
+def _address(game_id: int) -> str:
     seat, new = request.form.get("seat", ""), (request.form.get("address") or "").strip()
     if not new:
         raise ServiceError("give the player's new address")
     if request.form.get("confirm") != "yes":
         raise ServiceError("no address was changed: tick the box to confirm the change in all the player's games")
-    with rt.unit() as uow:
-        old = games.seat_by_name(load_game(uow.session, game_id), seat).account.email
-        change = addresses.change_address(uow, old, new)
+    change = common.run(_change_address, game_id, seat, new)
     return f"{change.old} is now {change.new} in all their games; both addresses have been told."
+
+
+def _change_address(uow: UnitOfWork, game_id: int, seat: str, new: str) -> addresses.AddressChange:
+    """The address of the player of ``seat`` becomes ``new`` in all their games."""
+    old = games.seat_by_name(load_game(uow.session, game_id), seat).account.email
+    return addresses.change_address(uow, old, new)
 
 
 ACTIONS = {
@@ -436,7 +433,7 @@ def game_action(game_id: int, action: str):
         error = "The form had expired; nothing was done. Try again."
         return _game_page(game_id, error=error, values=values, status=400)
     try:
-        message = handler(common.runtime(), game_id)
+        message = handler(game_id)
     except NotFound as error:
         if "there is no game" in str(error):
             abort(404)

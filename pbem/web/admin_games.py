@@ -39,5 +39,5 @@ def games():
     status = request.args.get("status") or ""
     statuses = (status,) if status in STATUSES else None
     cursor = Cursor.parse(**{name: request.args.get(name) for name in ("page", "after", "before")})
-    listing = common.runtime().in_reading(list_page, cursor, admin_row, statuses)
+    listing = common.run(list_page, cursor, admin_row, statuses)
     return render_template("admin/games.html", listing=listing, status=status if statuses else "", statuses=STATUSES)

@@ -1,26 +1,43 @@
-"""What every page shares: the runtime, security headers, error pages, CSRF.
+"""What every page shares: the runtime, the request's unit of work, security headers, error pages, CSRF.
 
 Installed once by the app factory (:func:`init_app`), so the headers and error
 pages cover every blueprint, including ones added later.
+
+A request is one unit of work (:class:`pbem.runtime.UnitOfWork`), opened on its
+first use (:func:`uow`, :func:`db`, :func:`run`) and kept on ``flask.g``: the
+view, the log-in checks and the page's template all read through it, so a page
+is drawn from one snapshot of the database.  A ``GET`` or ``HEAD`` has a
+reading unit, which takes no write lock on SQLite; any other method has a
+writing one, begun ``IMMEDIATE`` on SQLite, and committed (then its nudges
+sent) before the response leaves, so a failed commit is a page that says so.
+A service that raises rolls the whole unit back (:func:`run`), and so does an
+error page: a request keeps all of its changes or none.  This module is the
+only place in ``pbem.web`` that opens a unit.
 """
 
 from __future__ import annotations
 
+import copy
 import hmac
 import ipaddress
 import logging
 import secrets
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
+from sqlalchemy.orm import Session
 from werkzeug.exceptions import HTTPException
 
 from engines import UnknownEngine
 from pbem.logmask import mask
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.web.page_board import style_nonce
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: No inline script, no third-party anything; the dev mailbox relaxes styles for email HTML only.
 CSP = (
@@ -37,6 +54,180 @@ CSRF_FIELD = "csrf_token"
 def runtime() -> Runtime:
     """The app's runtime (settings, database, nudger)."""
     return current_app.extensions["pbem"]
+
+
+# -- the request's unit of work ----------------------------------------------------------
+
+#: Methods that change nothing: their request's unit only reads.
+READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: Where the request keeps its unit, and the cookie session as it came (see :func:`_remember_cookie`).
+_UNIT = "pbem_request_unit"
+_COOKIE = "pbem_cookie_before"
+
+
+@dataclass
+class RequestUnit:
+    """The request's unit, whether it writes, and what ends it (commits a writing one)."""
+
+    uow: UnitOfWork
+    writing: bool
+    ending: ExitStack
+    #: A writing unit rolled back: its next transaction is begun as a writer on its next use.
+    rolled_back: bool = False
+
+
+def reads_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a view whose request only reads through its unit whatever its method: it hands what it was
+    sent to another entry point that opens units of its own (the inbound pipeline), which must find no
+    write lock held by the request."""
+    view.pbem_reads_only = True  # type: ignore[attr-defined]
+    return view
+
+
+def _writes() -> bool:
+    view = current_app.view_functions.get(request.endpoint or "")
+    return request.method not in READING_METHODS and not getattr(view, "pbem_reads_only", False)
+
+
+@contextmanager
+def _opened(rt: Runtime, writing: bool) -> Iterator[UnitOfWork]:
+    """The one place of ``pbem.web`` that opens a unit: a writing one (committed when it ends) or a reading one."""
+    with rt.unit() if writing else rt.reading() as unit:
+        yield unit
+
+
+def _request_unit() -> RequestUnit:
+    found = g.get(_UNIT)
+    if found is None:
+        writing = _writes()
+        ending = ExitStack()
+        unit = ending.enter_context(_opened(runtime(), writing))
+        found = RequestUnit(unit, writing, ending)
+        setattr(g, _UNIT, found)
+    elif found.rolled_back:
+        found.rolled_back = False
+        _begin_writing(found.uow.session)
+    return found
+
+
+def uow() -> UnitOfWork:
+    """The request's unit of work, opened on first use (reading for a ``GET``, writing otherwise)."""
+    return _request_unit().uow
+
+
+def db() -> Session:
+    """The session of the request's unit, for a view's own small reads."""
+    return _request_unit().uow.session
+
+
+def run(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``work(unit, *args, **kwargs)`` in the request's unit.
+
+    If it raises, the whole unit is rolled back first (what it wrote half-way and
+    everything the request wrote before, its nudges with them) and the error goes
+    on to the view, which may then read what its answer shows (see :func:`rollback`)."""
+    unit = uow()
+    try:
+        return work(unit, *args, **kwargs)
+    except BaseException:
+        rollback()
+        raise
+
+
+def _begin_writing(session: Session) -> None:
+    """Begin the session's next transaction as a writer: ``BEGIN IMMEDIATE`` on SQLite (as ``Database.open``
+    does), so it never has to turn a read into a write half-way, which SQLite may refuse."""
+    if runtime().db.is_sqlite:
+        session.connection(execution_options={"sqlite_immediate": True})
+
+
+def rollback() -> None:
+    """Undo all the request's unit did so far and drop what it queued; the unit goes on in a new
+    transaction (a writing one again where it wrote), so an error page can still read."""
+    found = g.get(_UNIT)
+    if found is None:
+        return
+    found.uow.rollback()
+    found.rolled_back = found.writing
+
+
+def _abandon() -> None:
+    """An error page's first step: nothing the request wrote is kept (and a failure here is only logged,
+    so that the page is still answered)."""
+    try:
+        rollback()
+    except Exception:
+        log.warning("rolling back the request's unit failed", exc_info=True)
+
+
+def new_snapshot() -> None:
+    """A reading request lets go of its snapshot: nothing is held while it waits (a long poll), and its
+    next statement sees what others have committed since."""
+    found = g.get(_UNIT)
+    if found is not None and not found.writing:
+        found.uow.session.rollback()
+
+
+def write_now(work: Callable[..., T], *args: Any) -> T:
+    """``work(unit, *args)``, committed now even in a reading request: the one write a page may need (a
+    player's session noted as used, at most every few minutes), done before the page reads anything else.
+
+    The reading snapshot ends, a writing transaction does the work and commits, and the unit reads on in
+    a new snapshot; in a writing request the work is simply part of its unit."""
+    found = _request_unit()
+    if found.writing:
+        return run(work, *args)
+    unit = found.uow
+    unit.session.rollback()
+    _begin_writing(unit.session)
+    try:
+        done = work(unit, *args)
+        unit.commit()
+    except BaseException:
+        unit.rollback()
+        raise
+    return done
+
+
+def _remember_cookie() -> None:
+    """The cookie session as the request brought it, for a request that may write: if its commit fails,
+    the browser keeps that one (no "saved" message, no sign-in that did not happen)."""
+    if request.method not in READING_METHODS:
+        setattr(g, _COOKIE, copy.deepcopy(dict(session.items())))
+
+
+def _end_unit(response: Response) -> Response:
+    """Commit a writing unit (a reading one is closed) before the response leaves; a failed commit
+    answers with a page saying nothing was saved, never a traceback."""
+    found = g.pop(_UNIT, None)
+    if found is None:
+        return response
+    try:
+        found.ending.close()
+    except Exception:
+        if not found.writing:  # the page was read; closing its snapshot failed (a dropped connection, say)
+            log.warning("closing the reading unit of %s failed", mask(request.path), exc_info=True)
+            return response
+        log.exception("could not commit the changes of %s", mask(request.path))
+        before = g.get(_COOKIE)
+        if before is not None:
+            session.clear()
+            session.update(before)
+        message = "The server could not save this; nothing was changed. Try again in a moment."
+        return current_app.make_response(error_response(503, "Not saved", message))
+    return response
+
+
+def _drop_unit(_error: BaseException | None) -> None:
+    """A unit still open when the request ends (an error escaped every handler) is rolled back, never kept."""
+    found = g.pop(_UNIT, None)
+    if found is None:
+        return
+    try:
+        found.uow.rollback()
+        found.ending.close()
+    except Exception:
+        log.warning("closing an abandoned unit failed", exc_info=True)
 
 
 def csrf_token() -> str:
@@ -78,8 +269,7 @@ def admin_logged_in() -> bool:
     admin_id = session.get("admin_id")
     if not admin_id:
         return False
-    with runtime().db.read() as db:
-        return db.get(AdminUser, admin_id) is not None
+    return db().get(AdminUser, admin_id) is not None
 
 
 def wants_json() -> bool:
@@ -109,6 +299,7 @@ def _security_headers(response: Response) -> Response:
 
 
 def _http_error(error: HTTPException):
+    _abandon()
     titles = {404: "Not found", 405: "Method not allowed", 413: "Too large", 400: "Bad request"}
     messages = {
         404: "There is nothing here. If you followed a link from an email, it may have been replaced by a newer one.",
@@ -120,6 +311,7 @@ def _http_error(error: HTTPException):
 
 
 def _server_error(error: Exception):
+    _abandon()
     log.exception("unhandled error on %s", mask(request.path))  # a capability's secret never reaches a log
     return error_response(500, "Something went wrong", "The server could not answer; nothing was changed. Try again.")
 
@@ -127,6 +319,7 @@ def _server_error(error: Exception):
 def _engine_missing(error: UnknownEngine):
     """A game whose engine this process cannot find (its package was removed, or installed where this
     process cannot load it): a page that says so, and the fix in the log."""
+    _abandon()
     log.error("%s: install the game's package where the server runs, then restart it if it is still unknown", error)
     return error_response(
         503,
@@ -136,8 +329,11 @@ def _engine_missing(error: UnknownEngine):
 
 
 def init_app(app: Flask) -> None:
-    """The app-wide hooks: security headers (CSP), error pages, and CSRF for every template."""
+    """The app-wide hooks: the request's unit, security headers (CSP), error pages, and CSRF for every template."""
+    app.before_request(_remember_cookie)
     app.after_request(_security_headers)
+    app.after_request(_end_unit)  # runs before the headers (the last registered runs first): an error page gets them
+    app.teardown_request(_drop_unit)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(UnknownEngine, _engine_missing)
     app.register_error_handler(Exception, _server_error)

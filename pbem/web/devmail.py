@@ -51,12 +51,12 @@ def relax_styles(response):
 
 @bp.get("/")
 def index():
-    return render_template("devmail/index.html", recipients=common.runtime().in_reading(mailbox_recipients))
+    return render_template("devmail/index.html", recipients=common.run(mailbox_recipients))
 
 
 def _page(address: str, before: int | None = None, *, error: str | None = None, typed: dict | None = None):
     """One page of a mailbox, newest first, and the cursor of the next (older) page."""
-    found = common.runtime().in_reading(mailbox, address, limit=PAGE + 1, before=before) if address else []
+    found = common.run(mailbox, address, limit=PAGE + 1, before=before) if address else []
     messages, older = found[:PAGE], (found[PAGE - 1].id if len(found) > PAGE else None)
     if not messages:
         abort(404)
@@ -117,12 +117,15 @@ def build_reply(message, body: str) -> tuple[bytes, str, str]:
 
 
 @bp.post("/reply/<int:outbox_id>")
+@common.reads_only
 def reply(outbox_id: int):
+    """The reply goes in as mail does: stored, then run through the inbound pipeline in the pipeline's own
+    units (as when it comes by SMTP); the request's own unit only reads the email answered."""
     from pbem.inbound.runner import process, receive
 
     rt = common.runtime()
     try:
-        message = rt.in_reading(outbox_message, outbox_id)
+        message = common.run(outbox_message, outbox_id)
     except NotFound:
         abort(404)
     body = (request.form.get("body") or "").replace("\r\n", "\n")

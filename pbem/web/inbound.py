@@ -16,6 +16,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from pbem.inbound.runner import receive_each
 from pbem.mail.addressing import seat_recipients
+from pbem.web import common
 
 bp = Blueprint("inbound", __name__)
 FIELDS = ("email", "body-mime", "message", "raw")
@@ -40,7 +41,10 @@ def _raw_message() -> bytes:
 
 
 @bp.post("/inbound/email")
+@common.reads_only
 def inbound_email():
+    """The message is handed to the inbound pipeline, which stores it in statements of its own (as its
+    SMTP listener does); the request opens no unit, and must hold no write lock if anything opens one."""
     runtime = current_app.extensions["pbem"]
     secret = runtime.settings.inbound_secret
     if not secret:

@@ -16,10 +16,10 @@ bp = Blueprint("lobby", __name__)
 @bp.app_template_global("open_games")
 def open_games_global() -> list[dict]:
     """The open games, for the front page's own block."""
-    games = common.runtime().in_reading(lobby.open_games)
+    games = common.run(lobby.open_games)
     account_id = current_account_id()
     for game in games:
-        game["mine"] = account_id is not None and account_id in common.runtime().in_reading(lobby.holders, game["id"])
+        game["mine"] = account_id is not None and account_id in common.run(lobby.holders, game["id"])
     return games
 
 
@@ -42,7 +42,7 @@ def _act(game_id: int, action) -> object:
         flash(f"Not done: too many requests from your connection; try again in {minutes(wait)}.")
         return redirect(url_for("me.home"))
     try:
-        result = common.runtime().in_unit(action, game_id, account_id)
+        result = common.run(action, game_id, account_id)
     except NotFound:
         abort(404)
     flash(result.message if result.ok else f"Not done: {result.message}.", "message" if result.ok else "error")

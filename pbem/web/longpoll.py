@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from flask import Response, current_app, g, request
 
-from pbem.web import caching
+from pbem.web import caching, common
 from pbem.web.ratelimit import client_key
 
 #: The longest wait a client may ask for, in seconds.
@@ -78,6 +78,7 @@ def wait_for_change(current: Callable[[], str | None], seen: str, seconds: float
         deadline = time.monotonic() + seconds
         tag: str | None = seen
         while tag == seen and time.monotonic() < deadline:
+            common.new_snapshot()  # nothing held while it sleeps; the next check sees what changed
             time.sleep(min(CHECK_EVERY, max(0.0, deadline - time.monotonic())))
             tag = current()
         return tag

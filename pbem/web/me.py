@@ -2,7 +2,9 @@
 
 Games where the player must act come first, deadlines in the player's own time
 zone; the page also holds the time zone, the notification preference (for all
-games at once) and the secret calendar link, which the player may replace.
+games at once) and the secret calendar link, which the player may replace.  The
+link is made when the player signs in (or by its button here): the page itself
+only reads.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def _private(response):
 
 def _home_data(account_id: int) -> dict:
     try:
-        return common.runtime().in_reading(accounts.my_games, account_id)
+        return common.run(accounts.my_games, account_id)
     except NotFound:
         return {}
 
@@ -48,19 +50,19 @@ def _home_data(account_id: int) -> dict:
 def home_tag(account_id: int) -> str | None:
     """The ``ETag`` of ``/me``: the player's running seats, open seats held and settings (a few indexed reads)."""
     turns = yourturn.viewer_turns()
-    with common.runtime().db.read() as db:
-        account = db.get(Account, account_id)
-        if account is None or turns is None:
-            return None
-        held = select(LobbyEntry.game_id).where(LobbyEntry.account_id == account_id)
-        lobby = db.execute(
-            select(LobbyEntry.game_id, func.count(LobbyEntry.id))
-            .where(LobbyEntry.game_id.in_(held))
-            .group_by(LobbyEntry.game_id)
-            .order_by(LobbyEntry.game_id)
-        ).all()
-        settings = (account.name, account.tz, account.notify, account.calendar_token)
-    devices = common.runtime().in_reading(sessions.live_count, account_id)  # "signed in on N browsers" is on the page
+    db = common.db()
+    account = db.get(Account, account_id)
+    if account is None or turns is None:
+        return None
+    held = select(LobbyEntry.game_id).where(LobbyEntry.account_id == account_id)
+    lobby = db.execute(
+        select(LobbyEntry.game_id, func.count(LobbyEntry.id))
+        .where(LobbyEntry.game_id.in_(held))
+        .group_by(LobbyEntry.game_id)
+        .order_by(LobbyEntry.game_id)
+    ).all()
+    settings = (account.name, account.tz, account.notify, account.calendar_token)
+    devices = common.run(sessions.live_count, account_id)  # "signed in on N browsers" is on the page
     return caching.etag_of("me", account_id, settings, devices, turns.probe, tuple(map(tuple, lobby)))
 
 
@@ -74,11 +76,9 @@ def home():
     if not data:
         return redirect(url_for("signin.signin_page"))
     rt = common.runtime()
-    key = rt.in_unit(accounts.calendar_token, account_id)
-    devices = rt.in_reading(sessions.live_count, account_id)
-    with rt.db.read() as db:
-        account = accounts.get_account(db, account_id)
-        handle = accounts.handle(account)
+    devices = common.run(sessions.live_count, account_id)
+    account = accounts.get_account(common.db(), account_id)
+    key = account.calendar_token  # made at sign-in; None: the page offers a button that makes one
     page = render_template(
         "me.html",
         idle_days=sessions.IDLE.days,
@@ -87,10 +87,10 @@ def home():
         home=data,
         to_act=[g for g in data["games"] if g["to_act"]],
         others=[g for g in data["games"] if not g["to_act"]],
-        calendar_url=f"{rt.settings.base_url}{url_for('me.deadlines')}?key={key}",
+        calendar_url=f"{rt.settings.base_url}{url_for('me.deadlines')}?key={key}" if key else None,
         zones=accounts.time_zones(),
         choices=preferences.ACCOUNT_CHOICES,
-        handle=handle,
+        handle=accounts.handle(account),
     )
     return caching.tagged(make_response(page), tag) if tag else page
 
@@ -106,13 +106,12 @@ def home_json():
 
 @bp.get("/me/deadlines.ics")
 def deadlines():
-    rt = common.runtime()
     key = request.args.get("key", "")
     try:
         if key:
-            body = rt.in_reading(calendar.deadlines_ics, key)
+            body = common.run(calendar.deadlines_ics, key)
         elif current_account_id():
-            body = rt.in_reading(calendar.feed, current_account_id())
+            body = common.run(calendar.feed, current_account_id())
         else:
             return common.error_response(404, "Not found", "This calendar link is not valid; copy it from /me.")
     except NotFound as error:
@@ -136,7 +135,7 @@ def set_tz():
     account_id = _signed_in_post()
     if account_id is not None:
         try:
-            flash(common.runtime().in_unit(accounts.set_time_zone, account_id, request.form.get("tz", "")))
+            flash(common.run(accounts.set_time_zone, account_id, request.form.get("tz", "")))
         except ServiceError as error:
             flash(str(error), "error")
     return redirect(url_for("me.home"))
@@ -146,11 +145,9 @@ def set_tz():
 def set_notify():
     account_id = _signed_in_post()
     if account_id is not None:
-        rt = common.runtime()
-        with rt.db.read() as session:
-            email = accounts.get_account(session, account_id).email
+        email = accounts.get_account(common.db(), account_id).email
         try:
-            flash(rt.in_unit(subscriptions.set_preference, email, request.form.get("preference", "")))
+            flash(common.run(subscriptions.set_preference, email, request.form.get("preference", "")))
         except ServiceError as error:
             flash(str(error), "error")
     return redirect(url_for("me.home"))
@@ -160,8 +157,13 @@ def set_notify():
 def new_calendar_link():
     account_id = _signed_in_post()
     if account_id is not None:
-        common.runtime().in_unit(accounts.calendar_token, account_id, regenerate=True)
-        flash("Your calendar has a new secret link; the old one no longer works.")
+        had = accounts.get_account(common.db(), account_id).calendar_token
+        common.run(accounts.calendar_token, account_id, regenerate=True)
+        flash(
+            "Your calendar has a new secret link; the old one no longer works."
+            if had
+            else "Your calendar has its secret link."
+        )
     return redirect(url_for("me.home"))
 
 
@@ -171,7 +173,7 @@ def signout_everywhere():
     account_id = _signed_in_post()
     if account_id is None:
         return redirect(url_for("me.home"))
-    ended = common.runtime().in_unit(sessions.end_all, account_id)
+    ended = common.run(sessions.end_all, account_id)
     session.pop(SESSION_KEY, None)
     session.pop("_csrf", None)
     flash(f"You are signed out everywhere ({ended} session{'s' if ended != 1 else ''} ended).")
@@ -184,16 +186,14 @@ def _safe_next(path: str | None) -> str | None:
 
 
 def _profile_page(account_id: int, name: str, error: str | None = None, status: int = 200):
-    with common.runtime().db.read() as db:
-        account = accounts.get_account(db, account_id)
-        current, handle = account.name, accounts.handle(account)
+    account = accounts.get_account(common.db(), account_id)
     page = render_template(
         "profile.html",
         name=name,
-        current=current,
+        current=account.name,
         error=error,
         next=_safe_next(request.values.get("next")),
-        handle=handle,
+        handle=accounts.handle(account),
         min_chars=names.MIN_CHARS,
         max_chars=names.MAX_CHARS,
     )
@@ -207,9 +207,7 @@ def profile():
     if account_id is None:
         signin.remember_next(request.full_path.rstrip("?"))
         return redirect(url_for("signin.signin_page"))
-    with common.runtime().db.read() as db:
-        name = accounts.get_account(db, account_id).name
-    return _profile_page(account_id, name)
+    return _profile_page(account_id, accounts.get_account(common.db(), account_id).name)
 
 
 @bp.post("/me/profile")
@@ -221,7 +219,7 @@ def set_profile():
     if not common.csrf_ok():
         return _profile_page(account_id, typed, "The form had expired; nothing was changed. Send it again.", 400)
     try:
-        flash(common.runtime().in_unit(names.set_name, account_id, typed))
+        flash(common.run(names.set_name, account_id, typed))
     except ServiceError as error:
         return _profile_page(account_id, typed, f"Not saved: {error}.", 400)
     return redirect(_safe_next(request.form.get("next")) or url_for("me.home"), code=303)

@@ -78,8 +78,7 @@ def new_game():
     if chosen not in engines:  # the game that takes the smallest table: friends gather more easily
         chosen = min(engines, key=lambda name: (engines[name].min_players, name), default="")
     seats = str(max(engines[chosen].min_players, invites.MIN_SEATS)) if chosen else ""
-    with common.runtime().db.read() as db:
-        zone = get_account(db, current_account_id()).tz  # the player's own, for a deadline hour
+    zone = get_account(common.db(), current_account_id()).tz  # the player's own, for a deadline hour
     return _form_page(FIELDS | {"engine": chosen, "seats": seats, "timezone": "" if zone == "UTC" else zone})
 
 
@@ -112,14 +111,11 @@ def create_game():
     values = {name: (request.form.get(name) or "")[: reading.MAX_VALUE_CHARS] for name in FIELDS}
     if not common.csrf_ok():
         return _form_page(values, general="The form had expired; nothing was created. Check the values and send again.")
-    rt = common.runtime()
-    with rt.db.read() as db:
-        email = get_account(db, account_id).email
-    parsed, errors = _read(values, email)
+    parsed, errors = _read(values, get_account(common.db(), account_id).email)
     if parsed is None:
         return _form_page(values, errors)
     try:
-        game_id, _code = rt.in_unit(invites.create, account_id, parsed, values["visibility"] == "invite")
+        game_id, _code = common.run(invites.create, account_id, parsed, values["visibility"] == "invite")
     except (ValueError, OverflowError) as error:  # ServiceError is a ValueError: every refusal in words
         return _form_page(values, general=f"The game was not created: {error}.")
     flash("Your game is made and you hold a seat. Share its invite link: it starts when every seat is taken.")
@@ -132,12 +128,11 @@ def share(game_id: int):
     account_id = current_account_id()
     if account_id is None:
         return _sign_in_first()
-    rt = common.runtime()
-    code = rt.in_reading(invites.game_code, game_id, account_id)
+    code = common.run(invites.game_code, game_id, account_id)
     if code is None:
         abort(404)
-    game = rt.in_reading(invites.invitation, code, account_id)
-    link = f"{rt.settings.base_url}{url_for('newgame.invitation', code=code)}"
+    game = common.run(invites.invitation, code, account_id)
+    link = f"{common.runtime().settings.base_url}{url_for('newgame.invitation', code=code)}"
     return render_template("invite_share.html", game=game, link=link)
 
 
@@ -150,7 +145,7 @@ def cancel(game_id: int):
         flash("The form had expired; nothing was changed. Try again.", "error")
         return redirect(url_for("newgame.share", game_id=game_id))
     try:
-        flash(common.runtime().in_unit(invites.cancel, game_id, account_id))
+        flash(common.run(invites.cancel, game_id, account_id))
     except NotFound:
         abort(404)
     except ServiceError as error:
@@ -163,7 +158,7 @@ def invitation(code: str):
     """The game and a button to take a seat; a visitor not signed in signs up (or in) here first."""
     account_id = current_account_id()
     try:
-        game = common.runtime().in_reading(invites.invitation, code, account_id)
+        game = common.run(invites.invitation, code, account_id)
     except NotFound as error:
         return common.error_response(404, "Not found", str(error))
     if account_id is None:
@@ -185,7 +180,7 @@ def accept(code: str):
         flash(f"Not done: too many requests from your connection; try again in {minutes(wait)}.", "error")
         return redirect(url_for("newgame.invitation", code=code), code=303)
     try:
-        result = common.runtime().in_unit(invites.accept, code, account_id)
+        result = common.run(invites.accept, code, account_id)
     except NotFound as error:
         return common.error_response(404, "Not found", str(error))
     flash(result.message if result.ok else f"Not done: {result.message}.", "message" if result.ok else "error")

@@ -28,7 +28,7 @@ ACTIONS = {
 
 
 def _observer_or_404(token: str) -> dict[str, Any]:
-    info = common.runtime().in_reading(observer_by_token, token)
+    info = common.run(observer_by_token, token)
     if info is None:
         abort(404)
     return info
@@ -62,7 +62,7 @@ def confirm(token: str):
     info = _observer_or_404(token)
     if not common.csrf_ok():
         return _page("confirm", info, error=EXPIRED, status=400)
-    result = common.runtime().in_unit(observers.confirm, token)
+    result = common.run(observers.confirm, token)
     if not result.ok:
         return _page("confirm", info, done=result, status=409)
     return _done("confirm", token, result)
@@ -77,8 +77,8 @@ def stop_page(token: str):
 def stop(token: str):
     info = _observer_or_404(token)
     if common.one_click():
-        result = common.runtime().in_unit(observers.unsubscribe, token)
+        result = common.run(observers.unsubscribe, token)
         return Response(result.message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page("stop", info, error=EXPIRED, status=400)
-    return _done("stop", token, common.runtime().in_unit(observers.unsubscribe, token))
+    return _done("stop", token, common.run(observers.unsubscribe, token))

@@ -3,7 +3,8 @@
 ``/healthz`` (in the app factory) stays liveness: the process answers.
 ``/readyz`` says whether this process can do useful work now, i.e. reach the
 database; a load balancer takes it out of rotation while it cannot.
-``/metrics`` tells how busy the server is and how often strangers hit it, which
+``/metrics`` (whose collectors each read in a unit of their own: a scrape is an
+entry point of its own) tells how busy the server is and how often strangers hit it, which
 is the operator's business only: it answers a client that sends
 ``Authorization: Bearer $PBEM_METRICS_TOKEN``, or, with no token configured, a
 client straight on this machine's loopback (no proxy in between).
@@ -14,8 +15,10 @@ from __future__ import annotations
 import hmac
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from sqlalchemy import text
 
 from pbem.services.ops import metrics
+from pbem.services.ops.outage import unreachable
 from pbem.web import common
 
 bp = Blueprint("ops", __name__)
@@ -44,7 +47,12 @@ def prometheus() -> Response:
 
 @bp.get("/readyz")
 def readyz():
-    problem = metrics.database_ready(common.runtime())
-    if problem:
-        return jsonify(status="unavailable", reason=problem), 503
+    """Ready when the database answers, asked in the request's unit as every page asks it."""
+    try:
+        common.db().execute(text("SELECT 1"))
+    except Exception as error:
+        if not unreachable(error):
+            raise
+        common.rollback()
+        return jsonify(status="unavailable", reason=f"database unreachable ({type(error).__name__})"), 503
     return jsonify(status="ready")

@@ -51,7 +51,7 @@ PRESS_FLASH = "press"
 
 @dataclass
 class SeatPage:
-    """Everything a seat may see now, read in one session."""
+    """Everything a seat may see now, read in the request's unit."""
 
     game_id: int
     seat_id: int
@@ -122,56 +122,56 @@ class SeatPage:
 def load_seat(token: str) -> SeatPage | None:
     """The seat behind ``token``, its private view and its press, or None for an unknown token."""
     rt = common.runtime()
-    with rt.db.read() as session:
-        seat = seat_by_web_token(session, token)
-        if seat is None:
-            return None
-        game = seat.game
-        engine = get_engine(game.engine)
-        resigned = who_plays(game.house_rules, seat).left is not None
-        active = game.status == GameStatus.ACTIVE and not resigned
-        to_act = active and seat.seat in engine.to_act(game.state)
-        may_act = active and (to_act or engine.may_act(game.state, seat.seat))
-        rules = rules_of(game)
-        page = SeatPage(
-            game_id=game.id,
-            seat_id=seat.id,
-            seat=seat.seat,
-            player=public_name(seat.account.name, seat.position, seat.account.email),
-            game={
-                **game_fields(game),
-                "result": game.result if game.status == GameStatus.FINISHED else None,
-                "title": engine.title,
-                "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
-                "status_url": url_for("public.game_page", game_id=game.id, _external=False),
-            },
-            # a player who left keeps the public view only: the seat's secrets are its stand-in's now
-            view=engine.public_view(game.state) if resigned else engine.private_view(game.state, seat.seat),
-            view_fields=view_fields(engine, game),
-            to_act=to_act,
-            may_act=may_act,
-            prompt=engine.prompt(game.state, seat.seat) if active else "",
-            legal=engine.legal_orders(game.state, seat.seat) if may_act else [],
-            help_text=engine.help_text(),
-            deadline=game.deadline if active else None,
-            press_mode=rules.press,
-            press_signed=rules.press_signed,
-            others=[s.seat for s in game.seats if s.id != seat.id],
-            rules=[pace_words(game.deadline_policy), *rules.describe()],
-            notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
-            resigned=resigned,
-        )
-        page.zone = seat.account.tz
-        if draws.may_vote(game, engine, seat):
-            page.draw_agreed = seat.draw_vote
-        page.players = {s.seat: shown_player(s, game.anonymous) for s in game.seats}
-        page.since = history.since_last_move(session, game.id, seat.seat) if game.status != "open" else []
-        account_id = seat.account_id
-        scope = (rt.settings.database_url, game.id, game.version, seat.seat)
-        page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
-    page.press_log = rt.in_reading(press.history_for_seat, page.game_id, page.seat_id)
+    session = common.db()
+    seat = seat_by_web_token(session, token)
+    if seat is None:
+        return None
+    game = seat.game
+    engine = get_engine(game.engine)
+    resigned = who_plays(game.house_rules, seat).left is not None
+    active = game.status == GameStatus.ACTIVE and not resigned
+    to_act = active and seat.seat in engine.to_act(game.state)
+    may_act = active and (to_act or engine.may_act(game.state, seat.seat))
+    rules = rules_of(game)
+    page = SeatPage(
+        game_id=game.id,
+        seat_id=seat.id,
+        seat=seat.seat,
+        player=public_name(seat.account.name, seat.position, seat.account.email),
+        game={
+            **game_fields(game),
+            "result": game.result if game.status == GameStatus.FINISHED else None,
+            "title": engine.title,
+            "deadline": game.deadline.strftime("%Y-%m-%dT%H:%M:%SZ") if game.deadline and active else None,
+            "status_url": url_for("public.game_page", game_id=game.id, _external=False),
+        },
+        # a player who left keeps the public view only: the seat's secrets are its stand-in's now
+        view=engine.public_view(game.state) if resigned else engine.private_view(game.state, seat.seat),
+        view_fields=view_fields(engine, game),
+        to_act=to_act,
+        may_act=may_act,
+        prompt=engine.prompt(game.state, seat.seat) if active else "",
+        legal=engine.legal_orders(game.state, seat.seat) if may_act else [],
+        help_text=engine.help_text(),
+        deadline=game.deadline if active else None,
+        press_mode=rules.press,
+        press_signed=rules.press_signed,
+        others=[s.seat for s in game.seats if s.id != seat.id],
+        rules=[pace_words(game.deadline_policy), *rules.describe()],
+        notify_token=preferences.preference_token(rt.settings.secret_key, seat.account_id),
+        resigned=resigned,
+    )
+    page.zone = seat.account.tz
+    if draws.may_vote(game, engine, seat):
+        page.draw_agreed = seat.draw_vote
+    page.players = {s.seat: shown_player(s, game.anonymous) for s in game.seats}
+    page.since = history.since_last_move(session, game.id, seat.seat) if game.status != "open" else []
+    account_id = seat.account_id
+    scope = (rt.settings.database_url, game.id, game.version, seat.seat)
+    page.choices = seat_choices(page.legal, finals(scope, game.engine, game.state, seat.seat, page.legal))
+    page.press_log = common.run(press.history_for_seat, page.game_id, page.seat_id)
     if page.game["status"] == GameStatus.FINISHED and not page.resigned:
-        page.rematch = rt.in_reading(rematch.status_for, page.game_id, account_id)
+        page.rematch = common.run(rematch.status_for, page.game_id, account_id)
     return page
 
 
@@ -255,8 +255,7 @@ def seat_tag(token: str, *reader: Any, page: bool = False) -> str | None:
     Nothing another seat does in secret changes it."""
     if not token or len(token) > 64:
         return None
-    with caching.quick_read() as db:
-        row = db.execute(_SEAT_PROBE, {"token": token}).one_or_none()
+    row = caching.quick_read().execute(_SEAT_PROBE, {"token": token}).one_or_none()
     if row is None:
         return None
     countdown = time_left(row.deadline) if page and row.status == GameStatus.ACTIVE else ""
@@ -277,7 +276,7 @@ def play_page(token: str):
     verdicts = shown["verdicts"]
     for verdict in verdicts:  # help and status are read again rather than carried in the cookie
         if verdict.get("reread"):
-            verdict["message"] = common.runtime().in_reading(reread, page.game_id, page.seat_id, verdict["line"])
+            verdict["message"] = common.run(reread, page.game_id, page.seat_id, verdict["line"])
     return _render(page, verdicts=verdicts, headline=shown["headline"], typed=shown.get("typed", ""))
 
 
@@ -299,7 +298,7 @@ def play_map(token: str):
 
 def _answer(page: SeatPage, lines: list[str]) -> SeatAnswer:
     try:
-        return common.runtime().in_unit(answer_seat, page.game_id, page.seat_id, lines)
+        return common.run(answer_seat, page.game_id, page.seat_id, lines)
     except NotFound:
         abort(404)
 
@@ -366,7 +365,7 @@ def press_submit(token: str):
     if not common.csrf_ok():
         return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), press_typed=text, press_to=to)
     try:
-        outcome = common.runtime().in_unit(press.send_press, page.game_id, page.seat_id, to, text)
+        outcome = common.run(press.send_press, page.game_id, page.seat_id, to, text)
     except NotFound:
         abort(404)
     return _press_outcome(token, outcome, press_typed=text, press_to=to)
@@ -379,7 +378,7 @@ def press_reply(token: str, press_id: int):
     if not common.csrf_ok():
         return _render(page, status=400, press_result=Verdict("press", False, EXPIRED), reply_typed={press_id: text})
     try:
-        outcome = common.runtime().in_unit(press.reply_to_press, page.game_id, page.seat_id, press_id, text)
+        outcome = common.run(press.reply_to_press, page.game_id, page.seat_id, press_id, text)
     except NotFound:
         abort(404)
     return _press_outcome(token, outcome, reply_typed={press_id: text})
@@ -428,7 +427,7 @@ def play_json_submit(token: str):
     if lines is None:
         return _json_error('send {"orders": "one order per line"}', 400)
     try:
-        answer = common.runtime().in_unit(answer_seat, page.game_id, page.seat_id, lines)
+        answer = common.run(answer_seat, page.game_id, page.seat_id, lines)
     except ServiceError as error:
         return _json_error(str(error), 404)
     fresh = load_seat(token)

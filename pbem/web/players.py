@@ -15,9 +15,9 @@ bp = Blueprint("players", __name__)
 @bp.get("/players/<name>")
 def player(name: str):
     try:
-        data = common.runtime().in_reading(profiles.player_page, name)
+        data = common.run(profiles.player_page, name)
     except NotFound:
-        namesakes = common.runtime().in_reading(profiles.players_named, name)
+        namesakes = common.run(profiles.players_named, name)
         if len(namesakes) == 1:  # a name typed without its number: the one player it can mean
             return redirect(url_for("players.player", name=namesakes[0]["handle"]), code=302)
         if not namesakes:
@@ -34,5 +34,5 @@ def table(engine: str):
     engines = registry()
     if engine not in engines:
         abort(404)
-    rows = common.runtime().in_reading(ratings.leaderboard, engine)
+    rows = common.run(ratings.leaderboard, engine)
     return render_template("ratings.html", engine=engines[engine], rows=rows, engines=list(engines.values()))

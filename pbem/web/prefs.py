@@ -19,7 +19,7 @@ bp = Blueprint("prefs", __name__)
 
 def _current(token: str) -> dict[str, str]:
     try:
-        return common.runtime().in_reading(subscriptions.preference_by_token, token)
+        return common.run(subscriptions.preference_by_token, token)
     except NotFound:
         abort(404)
 
@@ -41,14 +41,12 @@ def notify_page(token: str):
 def notify_submit(token: str):
     current = _current(token)
     if common.one_click():
-        message = common.runtime().in_unit(subscriptions.stop_digest_by_token, token)
+        message = common.run(subscriptions.stop_digest_by_token, token)
         return Response(message + "\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page(current, error="The form had expired; nothing was changed. Choose again.", status=400)
     try:
-        message = common.runtime().in_unit(
-            subscriptions.set_preference_by_token, token, request.form.get("preference", "")
-        )
+        message = common.run(subscriptions.set_preference_by_token, token, request.form.get("preference", ""))
     except NotFound:
         abort(404)
     except ServiceError as error:

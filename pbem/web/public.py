@@ -95,7 +95,7 @@ def init_app(app: Flask) -> None:
 
 @bp.get("/")
 def index():
-    listing = common.runtime().in_reading(list_page, Cursor.parse(**_cursor_args()), public_row)
+    listing = common.run(list_page, Cursor.parse(**_cursor_args()), public_row)
     games = listing.rows
     for game in games:
         game["deadline_at"] = dt.datetime.strptime(game["deadline"], "%Y-%m-%dT%H:%M:%SZ") if game["deadline"] else None
@@ -114,8 +114,7 @@ def first_run_context() -> dict[str, object]:
     from pbem.models import AdminUser
 
     rt = common.runtime()
-    with rt.db.read() as db:
-        has_admin = db.scalar(select(func.count()).select_from(AdminUser)) > 0
+    has_admin = common.db().scalar(select(func.count()).select_from(AdminUser)) > 0
     local = common.direct_local_request() or common.admin_logged_in()
     return {
         "has_admin": has_admin,
@@ -133,16 +132,13 @@ def _cursor_args() -> dict[str, str | None]:
 def game_json(game_id: int):
     """The public JSON, with an ``ETag`` (``If-None-Match`` gives ``304``; ``?wait=N`` holds a ``304`` for up
     to N seconds, answering as soon as the game changes)."""
-    rt = common.runtime()
 
     def tag() -> str | None:
-        with caching.quick_read() as db:
-            probe = _probe(db, game_id)
+        probe = _probe(caching.quick_read(), game_id)
         return caching.etag_of("game.json", game_id, probe) if probe is not None else None
 
     def build():
-        with rt.db.read() as db:
-            summary = public_summary(load_game(db, game_id))
+        summary = public_summary(load_game(common.db(), game_id))
         return jsonify({"api_version": API_VERSION, **summary})
 
     try:
@@ -206,22 +202,20 @@ def status_data(game_id: int, page: int, probe: tuple[Any, ...] | None = None) -
     rendered per request from ``deadline``.  ``probe``: one the caller has just read.
     """
     rt = common.runtime()
-    with rt.db.read() as db:
-        probe = probe or _probe(db, game_id)
-        if probe is None:
-            return None
-        key = (rt.settings.database_url, game_id, page, *probe)
-        data = _pages.get(key)
-        if data is not None:
-            return data
-        data = _build(db, rt, game_id, page, key)
+    db = common.db()
+    probe = probe or _probe(db, game_id)
+    if probe is None:
+        return None
+    key = (rt.settings.database_url, game_id, page, *probe)
+    data = _pages.get(key)
+    if data is not None:
+        return data
+    data = _build(db, rt, game_id, page, key)
     if data is None:
         return None
-    data["press"] = (
-        rt.in_reading(press.public_press, game_id) if probe[-1] is not None else []
-    )  # the probe's last press
+    data["press"] = common.run(press.public_press, game_id) if probe[-1] is not None else []  # the probe's last press
     version_key = (rt.settings.database_url, game_id, *probe)
-    data["steps"] = replay.steps(replay.frames(rt, version_key, game_id, private=False))
+    data["steps"] = replay.steps(replay.frames(version_key, game_id, private=False))
     data["version_key"] = version_key
     _pages.put(key, data)
     return data
@@ -242,9 +236,8 @@ def _replay_frame(data: dict[str, Any], index: int | None) -> replay.Frame | Non
         return None
     if index >= len(data["steps"]):
         abort(404)
-    rt = common.runtime()
     private = data["finished"]
-    frames = replay.frames(rt, data["version_key"], data["game"]["id"], private=private)
+    frames = replay.frames(data["version_key"], data["game"]["id"], private=private)
     if frames is None or index >= len(frames):
         abort(404)
     return replay.frame_at(data["game"]["engine"], frames, index, private)
@@ -266,8 +259,7 @@ def game_page(game_id: int):
     step = _int_arg("replay", None)
     if page > MAX_PAGE:
         abort(404)
-    with caching.quick_read() as db:
-        probe = _probe(db, game_id)
+    probe = _probe(caching.quick_read(), game_id)
     if probe is None:
         abort(404)
     personal = yourturn.personal()
@@ -297,15 +289,13 @@ def game_page(game_id: int):
 def game_map(game_id: int):
     """The public board as a full-size picture (linked from observers' emails), for an engine that
     draws one; 404 otherwise."""
-    with caching.quick_read() as db:
-        probe = _probe(db, game_id)
+    probe = _probe(caching.quick_read(), game_id)
     if probe is None:
         abort(404)
     tag = caching.etag_of("map.png", game_id, probe[0], probe[1])
     if caching.fresh(tag):
         return caching.not_modified(tag)
-    with common.runtime().db.read() as db:
-        game = lean_game(db, game_id)
+    game = lean_game(common.db(), game_id)
     if game is None:
         abort(404)
     picture = map_picture(game.engine, get_engine(game.engine).public_view(game.state))
@@ -320,7 +310,7 @@ def game_map(game_id: int):
 @bp.get("/games/<int:game_id>/feed.atom")
 def game_feed(game_id: int):
     try:
-        feed = common.runtime().in_reading(observers.atom_feed, game_id)
+        feed = common.run(observers.atom_feed, game_id)
     except NotFound:
         abort(404)
     return Response(feed, mimetype="application/atom+xml")
@@ -329,7 +319,7 @@ def game_feed(game_id: int):
 @bp.get("/games/<int:game_id>/export.json")
 def game_export(game_id: int):
     try:
-        data = common.runtime().in_reading(export.export_game, game_id)
+        data = common.run(export.export_game, game_id)
     except NotFound:
         return jsonify(error=f"there is no game {game_id}", status=404), 404
     except ServiceError as error:
@@ -338,11 +328,10 @@ def game_export(game_id: int):
 
 
 def _game_name(game_id: int) -> dict[str, Any]:
-    with common.runtime().db.read() as db:
-        game = db.get(Game, game_id)
-        if game is None:
-            abort(404)
-        return {"id": game.id, "name": game.name, "status": game.status}
+    game = common.db().get(Game, game_id)
+    if game is None:
+        abort(404)
+    return {"id": game.id, "name": game.name, "status": game.status}
 
 
 def _follow_page(game: dict[str, Any], email: str, *, result=None, error: str = "", status: int = 200):
@@ -368,7 +357,7 @@ def follow(game_id: int):
         message = f"Too many requests from your connection; nothing was sent. Try again in {minutes(wait)}."
         return _follow_page(game, email, error=message, status=429)
     try:
-        result = common.runtime().in_unit(observers.subscribe, game_id, email)
+        result = common.run(observers.subscribe, game_id, email)
     except NotFound:
         abort(404)
     if not result.ok:

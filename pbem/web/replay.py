@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.runtime import Runtime
 from pbem.services import ServiceError
 from pbem.services.play import history
+from pbem.web import common
 from pbem.web.page_board import Board, LruCache, render_view
 
 _frames = LruCache(16)
@@ -47,16 +47,15 @@ class Frame:
         return self.index + 1 if self.index + 1 < self.count else None
 
 
-def frames(runtime: Runtime, key: tuple[Any, ...], game_id: int, *, private: bool) -> list[dict[str, Any]] | None:
-    """Every frame of a game (None if its log does not replay), cached under ``key`` (the game's version)."""
+def frames(key: tuple[Any, ...], game_id: int, *, private: bool) -> list[dict[str, Any]] | None:
+    """Every frame of a game (None if its log does not replay), cached under ``key`` (the game's version),
+    read in the request's unit."""
     full_key = (*key, private)
     found = _frames.get(full_key)
     if found is not None:
         return found or None
     try:
-        replayed = runtime.in_reading(
-            history.private_views_by_turn if private else history.public_views_by_turn, game_id
-        )
+        replayed = common.run(history.private_views_by_turn if private else history.public_views_by_turn, game_id)
     except ServiceError:
         replayed = []
     _frames.put(full_key, replayed)

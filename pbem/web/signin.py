@@ -28,7 +28,7 @@ from flask import Blueprint, g, redirect, render_template, request, session, url
 from pbem.models import Account
 from pbem.services import ServiceError
 from pbem.services.mailout import signin
-from pbem.services.people import sessions
+from pbem.services.people import accounts, sessions
 from pbem.web import common
 from pbem.web.ratelimit import mail_wait, minutes
 
@@ -48,15 +48,24 @@ def current_account_id() -> int | None:
     if "pbem_account_id" not in g:
         session.pop(OLD_SESSION_KEY, None)
         token = session.get(SESSION_KEY)
-        account_id, touched = common.runtime().in_reading(sessions.check, token) if token else (None, False)
-        if touched:  # written down only when stale: most requests only read
-            common.runtime().in_unit(sessions.touch, token)
+        account_id, touched = common.run(sessions.check, token) if token else (None, False)
+        if touched:  # written down only when stale (every few minutes): most requests only read
+            common.write_now(sessions.touch, token)
         if token and account_id is None:
             session.pop(SESSION_KEY, None)  # ended, lapsed or unknown: this browser is signed out
         elif touched:
             session.modified = True  # the cookie's own lifetime starts again with the session's
         g.pbem_account_id = account_id
     return g.pbem_account_id
+
+
+@bp.before_app_request
+def _session_first() -> None:
+    """A signed-in browser's session is checked before the page reads anything else: noting its use, when
+    due, begins the request's unit again as a writer (:func:`pbem.web.common.write_now`), which must
+    happen before the page's snapshot is taken."""
+    if SESSION_KEY in session and request.endpoint not in (None, "static"):
+        current_account_id()
 
 
 @bp.app_template_global("signed_in_player")
@@ -96,7 +105,7 @@ def signin_request():
     binding = session.get(BINDING_KEY) or signin.new_binding()
     session[BINDING_KEY] = binding
     session.permanent = True  # the browser keeps it while the link is on its way
-    sent = common.runtime().in_unit(signin.ask, address, binding)
+    sent = common.run(signin.ask, address, binding)
     return _page(email=email, sent=sent, waiting=True)
 
 
@@ -108,14 +117,16 @@ def remember_next(path: str) -> None:
 
 def _signed_in(account_id: int):
     """A fresh session (new form tokens) for ``account_id``; the pending link's secret is spent.  A player
-    with no name yet (a new account) is asked for one first; then on to where they were going."""
+    with no name yet (a new account) is asked for one first; then on to where they were going.  The
+    calendar's secret link is made here if the player has none (``/me`` only reads)."""
     session.pop("_csrf", None)
     session.pop(BINDING_KEY, None)
-    with common.runtime().unit() as uow:
-        sessions.end(uow, session.get(SESSION_KEY))
-        session[SESSION_KEY] = sessions.begin(uow, account_id)
-        account = uow.session.get(Account, account_id)
-        named = bool(account is not None and account.name)
+    uow = common.uow()
+    sessions.end(uow, session.get(SESSION_KEY))
+    session[SESSION_KEY] = sessions.begin(uow, account_id)
+    accounts.calendar_token(uow, account_id)
+    account = uow.session.get(Account, account_id)
+    named = bool(account is not None and account.name)
     session.permanent = True
     going = session.pop(NEXT_KEY, None)
     if not named:
@@ -125,7 +136,7 @@ def _signed_in(account_id: int):
 
 @bp.get("/signin/<token>")
 def signin_link(token: str):
-    problem = common.runtime().in_reading(signin.check_link, token, session.get(BINDING_KEY))
+    problem = common.run(signin.check_link, token, session.get(BINDING_KEY))
     if problem:
         return _page("signin_link.html", error=problem, status=400)
     return _page("signin_link.html", token=token)
@@ -137,7 +148,7 @@ def signin_use(token: str):
         return _page("signin_link.html", token=token, error="The form had expired; press the button again.",
                      status=400)  # fmt: skip
     try:
-        account_id = common.runtime().in_unit(signin.redeem, token, session.get(BINDING_KEY))
+        account_id = common.run(signin.redeem, token, session.get(BINDING_KEY))
     except ServiceError as error:
         return _page("signin_link.html", error=str(error), status=400)
     return _signed_in(account_id)
@@ -150,7 +161,7 @@ def signin_code():
     if not common.csrf_ok():
         return _page(email="", waiting=True, error="The form had expired; type the code again.", status=400)
     try:
-        account_id = common.runtime().in_unit(signin.redeem_code, session.get(BINDING_KEY), code)
+        account_id = common.run(signin.redeem_code, session.get(BINDING_KEY), code)
     except ServiceError as error:
         return _page(email="", waiting=bool(session.get(BINDING_KEY)), error=str(error), status=400)
     if account_id is None:
@@ -161,7 +172,7 @@ def signin_code():
 @bp.post("/signout")
 def signout():
     if common.csrf_ok():
-        common.runtime().in_unit(sessions.end, session.pop(SESSION_KEY, None))
+        common.run(sessions.end, session.pop(SESSION_KEY, None))
         session.pop(OLD_SESSION_KEY, None)
         session.pop("_csrf", None)
     return redirect(url_for("public.index"), code=303)

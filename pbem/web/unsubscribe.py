@@ -29,7 +29,7 @@ DONE = {
 
 def _standing(token: str) -> unsubscribe.Standing:
     try:
-        return common.runtime().in_reading(unsubscribe.standing, token)
+        return common.run(unsubscribe.standing, token)
     except NotFound:
         abort(404)
 
@@ -49,13 +49,13 @@ def page(token: str):
 def choose(token: str):
     standing = _standing(token)
     if common.one_click():
-        standing = common.runtime().in_unit(unsubscribe.choose, token, "news")
+        standing = common.run(unsubscribe.choose, token, "news")
         return Response(f"{DONE['news']} You still get: {standing.gets}\n", mimetype="text/plain")
     if not common.csrf_ok():
         return _page(standing, error=EXPIRED, status=400)
     action = request.form.get("action", "")
     if action not in DONE:
         return _page(standing, error="Choose one of the buttons.", status=400)
-    common.runtime().in_unit(unsubscribe.choose, token, action)
+    common.run(unsubscribe.choose, token, action)
     target = url_for("unsubscribe.page", token=token)
     return prg.see_other(target, {"message": DONE[action]}, page=f"unsubscribe:{token}")

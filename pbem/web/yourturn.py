@@ -23,8 +23,7 @@ def viewer_turns() -> Turns | None:
         account_id = current_account_id()
         turns = None
         if account_id is not None:
-            with caching.quick_read() as connection:
-                turns = turns_of(connection, common.runtime().settings.database_url, account_id)
+            turns = turns_of(caching.quick_read(), common.runtime().settings.database_url, account_id)
         g.viewer_turns = turns
     return g.viewer_turns
 
@@ -55,9 +54,8 @@ def viewer_zone() -> str | None:
         account_id = current_account_id()
         tz = None
         if account_id is not None:
-            with common.runtime().db.read() as session:
-                account = session.get(Account, account_id)
-                tz = account.tz if account is not None else None
+            account = common.db().get(Account, account_id)
+            tz = account.tz if account is not None else None
         g.viewer_zone = tz if tz and tz != "UTC" else None
     return g.viewer_zone
 
