@@ -72,8 +72,8 @@ class RequestUnit:
     uow: UnitOfWork
     writing: bool
     ending: ExitStack
-    #: A writing unit rolled back: its next transaction is begun as a writer on its next use.
-    rolled_back: bool = False
+    #: No transaction is under way: the next use begins one, as the unit's kind wants (:func:`_begin`).
+    fresh: bool = True
 
 
 def reads_only(view: Callable[..., Any]) -> Callable[..., Any]:
@@ -102,12 +102,25 @@ def _request_unit() -> RequestUnit:
         writing = _writes()
         ending = ExitStack()
         unit = ending.enter_context(_opened(runtime(), writing))
-        found = RequestUnit(unit, writing, ending)
+        unit.session.autoflush = writing  # a reading unit never writes, not even an object changed for display
+        found = RequestUnit(unit, writing, ending, fresh=not writing)  # a writing unit's transaction has begun
         setattr(g, _UNIT, found)
-    elif found.rolled_back:
-        found.rolled_back = False
-        _begin_writing(found.uow.session)
+    if found.fresh:
+        found.fresh = False
+        _begin(found.uow.session, found.writing)
     return found
+
+
+def _begin(session: Session, writing: bool) -> None:
+    """Begin the unit's next transaction as its kind wants: a writer ``BEGIN IMMEDIATE`` on SQLite (as
+    ``Database.open`` does), so it never has to turn a read into a write half-way, which SQLite may
+    refuse; a reader on PostgreSQL ``REPEATABLE READ``, so that all its statements see one snapshot
+    (SQLite's read transaction is one already)."""
+    if runtime().db.is_sqlite:
+        if writing:
+            session.connection(execution_options={"sqlite_immediate": True})
+    elif not writing:
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def uow() -> UnitOfWork:
@@ -134,13 +147,6 @@ def run(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise
 
 
-def _begin_writing(session: Session) -> None:
-    """Begin the session's next transaction as a writer: ``BEGIN IMMEDIATE`` on SQLite (as ``Database.open``
-    does), so it never has to turn a read into a write half-way, which SQLite may refuse."""
-    if runtime().db.is_sqlite:
-        session.connection(execution_options={"sqlite_immediate": True})
-
-
 def rollback() -> None:
     """Undo all the request's unit did so far and drop what it queued; the unit goes on in a new
     transaction (a writing one again where it wrote), so an error page can still read."""
@@ -148,7 +154,7 @@ def rollback() -> None:
     if found is None:
         return
     found.uow.rollback()
-    found.rolled_back = found.writing
+    found.fresh = True
 
 
 def _abandon() -> None:
@@ -166,6 +172,7 @@ def new_snapshot() -> None:
     found = g.get(_UNIT)
     if found is not None and not found.writing:
         found.uow.session.rollback()
+        found.fresh = True
 
 
 def write_now(work: Callable[..., T], *args: Any) -> T:
@@ -179,13 +186,15 @@ def write_now(work: Callable[..., T], *args: Any) -> T:
         return run(work, *args)
     unit = found.uow
     unit.session.rollback()
-    _begin_writing(unit.session)
+    _begin(unit.session, writing=True)
     try:
         done = work(unit, *args)
         unit.commit()
     except BaseException:
         unit.rollback()
         raise
+    finally:
+        found.fresh = True  # the unit reads on in a new snapshot
     return done
 
 

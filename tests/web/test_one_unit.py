@@ -133,8 +133,9 @@ def _client(app, **values: Any):
 
 
 @pytest.fixture
-def site(tmp_path, sqlite_url) -> Site:
-    rt = build_runtime(tmp_path, sqlite_url, inbound_secret=INBOUND_SECRET)
+def site(tmp_path, migrated_db_url) -> Site:
+    """On SQLite and on PostgreSQL (the PostgreSQL run is in the slow lane)."""
+    rt = build_runtime(tmp_path, migrated_db_url, inbound_secret=INBOUND_SECRET)
     app = create_app(runtime=rt)
     app.config.update(TESTING=True)
     with rt.writing() as session:
@@ -323,7 +324,15 @@ def test_me_reads_only_and_offers_to_make_the_calendar_link(site, opens):
 # -- a request that fails keeps nothing ---------------------------------------------------------
 
 
-NO_MAIL = "CREATE TRIGGER no_mail BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"
+#: An email that cannot be stored: the database refuses every row of the outbox.
+NO_MAIL = {
+    "sqlite": ["CREATE TRIGGER no_mail BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"],
+    "postgresql": [
+        "CREATE FUNCTION no_mail() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'the disk is full'; END $$ "
+        "LANGUAGE plpgsql",
+        "CREATE TRIGGER no_mail BEFORE INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION no_mail()",
+    ],
+}
 
 
 def _counts(site: Site) -> tuple[int, int, str]:
@@ -348,7 +357,8 @@ def test_a_post_whose_service_fails_half_way_leaves_nothing_written(site, who, p
     queues cannot be stored: the request answers with a clean page, nothing of it is in the database,
     and no nudge was sent."""
     with site.runtime.writing() as session:
-        session.execute(text(NO_MAIL))
+        for statement in NO_MAIL[session.get_bind().dialect.name]:
+            session.execute(text(statement))
     before = _counts(site)
     site.nudges.clear()
     url = path.format(game=site.game_id, token=site.values["token"])
