@@ -74,6 +74,7 @@ def login():
 
 
 @bp.post("/login")
+@common.reads_only
 def login_submit():
     username = (request.form.get("username") or "").strip()[:100]
     password = request.form.get("password") or ""

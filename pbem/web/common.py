@@ -77,9 +77,9 @@ class RequestUnit:
 
 
 def reads_only(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a view whose request only reads through its unit whatever its method: it hands what it was
-    sent to another entry point that opens units of its own (the inbound pipeline), which must find no
-    write lock held by the request."""
+    """Mark a view whose request only reads through its unit whatever its method, so that it holds no
+    write lock: one that checks a password (slow on purpose), or one that hands what it was sent to
+    another entry point opening units of its own (the inbound pipeline)."""
     view.pbem_reads_only = True  # type: ignore[attr-defined]
     return view
 
