@@ -259,6 +259,10 @@ def test_every_route_opens_at_most_one_unit_and_a_page_only_a_reading_one(site, 
             if response.headers.get("ETag"):  # the page again, as a browser that holds it asks: a 304
                 again = check(who, "GET", path, headers={"If-None-Match": response.headers["ETag"]})
                 assert again.status_code in (200, 304)
+    polled = f"/play/{site.values['token']}.json"  # a bot's long poll: one unit, its snapshot let go between checks
+    tag = site.client("anyone").get(polled).headers["ETag"]
+    waited = check("anyone", "GET", f"{polled}?wait=1", headers={"If-None-Match": tag})
+    assert waited.status_code == 304
     for who, path, form in posts(site):
         response = check(who, "POST", path, data={"csrf_token": CSRF, **form})
         assert response.status_code in (200, 303, 302), (path, response.get_data(as_text=True)[:500])
