@@ -358,6 +358,7 @@ class OutboxMessage(Base):
     body_html: Mapped[str] = mapped_column(Text, default="")
     headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
     message_id: Mapped[str] = mapped_column(String(300), unique=True)
+    #: An :class:`~pbem.services.mailout.kinds.EmailKind` (what decides how it is delivered), checked as it is queued.
     kind: Mapped[str] = mapped_column(String(40), default="")
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))

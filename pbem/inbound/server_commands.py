@@ -27,6 +27,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import invites, lobby
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import public_summary
@@ -259,7 +260,7 @@ def queue_reply(
         recipient=recipient,
         template="commands",
         subject=reply_subject(runtime.settings.server_address),
-        kind="commands",
+        kind=EmailKind.COMMANDS,
         in_reply_to=in_reply_to,
         auto_reply=True,
         verdicts=verdicts,

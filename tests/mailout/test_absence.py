@@ -30,13 +30,13 @@ def miss(runtime, game_id: int, seat: str) -> None:
 
 
 def set_missed(runtime, game_id: int, seat: str, count: int) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat).values(missed_deadlines=count))
 
 
 def days_pass(runtime, days: float) -> None:
     """Every email so far was queued ``days`` earlier (the budget reads when each went)."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         for row in session.query(OutboxMessage):
             row.created_at -= dt.timedelta(days=days)
 
@@ -48,7 +48,7 @@ def mails_to(runtime, seat_id: int, *statuses: str) -> list[OutboxMessage]:
 def remind_now(runtime, game_id: int) -> None:
     """Half an hour before the deadline: the reminders come due and run."""
     now = utcnow()
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(
             update(Game)
             .where(Game.id == game_id)

@@ -37,7 +37,7 @@ def test_a_reminder_names_the_deadline_in_the_players_zone(runtime):
     zoned = next(s for s in game.seats if s.seat in waiting)
     runtime.in_unit(accounts.set_time_zone, zoned.account_id, "Europe/Paris")
     soon = utcnow() + dt.timedelta(minutes=30)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=utcnow()))
     assert runtime.in_unit(deadlines.send_due_reminders, game_id) == len(waiting)
     texts = {row.seat_id: " ".join(row.body_text.split()) for row in outbox(runtime, kind="reminder")}

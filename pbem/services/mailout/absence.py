@@ -31,9 +31,8 @@ from pbem.clock import utcnow
 from pbem.config import Settings
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus
-from pbem.runtime import UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, at_deadline, late_n, who_plays
-from pbem.services.mailout import kinds
+from pbem.services.mailout import kinds, mailing
 from pbem.services.mailout.kinds import EmailKind
 
 #: The weekly email to a player whose seat has long been played for them.
@@ -82,7 +81,7 @@ def budget_start(lvl: Level, now: dt.datetime) -> dt.datetime:
 def spent(session: Session, seat: Seat, lvl: Level, recipient: str) -> bool:
     """Whether the seat's budget for its level is used up: an email of this game went to the player
     within it (this unit's too, not yet written)."""
-    if seat.id in UnitOfWork.of(session).mailed_absent:
+    if seat.id in mailing.of(session).mailed_absent:
         return True
     query = select(func.count(OutboxMessage.id)).where(
         OutboxMessage.seat_id == seat.id,
@@ -110,7 +109,7 @@ def delivery(
         return OutboxStatus.SUPPRESSED, kind
     if spent(session, seat, lvl, recipient):
         return OutboxStatus.WAITING, kind
-    UnitOfWork.of(session).mailed_absent.add(seat.id)
+    mailing.of(session).mailed_absent.add(seat.id)
     return status, (ABSENT if lvl is Level.WEEKLY and kind != EmailKind.LATE else kind)
 
 

@@ -94,7 +94,7 @@ def queue(
     seat: Seat | None,
     recipient: str,
     template: str,
-    kind: str,
+    kind: EmailKind,
     subject: str | None = None,
     in_reply_to: str | None = None,
     auto_reply: bool = False,
@@ -124,6 +124,7 @@ def queue(
     their budget (:mod:`pbem.services.mailout.absence`); with ``quiet`` (news that
     asks nothing of this seat) an email that would go now waits for the seat's next one.
     """
+    kind = EmailKind(kind)  # every email is of a registered kind (:mod:`pbem.services.mailout.kinds`)
     if game is not None:
         context.update(links(runtime, game, seat))
     threaded = seat is not None and game is not None
@@ -171,7 +172,7 @@ def _status(
     game: Game | None,
     seat: Seat | None,
     recipient: str,
-    kind: str,
+    kind: EmailKind,
     status: str | None,
     deferred: Fold | None,
     quiet: bool,
@@ -197,7 +198,7 @@ def _blocks(
     seat: Seat | None,
     recipient: str,
     status: str,
-    kind: str,
+    kind: EmailKind,
     given: Sequence[Fold],
     threaded: bool,
 ) -> tuple[list[Fold], list[str]]:
@@ -382,7 +383,7 @@ def queue_for_seat(
     seat: Seat,
     *,
     template: str,
-    kind: str,
+    kind: EmailKind,
     view: bool = True,
     **context: Any,
 ) -> OutboxMessage:
@@ -407,7 +408,7 @@ def send_views(
     game: Game,
     *,
     headline: str,
-    kind: str,
+    kind: EmailKind,
     events: Iterable[str] = (),
     missed: Iterable[str] = (),
     first: bool = False,

@@ -29,6 +29,7 @@ from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
@@ -167,7 +168,7 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
     )
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
     return VacationResult(
         True,
         f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
@@ -197,7 +198,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
         line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
     append_log(session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text="vacation ended", events=[line])
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
     back = "welcome back: your vacation has ended, and every other player has been told"
     if held:
         back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
