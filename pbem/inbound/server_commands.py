@@ -31,6 +31,7 @@ from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import invites, lobby
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import public_summary
+from pbem.zoned import shared_words
 
 
 def server_help(server_address: str) -> str:
@@ -82,7 +83,7 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     if summary["to_act"]:
         lines.append(f"Waiting for: {', '.join(summary['to_act'])}")
     if summary["deadline"]:  # worded as in every other email
-        lines.append(f"Deadline: {notify.format_deadline(game)} UTC")
+        lines.append(f"Deadline: {shared_words(game.deadline)}")
     if game.result:
         lines.append(f"Result: {game.result.get('summary', '')}")
     lines.append("")

@@ -30,6 +30,7 @@ from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
+from pbem.zoned import shared_words
 
 #: The most seats the server's bot plays in one game.
 MAX_BOTS = 12
@@ -302,7 +303,7 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
         except OverflowError:
             raise ServiceError("that extension would move the deadline past the end of the calendar") from None
         move_deadline(game, until, now)
-        _announce(uow.runtime, session, game, f"The deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC.")
+        _announce(uow.runtime, session, game, f"The deadline is extended to {shared_words(game.deadline)}.")
         return game.deadline
 
 

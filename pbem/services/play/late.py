@@ -59,6 +59,7 @@ from pbem.services.play import bot_turns, games, leaving, seat_changes, vacation
 from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.settling import append_log, turn_seconds
+from pbem.zoned import shared_words
 
 #: A grace period when the game has no deadline period of its own (an admin-set deadline).
 DEFAULT_PERIOD = 24 * 3600
@@ -95,8 +96,8 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
         _move_deadline(game, until, now)
         who = ", ".join(seat_label(game, name) for name in sorted(away))
         line = (
-            f"The deadline passed; still missing: {labels}. {who} on vacation until {back:%Y-%m-%d %H:%M} UTC: "
-            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC, {vacations.window_words(game)} after the return."
+            f"The deadline passed; still missing: {labels}. {who} on vacation until {shared_words(back)}: "
+            f"the deadline moves to {shared_words(until)}, {vacations.window_words(game)} after the return."
         )
         append_log(
             session,
@@ -116,7 +117,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
         _move_deadline(game, deadline_at_hour(now, period, DeadlineHour.from_policy(game.deadline_policy)), now)
         line = (
             f"The deadline passed; missing: {labels}. Grace period {game.grace_used} of {rules.late_n}: "
-            f"the deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC."
+            f"the deadline is extended to {shared_words(game.deadline)}."
         )
         append_log(
             session,
