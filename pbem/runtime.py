@@ -209,7 +209,7 @@ class UnitOfWork:
     A unit is its session, the rows it writes beneath the ORM (:class:`QueuedRows`),
     the nudges for the worker sent once it commits, and one *part* per package whose
     services keep something for the rest of the transaction (:meth:`part`): outgoing
-    mail's blocks and threads (:mod:`pbem.services.mailout.unit`), the games play
+    mail's blocks and threads (:mod:`pbem.services.mailout.mailing`), the games play
     has locked (:mod:`pbem.services.play.locking`).  A part may have a
     ``before_flush(session)`` and a ``before_commit(uow)``, run as the names say;
     :meth:`commit` runs the parts' ``before_commit``, writes the queued rows,

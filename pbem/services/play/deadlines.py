@@ -16,7 +16,7 @@ from pbem.models import Game
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
-from pbem.services.mailout import notify
+from pbem.services.mailout import absence, notify
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import draws, late, vacations
 from pbem.services.play.locking import lock_game
@@ -50,6 +50,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
             seat.missed_total += 1
+            absence.record_missed(uow.settings, seat, now)
     missed_names = [late.seat_label(game, name) for name in late_players]
     dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)

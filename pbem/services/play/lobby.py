@@ -124,6 +124,7 @@ def take_seat(
             False, f"you already hold {MAX_HELD} seats in games that have not started; leave one first", game.id
         )
     session.add(LobbyEntry(game_id=game.id, account_id=account.id))
+    account.absent_since = None  # taking a seat is being here: the new game mails them as anyone
     session.flush()
     count = taken(session, game.id)
     if count < (game.seats_wanted or 0):

@@ -13,7 +13,7 @@ from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import left_of
-from pbem.services.mailout import folds, notify, preferences
+from pbem.services.mailout import absence, folds, notify, preferences
 from pbem.services.mailout.folds import Fold
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import engine_faults, forgiving, press
@@ -146,8 +146,7 @@ def submit(
         fold.sender, fold.alone = receipt_alone, {"reply": reply, "verdicts": verdicts}
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
-        if seat.missed_deadlines:  # set only when it changes: an untouched seat costs the flush nothing
-            seat.missed_deadlines = 0
+        absence.record_acted(seat)
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == GameStatus.FINISHED)
 
