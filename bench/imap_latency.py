@@ -135,7 +135,7 @@ def play(
             break
         to_act = sorted(engine.to_act(state))
         if not to_act:  # a last call with nobody to act: let the deadline pass
-            with runtime.writing() as session:
+            with runtime.db.write() as session:
                 session.execute(update(Game).where(Game.id == game_id).values(deadline=dt.datetime(2000, 1, 1)))
             runtime.in_unit(deadlines.apply_deadline, game_id)
             worker.settle()

@@ -106,7 +106,7 @@ def build(instance: Path, base_url: str, extra_games: int) -> dict[str, Any]:
         game_id = runtime.in_unit(games.create_game, request)
         for serial in range(index % 4):
             play_one(runtime, game_id, rng, serial)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="admin", password_hash=generate_password_hash(ADMIN_PASSWORD)))
     with runtime.db.read() as session:
         ann = session.scalars(select(Account.id).where(Account.email == "ann@example.org")).one()

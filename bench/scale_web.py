@@ -35,7 +35,7 @@ def add_admin(runtime) -> None:
 
     from pbem.models import AdminUser
 
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username=ADMIN, password_hash=generate_password_hash(PASSWORD)))
 
 

@@ -73,7 +73,7 @@ def inserts_per_second(runtime, count: int, offset: int = 0) -> float:
     """The baseline: one plain row per transaction, nothing else."""
     started = time.perf_counter()
     for i in range(offset, offset + count):
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             session.execute(sa.text("INSERT INTO bench_rows (id, body) VALUES (:i, :b)"), {"i": i, "b": "x" * 200})
     return count / (time.perf_counter() - started)
 
@@ -115,7 +115,7 @@ def parallel_rate(kind: str, runtime, clients: int, count: int) -> float:
 
 def bench_database(name: str, url: str, tmp: Path, count: int, clients: int = 1) -> None:
     runtime = runtime_for(tmp, url)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(sa.text("CREATE TABLE IF NOT EXISTS bench_rows (id BIGINT PRIMARY KEY, body TEXT)"))
     if clients == 1:
         service, base = orders_per_second(runtime, count), inserts_per_second(runtime, count)

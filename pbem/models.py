@@ -70,6 +70,10 @@ class Account(Base):
     #: Set when mail to the address stopped for repeated hard bounces (cleared by the admin).
     unreachable_since: Mapped[dt.datetime | None] = mapped_column(DateTime)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    #: When one of the player's seats was backed off for missed deadlines (:mod:`pbem.services.mailout.absence`);
+    #: cleared by their next orders in any game or a seat they take.  A game that seats them while it is set
+    #: starts backed off for them too: a player absent from every game is not mailed afresh by each new one.
+    absent_since: Mapped[dt.datetime | None] = mapped_column(DateTime)
     #: IANA time zone in which the player reads deadlines (``/me``); stored times stay UTC.
     tz: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
     #: Secret of the player's deadline calendar link (``/me/deadlines.ics``); None until first shown.
@@ -358,6 +362,7 @@ class OutboxMessage(Base):
     body_html: Mapped[str] = mapped_column(Text, default="")
     headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
     message_id: Mapped[str] = mapped_column(String(300), unique=True)
+    #: An :class:`~pbem.services.mailout.kinds.EmailKind` (what decides how it is delivered), checked as it is queued.
     kind: Mapped[str] = mapped_column(String(40), default="")
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id"))

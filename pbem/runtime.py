@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, TextClause, Update, bindparam, event, insert, inspect, update
+from sqlalchemy import Table, TextClause, Update, bindparam, event, insert, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.orm import ColumnProperty, ORMExecuteState, Session
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm import ORMExecuteState, Session
 from sqlalchemy.sql.util import find_tables
 
 from pbem.config import ConfigError, Settings, load_settings
@@ -75,12 +74,6 @@ class Runtime:
                 unit.rollback()
                 raise
             unit.commit()
-
-    @contextmanager
-    def writing(self) -> Iterator[Session]:
-        """The session of a new unit, for an entry point that works with the session itself."""
-        with self.unit() as uow:
-            yield uow.session
 
     def in_unit(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``work(uow, *args, **kwargs)`` in a unit of its own (see :meth:`unit`)."""
@@ -137,19 +130,91 @@ def report_nudge_failure(task: str, error: Exception) -> None:
 _UNIT = "pbem_unit"
 
 
+P = TypeVar("P")
+
+
+class QueuedRows:
+    """Rows of the hot path written beneath the ORM: each table's inserts in one statement, each
+    table-and-columns' updates in one (log entries, outbox rows, each seat's newest email), rather
+    than one ORM flush each.  Written before any statement of the session reads or writes their
+    tables (as the ORM's autoflush does for its objects) and at the latest at the commit."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        #: Rows to insert, by table: each a callable giving its values (read when written, so a row
+        #: may still change after it is queued) and one taking its new id.
+        self.inserts: dict[Table, list[tuple[Callable[[], dict[str, Any]], Callable[[int], None] | None]]] = {}
+        #: ``(table, columns)`` -> row id -> values: updates written with the inserts.
+        self.updates: dict[tuple[Table, tuple[str, ...]], dict[int, dict[str, Any]]] = {}
+        self.listening = False
+
+    def insert(
+        self, table: Table, values: Callable[[], dict[str, Any]], returned: Callable[[int], None] | None
+    ) -> None:
+        self.inserts.setdefault(table, []).append((values, returned))
+        self._listen()
+
+    def update(self, table: Table, row_id: int, values: dict[str, Any]) -> None:
+        self.updates.setdefault((table, tuple(sorted(values))), {})[row_id] = values
+        self._listen()
+
+    def __bool__(self) -> bool:
+        return bool(self.inserts or self.updates)
+
+    def _listen(self) -> None:
+        """The first row queued: from now on, statements that touch the queued rows' tables write them first."""
+        if not self.listening:
+            self.listening = True
+            event.listen(self.session, "do_orm_execute", self._write_before_reading)
+
+    def forget(self) -> None:
+        self.inserts, self.updates = {}, {}
+
+    def _write_before_reading(self, state: ORMExecuteState) -> None:
+        """Queued rows reach the database before a statement of the session that reads or writes their
+        tables (or runs raw SQL); other statements leave them queued, so that a transaction's rows of
+        one table go in one statement."""
+        if not self or state.is_relationship_load or state.is_column_load:
+            return
+        statement = state.statement
+        if isinstance(statement, TextClause) or self.tables() & set(find_tables(statement, include_crud=True)):
+            self.write()
+
+    def tables(self) -> set[Table]:
+        return {*self.inserts, *(table for table, _ in self.updates)}
+
+    def write(self) -> None:
+        """Write the queued inserts (one statement per table) and updates (one per table and columns)."""
+        inserts, updates = self.inserts, self.updates
+        self.forget()
+        connection = self.session.connection()
+        for table, rows in inserts.items():
+            params = [values() for values, _ in rows]
+            if all(returned is None for _, returned in rows):
+                connection.execute(insert(table), params)
+                continue
+            statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+            for (_, returned), row_id in zip(rows, connection.execute(statement, params).scalars(), strict=True):
+                if returned is not None:
+                    returned(row_id)
+        for (table, columns), rows in updates.items():
+            params = [{"row_id": row_id, **values} for row_id, values in rows.items()]
+            connection.execute(update_by_id(table, columns), params)
+
+
 @dataclass(eq=False)
 class UnitOfWork:
     """One transaction and what must happen once it commits.
 
-    Services queue here what belongs to the transaction but is not a row:
-    nudges for the worker, blocks folded into a seat's next email
-    (:mod:`pbem.services.mailout.folds`), each seat's thread as this
-    transaction's emails extend it (:mod:`pbem.services.mailout.threads`) and
-    the games it has locked (:mod:`pbem.services.play.locking`).  Rows of the hot
-    path (log entries, outbox rows, each seat's newest email) are queued here too
-    and written with one statement per table (:meth:`insert_later`,
-    :meth:`update_later`) rather than one ORM flush each.  :meth:`commit` writes
-    them, commits, then sends the nudges; :meth:`rollback` drops everything queued.
+    A unit is its session, the rows it writes beneath the ORM (:class:`QueuedRows`),
+    the nudges for the worker sent once it commits, and one *part* per package whose
+    services keep something for the rest of the transaction (:meth:`part`): outgoing
+    mail's blocks and threads (:mod:`pbem.services.mailout.mailing`), the games play
+    has locked (:mod:`pbem.services.play.locking`).  A part may have a
+    ``before_flush(session)`` and a ``before_commit(uow)``, run as the names say;
+    :meth:`commit` runs the parts' ``before_commit``, writes the queued rows,
+    commits, then sends the nudges; :meth:`rollback` drops everything queued, the
+    parts with it, so nothing of a failed transaction outlives it.
     """
 
     runtime: Runtime
@@ -159,52 +224,19 @@ class UnitOfWork:
     nudges: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     #: ``(task, seconds, args)``: scheduled after the commit.
     later: list[tuple[str, float, tuple[Any, ...]]] = field(default_factory=list)
-    #: Seat id -> the :class:`~pbem.services.mailout.folds.Fold` blocks its next email shows first.
-    folds: dict[int, list[Any]] = field(default_factory=dict)
-    #: While true, news for a seat is a block of its next email of this unit, or goes alone at the
-    #: end (see ``folds.fold_news_until_sent_alone``).
-    folding_news: bool = False
-    #: Game id -> seat id -> its deferred and waiting outbox rows, oldest first: read once per
-    #: unit, with those the unit makes (see ``folds.take``).
-    waiting: dict[int, dict[int, list[Any]]] = field(default_factory=dict)
-    #: Deferred and waiting rows made in this unit before their game's were read.
-    waiting_made: list[Any] = field(default_factory=list)
-    #: Seat id -> the References its next email of this unit carries.
-    chains: dict[int, list[str]] = field(default_factory=dict)
-    #: Game id -> the game row this unit locked.
-    locked: dict[int, Any] = field(default_factory=dict)
-    #: Other rows this unit locked (a message it processes), written as the locked games are.
-    claimed: list[Any] = field(default_factory=list)
-    #: Game id -> who plays its seats, as far as its lock read it (see ``pbem.services.play.occupants``).
-    stand_ins: dict[int, dict[str, Any]] = field(default_factory=dict)
-    #: Seats whose player is backed off (:mod:`pbem.services.mailout.absence`) that this unit emailed.
-    mailed_absent: set[int] = field(default_factory=set)
-    #: Whether the session's statements are watched for the queued rows (see :meth:`_queued`).
-    listening: bool = False
-    #: Rows to insert, by table: each a callable giving its values (read when written, so a row
-    #: may still change after it is queued) and one taking its new id (see :meth:`insert_later`).
-    inserts: dict[Table, list[tuple[Callable[[], dict[str, Any]], Callable[[int], None] | None]]] = field(
-        default_factory=dict
-    )
-    #: ``(table, columns)`` -> row id -> values: updates written with the inserts (see :meth:`update_later`).
-    updates: dict[tuple[Table, tuple[str, ...]], dict[int, dict[str, Any]]] = field(default_factory=dict)
+    #: Each package's part of the unit, by its class (see :meth:`part`).
+    parts: dict[type, Any] = field(default_factory=dict)
+    rows: QueuedRows = field(init=False)
 
     def __post_init__(self) -> None:
+        self.rows = QueuedRows(self.session)
         self.session.info[_UNIT] = self
-        event.listen(self.session, "before_flush", self._write_locked)
+        event.listen(self.session, "before_flush", self._before_flush)
 
-    def _write_locked(self, session: Session, *_: Any) -> None:
-        """Each locked row's changed columns, written with one Core UPDATE as the ORM's flush begins.
-
-        The locked game changes on every order, the processed message once; the ORM
-        would write the same columns, at the same moment, for several times the CPU
-        (its flush compares and orders every object it holds).  The row's attributes
-        are then marked written."""
-        for row in (*self.locked.values(), *self.claimed):
-            found = changed_columns(row, session)
-            if found is not None:
-                table, row_id, values = found
-                session.connection().execute(_updating(table, tuple(sorted(values))), {"row_id": row_id, **values})
+    def _before_flush(self, session: Session, *_: Any) -> None:
+        for part in list(self.parts.values()):
+            if hasattr(part, "before_flush"):
+                part.before_flush(session)
 
     @property
     def settings(self) -> Settings:
@@ -218,6 +250,13 @@ class UnitOfWork:
             raise RuntimeError("this session was not opened by Runtime.unit(); open one at the entry point")
         return unit
 
+    def part(self, kind: type[P]) -> P:
+        """This unit's ``kind`` (made with ``kind()`` on first use): what one package keeps for the transaction."""
+        found = self.parts.get(kind)
+        if found is None:
+            found = self.parts[kind] = kind()
+        return found
+
     def nudge(self, task: str, *args: Any) -> None:
         """Send ``task(*args)`` to the worker once this unit commits; an unknown task raises here, at once."""
         self.nudges.append((task_named(task), args))
@@ -230,65 +269,28 @@ class UnitOfWork:
         self.later.append((task, seconds, args))
         return True
 
-    def _queued(self) -> None:
-        """The first row queued: from now on, statements that touch the queued rows' tables write them first."""
-        if not self.listening:
-            self.listening = True
-            event.listen(self.session, "do_orm_execute", self._write_before_reading)
-
-    def _write_before_reading(self, state: ORMExecuteState) -> None:
-        """Queued rows reach the database before a statement of the session that reads or writes their
-        tables (or runs raw SQL), as the ORM's autoflush does for its objects; other statements leave
-        them queued, so that a transaction's rows of one table go in one statement."""
-        if not self.has_rows or state.is_relationship_load or state.is_column_load:
-            return
-        statement = state.statement
-        if isinstance(statement, TextClause) or self.tables_pending() & set(find_tables(statement, include_crud=True)):
-            self.write_rows()
-
     def insert_later(
         self, table: Table, values: Callable[[], dict[str, Any]], returned: Callable[[int], None] | None = None
     ) -> None:
         """Insert a row with the others of its table in one statement, before anything reads the table
-        (see :func:`_write_before_reading`) and at the latest at the commit; ``returned`` gets its id."""
-        self.inserts.setdefault(table, []).append((values, returned))
-        self._queued()
+        and at the latest at the commit; ``returned`` gets its id."""
+        self.rows.insert(table, values, returned)
 
     def update_later(self, table: Table, row_id: int, **values: Any) -> None:
         """Set ``values`` on row ``row_id`` of ``table`` with the other updates of the same columns, in one
         statement, when the inserts are written; a later call for the same row and columns wins."""
-        self.updates.setdefault((table, tuple(sorted(values))), {})[row_id] = values
-        self._queued()
-
-    @property
-    def has_rows(self) -> bool:
-        return bool(self.inserts or self.updates)
-
-    def write_rows(self) -> None:
-        """Write the queued inserts (one statement per table) and updates (one per table and columns)."""
-        inserts, updates = self.inserts, self.updates
-        self.inserts, self.updates = {}, {}
-        connection = self.session.connection()
-        for table, rows in inserts.items():
-            params = [values() for values, _ in rows]
-            if all(returned is None for _, returned in rows):
-                connection.execute(insert(table), params)
-                continue
-            statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
-            for (_, returned), row_id in zip(rows, connection.execute(statement, params).scalars(), strict=True):
-                if returned is not None:
-                    returned(row_id)
-        for (table, columns), rows in updates.items():
-            params = [{"row_id": row_id, **values} for row_id, values in rows.items()]
-            connection.execute(_updating(table, columns), params)
-
-    def tables_pending(self) -> set[Table]:
-        return {*self.inserts, *(table for table, _ in self.updates)}
+        self.rows.update(table, row_id, values)
 
     def commit(self) -> None:
-        """Commit the transaction, then send what it queued for the worker."""
-        if self.has_rows:
-            self.write_rows()
+        """Run the parts' last work, commit the transaction, then send what it queued for the worker."""
+        done: set[type] = set()
+        while pending := [kind for kind in self.parts if kind not in done]:  # a part's work may make another
+            for kind in pending:
+                done.add(kind)
+                if hasattr(self.parts[kind], "before_commit"):
+                    self.parts[kind].before_commit(self)
+        if self.rows:
+            self.rows.write()
         self.session.commit()
         nudges, later = self.nudges, self.later
         self._forget()
@@ -303,38 +305,12 @@ class UnitOfWork:
         self._forget()
 
     def _forget(self) -> None:
-        self.nudges, self.later, self.folds, self.chains, self.locked, self.claimed = [], [], {}, {}, {}, []
-        self.waiting, self.waiting_made, self.folding_news = {}, [], False
-        self.inserts, self.updates, self.stand_ins, self.mailed_absent = {}, {}, {}, set()
-
-
-def changed_columns(row: Any, session: Session) -> tuple[Table, Any, dict[str, Any]] | None:
-    """``(table, id, values)`` of a persistent ORM ``row``'s changed columns (and those its table sets
-    on update), now marked written on the row (which ``session``'s flush then passes over, if
-    nothing else of it changed); None when nothing changed."""
-    state = inspect(row)
-    if state.key is None or state.deleted or not state.modified:
-        return None
-    mapper, values = state.mapper, {}
-    for key in tuple(state.committed_state):  # the attributes changed since the row was loaded
-        prop = mapper.attrs.get(key)
-        if isinstance(prop, ColumnProperty):
-            values[prop.columns[0].key] = state.dict.get(key)
-            set_committed_value(row, key, values[prop.columns[0].key])
-    if not values:
-        return None
-    table = mapper.local_table
-    for column in table.columns:  # e.g. updated_at, as the ORM's UPDATE would set it
-        if column.onupdate is not None and column.onupdate.is_callable and column.key not in values:
-            values[column.key] = column.onupdate.arg(None)
-            set_committed_value(row, column.key, values[column.key])
-    if not state.committed_state:  # no relationship changed either: clean, as after the ORM's own flush
-        state._commit_all(state.dict, session.identity_map)
-    return table, state.identity[0], values
+        self.nudges, self.later, self.parts = [], [], {}
+        self.rows.forget()
 
 
 @functools.cache
-def _updating(table: Table, columns: tuple[str, ...]) -> Update:
+def update_by_id(table: Table, columns: tuple[str, ...]) -> Update:
     """``UPDATE table SET columns WHERE id = :row_id``, built once for each set of columns."""
     return update(table).where(table.c.id == bindparam("row_id")).values({c: bindparam(c) for c in columns})
 

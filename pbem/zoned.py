@@ -11,6 +11,7 @@ Pages write the day as ``Sat 28 Nov, 18:00`` (a page is read now); emails as
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -61,3 +62,21 @@ def zoned(at: dt.datetime, tz: str | None, day: str, *, name_zone: bool) -> Zone
 def in_words(at: dt.datetime | None, tz: str | None) -> str:
     """A time in an email's words for a reader in ``tz`` ("" for none)."""
     return zoned(at, tz, EMAIL, name_zone=True).words() if at is not None else ""
+
+
+#: A time as a text the whole table reads writes it (an announcement, a log line): UTC, to the minute.
+_SHARED = re.compile(r"\b(\d{4}-\d{2}-\d{2} \d{2}:\d{2}) UTC\b")
+
+
+def shared_words(at: dt.datetime) -> str:
+    """``at`` (naive UTC) as a text the whole table reads: ``2026-11-28 17:00 UTC``; each reader's
+    email shows it in their own zone (:func:`for_reader`)."""
+    return f"{at:{EMAIL}} UTC"
+
+
+def for_reader(text: str, tz: str | None) -> str:
+    """``text`` with each time written by :func:`shared_words` in the words of a reader in ``tz``
+    (their zone, UTC beside it); unchanged until their zone is known."""
+    if not known(tz) or " UTC" not in text:
+        return text
+    return _SHARED.sub(lambda m: in_words(dt.datetime.strptime(m.group(1), EMAIL), tz), text)

@@ -15,7 +15,8 @@ from pbem.models import AdminUser
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def admin_list(as_json: bool) -> None:
     """List the admin users (names and when each was created; never a password)."""
-    with runtime().db.read() as session:
+    with runtime().reading() as uow:
+        session = uow.session
         rows = [
             {"username": user.username, "created_at": user.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
             for user in session.scalars(select(AdminUser).order_by(AdminUser.username))
@@ -34,7 +35,8 @@ def admin_list(as_json: bool) -> None:
 def admin_delete(username: str, yes: bool) -> None:
     """Delete an admin user: their sessions end at once."""
     rt = runtime()
-    with rt.db.read() as session:
+    with rt.reading() as uow:
+        session = uow.session
         user = session.scalars(select(AdminUser).where(AdminUser.username == username.strip())).one_or_none()
         total = session.scalar(select(func.count()).select_from(AdminUser))
     if user is None:
@@ -42,6 +44,7 @@ def admin_delete(username: str, yes: bool) -> None:
     last = " It is the last admin: the web console has none until `pbem admin create NAME`." if total == 1 else ""
     if not yes:
         click.confirm(f"Delete the admin user {user.username}?{last}", abort=True)
-    with rt.db.write() as session:
+    with rt.unit() as uow:
+        session = uow.session
         session.execute(AdminUser.__table__.delete().where(AdminUser.__table__.c.id == user.id))
     click.echo(f"admin user {user.username} deleted" + (" (no admin is left)" if last else ""))

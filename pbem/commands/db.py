@@ -46,7 +46,8 @@ def admin_create(username: str, password: str) -> None:
     if len(password) < 8:
         fail("the password must have at least 8 characters")
     rt = runtime()
-    with rt.db.write() as session:
+    with rt.unit() as uow:
+        session = uow.session
         user = session.scalars(select(AdminUser).where(AdminUser.username == username)).one_or_none()
         if user is None:
             session.add(AdminUser(username=username, password_hash=generate_password_hash(password)))

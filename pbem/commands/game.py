@@ -45,7 +45,8 @@ def duration(value: str | None, flag: str) -> int | None:
 def seat_rows(game_id: int) -> list[dict[str, str]]:
     rt = runtime()
     settings = rt.settings
-    with rt.db.read() as session:
+    with rt.reading() as uow:
+        session = uow.session
         game = load_game(session, game_id)
         return [
             {

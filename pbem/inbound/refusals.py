@@ -17,6 +17,7 @@ from pbem.clock import utcnow
 from pbem.inbound.context import Context, Reject
 from pbem.models import Account, Game, OutboxMessage
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.ops import strangers
 
 
@@ -30,18 +31,18 @@ def span(seconds: int) -> str:
 
 
 #: The kind of that notice: a seat's emails all carry the game's name as subject, so the kind is what finds it.
-FOREIGN_KIND = "foreign_sender"
+FOREIGN_KIND = EmailKind.FOREIGN_SENDER
 FOREIGN_HEADLINE = "A message sent to your seat's reply address came from another address and was refused."
 
 
-HELD_KIND = "held_sender_check"
+HELD_KIND = EmailKind.HELD_SENDER_CHECK
 HELD_HEADLINE = (
     "A message from your address to your seat's reply address failed your mail domain's sender check "
     "(DMARC), so it was held: nothing in it was applied."
 )
 
 
-def _told_recently(ctx: Context, kind: str = FOREIGN_KIND) -> bool:
+def _told_recently(ctx: Context, kind: EmailKind = FOREIGN_KIND) -> bool:
     """Whether the seat's player already heard of a refused sender within the rate window."""
     since = utcnow() - dt.timedelta(seconds=ctx.settings.mail_limits.window_seconds)
     query = select(OutboxMessage.id).where(
@@ -136,12 +137,12 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
         game = ctx.session.get(Game, ctx.seat.game_id)
         notify.queue(
             ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
-            template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
+            template="error", subject=subject[:300], kind=EmailKind.ERROR, in_reply_to=ctx.their_id, auto_reply=True,
             reasons=stop.reasons,
         )  # fmt: skip
         return
     notify.queue(
         ctx.runtime, ctx.session, game=None, seat=None, recipient=ctx.sender,
-        template="error", subject=subject[:300], kind="error", in_reply_to=ctx.their_id, auto_reply=True,
+        template="error", subject=subject[:300], kind=EmailKind.ERROR, in_reply_to=ctx.their_id, auto_reply=True,
         reasons=stop.reasons,
     )  # fmt: skip

@@ -36,6 +36,7 @@ from pbem.runtime import Runtime
 from pbem.services.ops import outage
 from pbem.services.ops.kept_mail import headers_only
 from pbem.services.play import engine_faults
+from pbem.services.play.locking import claim_with_locks
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +161,7 @@ def process(
             row = _claim(uow.session, inbound_id, skip_locked, raw)
             if row is None:
                 return "busy" if skip_locked else "missing"
-            uow.claimed.append(row)  # its verdict is written as the game is (UnitOfWork._write_locked)
+            claim_with_locks(uow.session, row)  # its verdict is written as the game is
             if row.status != "pending":
                 return row.status
             outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE, prepared)
@@ -185,7 +186,8 @@ def _prepared(runtime: Runtime, inbound_id: int):
 
     query = select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
     if runtime.db.is_sqlite:
-        with runtime.db.read() as session:
+        with runtime.reading() as uow:
+            session = uow.session
             found = session.execute(query).first()
     else:
         with runtime.db.statements() as connection:
@@ -199,7 +201,8 @@ def _prepared(runtime: Runtime, inbound_id: int):
 def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
     """Count the attempt; after :data:`MAX_ATTEMPTS` the message is ``failed``, and never in silence:
     the admin is told and its sender, if a player here, answered (:func:`_tell_failure`)."""
-    with runtime.db.write() as session:
+    with runtime.unit() as uow:
+        session = uow.session
         row = _claim(session, inbound_id)
         if row is None or row.status != "pending":
             return row.status if row else "missing"

@@ -27,9 +27,11 @@ from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import invites, lobby
 from pbem.services.play.orders import Verdict
 from pbem.services.play.queries import public_summary
+from pbem.zoned import shared_words
 
 
 def server_help(server_address: str) -> str:
@@ -81,7 +83,7 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     if summary["to_act"]:
         lines.append(f"Waiting for: {', '.join(summary['to_act'])}")
     if summary["deadline"]:  # worded as in every other email
-        lines.append(f"Deadline: {notify.format_deadline(game)} UTC")
+        lines.append(f"Deadline: {shared_words(game.deadline)}")
     if game.result:
         lines.append(f"Result: {game.result.get('summary', '')}")
     lines.append("")
@@ -259,7 +261,7 @@ def queue_reply(
         recipient=recipient,
         template="commands",
         subject=reply_subject(runtime.settings.server_address),
-        kind="commands",
+        kind=EmailKind.COMMANDS,
         in_reply_to=in_reply_to,
         auto_reply=True,
         verdicts=verdicts,

@@ -69,7 +69,8 @@ class InboundHandler:
         cleaned = clean_address(address)
         if not cleaned:
             return NO_SUCH_MAILBOX
-        with self.runtime.db.read() as session:
+        with self.runtime.reading() as uow:
+            session = uow.session
             signed = unsubscribe.signed_owner(self.runtime, session, cleaned) is not None
         return None if signed else NO_SUCH_MAILBOX
 

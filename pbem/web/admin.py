@@ -33,6 +33,7 @@ from pbem.services.play import new_game as reading
 from pbem.services.play.queries import load_game, public_summary
 from pbem.web import common
 from pbem.web.ratelimit import login_limiter
+from pbem.zoned import shared_words
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 _CONSOLE_PATH = re.compile(r"/admin(?:[/?#][!-~]*)?")
@@ -343,7 +344,7 @@ def _extend(game_id: int) -> str:
     except DurationError as error:
         raise ServiceError(str(error)) from None
     deadline: dt.datetime = common.run(games.extend_deadline, game_id, seconds)
-    return f"The deadline is now {deadline:%Y-%m-%d %H:%M} UTC."
+    return f"The deadline is now {shared_words(deadline)}."
 
 
 def _replace(game_id: int) -> str:

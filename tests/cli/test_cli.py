@@ -82,7 +82,7 @@ def test_verify_takes_an_export_file_too(runtime, tmp_path):
 
 def test_verify_fails_when_the_stored_game_differs(runtime):
     game_id = start(runtime)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(sa.text("UPDATE games SET turn = 42 WHERE id = :id"), {"id": game_id})
     result = pbem("game", "verify", str(game_id))
     assert result.exit_code == 1 and "turn (stored 42" in result.output

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from pbem.models import Game, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import folds, notify
-from pbem.services.play.locking import lock_game
+from pbem.services.mailout import folds, mailing, notify
+from pbem.services.play.locking import Locks, lock_game
 from pbem.services.play.settling import append_log
 from tests.support.play import start
 
@@ -49,14 +49,15 @@ def test_a_rollback_drops_everything_the_unit_queued(runtime):
         seat = game.seats[0]
         uow.nudge("deliver_outbox", 1)
         assert uow.nudge_later("fire_deadline", 5, game_id)
-        folds.fold_news_until_sent_alone(uow.session)
         folds.add(uow.session, seat, folds.Fold("receipt", {"headline": "x"}))
-        uow.chains[seat.id] = ["<a@b>"]
+        mailing.of(uow.session).chains[seat.id] = ["<a@b>"]
+        uow.insert_later(LogEntry.__table__, dict)
         game.name = "renamed"
-        assert uow.locked and uow.folds and uow.folding_news
+        assert uow.part(Locks).games and mailing.of(uow.session).folds and uow.rows
+        assert set(uow.parts) == {Locks, mailing.Mailing}
         raise RuntimeError("changed my mind")
     assert sent == [] and outbox_count(runtime) == before
-    assert (uow.nudges, uow.later, uow.folds, uow.chains, uow.locked, uow.folding_news) == ([], [], {}, {}, {}, False)
+    assert (uow.nudges, uow.later, uow.parts, bool(uow.rows)) == ([], [], {}, False), "nothing queued outlives it"
     with runtime.db.read() as session:
         assert session.get(Game, game_id).name != "renamed"
 
@@ -91,6 +92,21 @@ def test_services_open_no_transaction_and_no_module_listens_to_every_session():
     assert listeners == [], "a unit's after-commit work runs in UnitOfWork.commit, not in a global listener"
 
 
+def test_entry_points_open_a_unit_one_way():
+    """Outside the runtime, the server's code opens its transactions with ``Runtime.unit()`` or
+    ``Runtime.reading()`` only (``Database.statements`` for the one-statement hot paths), never a
+    bare session of the database's."""
+    bare = re.compile(r"\.db\.(read|write|open)\(\)|\bdb\.(read|write|open)\(\)")
+    own = {"pbem/runtime.py", "pbem/db.py"}
+    found = sorted(
+        str(path.relative_to(ROOT))
+        for folder in ("pbem", "worker")
+        for path in (ROOT / folder).rglob("*.py")
+        if str(path.relative_to(ROOT)) not in own and bare.search(path.read_text())
+    )
+    assert found == []
+
+
 def test_queued_rows_are_written_before_a_statement_reads_their_table_and_get_their_ids(runtime):
     game_id = start(runtime)
     seats = Seat.__table__
@@ -107,9 +123,9 @@ def test_queued_rows_are_written_before_a_statement_reads_their_table_and_get_th
         append_log(uow.session, game, kind="admin", source="admin", text="queued")
         uow.update_later(seats, seat.id, last_message_id="<q2@test>")
         uow.update_later(seats, seat.id, last_message_id="<q3@test>")  # the later value wins
-        assert uow.has_rows and all(row.id is None for row in rows)
+        assert uow.rows and all(row.id is None for row in rows)
         found = uow.session.scalars(select(OutboxMessage.message_id).order_by(OutboxMessage.id)).all()
-        assert found[-3:] == ["<q0@test>", "<q1@test>", "<q2@test>"] and not uow.has_rows
+        assert found[-3:] == ["<q0@test>", "<q1@test>", "<q2@test>"] and not uow.rows
         ids = {row.message_id: row.id for row in rows}
     with runtime.db.read() as session:
         stored = dict(
@@ -163,7 +179,7 @@ def test_a_locked_games_changes_are_one_core_update_and_the_orm_flush_passes_it_
             uow.session.flush()
             updates = [s for s in statements if s.lstrip().upper().startswith("UPDATE GAMES")]
             assert len(updates) == 1 and "name" in updates[0] and "state" not in updates[0]
-            assert not uow.session.dirty and game.updated_at > before
+            assert not uow.session.is_modified(game) and game.updated_at > before
             statements.clear()
             uow.session.flush()  # nothing left for the ORM
             assert statements == []

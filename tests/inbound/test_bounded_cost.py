@@ -129,7 +129,7 @@ def test_mime_nested_past_reading_is_refused_at_the_door_and_never_retried(table
             send(port, deep, seat.account.email, [address])
         assert info.value.smtp_code == 554 and b"nested MIME parts" in info.value.smtp_error
     # Stored by an older release, or by a way in that does not check: dropped once, no traceback.
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         row = InboundMessage(message_id="<deep@x>", raw=deep, transport="test", status="pending")
         session.add(row)
         session.flush()

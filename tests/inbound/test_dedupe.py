@@ -120,7 +120,7 @@ def test_the_migration_keeps_every_row_and_knows_recent_ones_again(runtime):
     new_raw = message(address, seat.account.email, "status", "<new@client.example>").as_bytes()
     deliver(runtime, old_raw, envelope_to=address)
     _, recent_id = deliver(runtime, new_raw, envelope_to=address)
-    with runtime.writing() as session:  # the first one is a month old
+    with runtime.db.write() as session:  # the first one is a month old
         session.execute(
             update(InboundMessage).where(InboundMessage.id != recent_id)
             .values(received_at=utcnow() - dt.timedelta(days=30))

@@ -77,7 +77,7 @@ def store_lost(runtime, game_id: int, bodies: list[str], age_seconds: float) -> 
         ]
     finally:
         runtime.nudger = nudger
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         past = utcnow() - dt.timedelta(seconds=age_seconds)
         session.execute(update(InboundMessage).where(InboundMessage.id.in_(ids)).values(received_at=past))
     return ids

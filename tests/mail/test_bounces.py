@@ -67,7 +67,7 @@ def test_a_bounce_at_the_envelope_sender_counts_and_forged_ones_do_not(sent):
     assert (ann.bounces, ann.hard_bounces) == (1, 1) and "5.1.1" in ann.last_bounce
     # forged: to the server address naming a real Message-ID; to a bounce address with a wrong MAC;
     # to a correctly signed address of an email that was never sent
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         unsent = OutboxMessage(recipient="bob@example.org", subject="x", body_text="x", message_id="<u@pbem.test>")
         session.add(unsent)
         session.flush()
@@ -88,7 +88,7 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
     for n in range(3):
         raw, verp = bounce_of(sink, "ann@example.org")
         raw = raw.replace(b"dsn-1@", f"dsn-{n}@".encode())  # three distinct reports
-        with runtime.writing() as session:  # three different emails bounced: each a new outbox row
+        with runtime.db.write() as session:  # three different emails bounced: each a new outbox row
             row = OutboxMessage(recipient="ann@example.org", subject="s", body_text="b", message_id=f"<r{n}@pbem.test>",
                                 status="sent")  # fmt: skip
             session.add(row)
@@ -115,7 +115,7 @@ def test_three_hard_bounces_make_the_address_unreachable(sent, app):
         to_ann = session.scalars(later).all()
     assert to_ann and set(to_ann) == {"unreachable"}
     # the admin console lists the address
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash("pw pw pw")))
     client = app.test_client()
     assert login(client, password="pw pw pw").status_code == 303

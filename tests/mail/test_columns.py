@@ -93,7 +93,7 @@ class Table:
         return deliver(self.runtime, mail(self.runtime.settings.server_address, sender, body, subject="hello"))[0]
 
     def set_clock(self, **values) -> None:
-        with self.runtime.writing() as session:
+        with self.runtime.db.write() as session:
             session.execute(update(Game).where(Game.id == self.game_id).values(**values))
 
     def remind(self) -> int:

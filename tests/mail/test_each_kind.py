@@ -93,7 +93,7 @@ def test_the_reason_for_an_email_comes_first(sqlite_runtime):
     sqlite_runtime.in_unit(games.pause, game_id)
     assert all("paused" in first_lines(row)[1] for row in rows(sqlite_runtime, kind="admin"))
     sqlite_runtime.in_unit(games.resume, game_id)
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         soon = utcnow() + dt.timedelta(minutes=30)
         session.execute(update(Game).values(deadline=soon, next_reminder=utcnow() - dt.timedelta(seconds=1)))
     assert sqlite_runtime.in_unit(deadlines.send_due_reminders, game_id)
@@ -106,7 +106,7 @@ def test_the_game_over_email_says_once_who_missed_the_last_deadline(sqlite_runti
     for _ in range(200):
         if game_row(sqlite_runtime, game_id).status == "finished":
             break
-        with sqlite_runtime.writing() as session:
+        with sqlite_runtime.db.write() as session:
             session.execute(update(Game).values(deadline=utcnow() - dt.timedelta(seconds=1)))
         assert sqlite_runtime.in_unit(deadlines.apply_deadline, game_id)
     over = rows(sqlite_runtime, kind="game_over")

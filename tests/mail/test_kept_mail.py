@@ -41,7 +41,7 @@ def test_refused_mail_keeps_its_body_a_month_then_its_headers(sqlite_runtime):
     assert status == "rejected" and len(inbound(runtime, row_id).raw) > 70_000  # kept for the admin
     with runtime.unit() as uow:
         assert kept_mail.forget_old_bodies(uow) == 0
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         old = utcnow() - dt.timedelta(days=kept_mail.KEPT_DAYS + 1)
         session.execute(update(InboundMessage).where(InboundMessage.id == row_id).values(processed_at=old))
     with runtime.unit() as uow:

@@ -52,6 +52,18 @@ def test_the_server_status_command_words_the_deadline_as_every_email(table):
     assert f"Deadline: {deadline} UTC" in reply.body_text
 
 
+def test_the_server_status_command_answers_a_player_in_their_zone(table):
+    from pbem.services.people import accounts
+
+    runtime, game_id, seat, _ = table
+    runtime.in_unit(accounts.set_time_zone, seat.account_id, "Asia/Kolkata")
+    assert deliver(runtime, mail("pbem@pbem.test", seat.account.email, f"status {game_id}"))[0] == "done"
+    [reply] = outbox(runtime, kind="commands")
+    deadline = game_row(runtime, game_id).deadline
+    local = (deadline + dt.timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")
+    assert f"Deadline: {local} Asia/Kolkata ({deadline:%H:%M} UTC)" in reply.body_text
+
+
 def test_a_player_with_a_time_zone_reads_the_deadline_in_it_too(table):
     """The player's own time first (the zone they chose on their page), the UTC time every player of the
     game shares beside it; UTC alone for a player who chose no zone."""

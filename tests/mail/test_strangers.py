@@ -191,7 +191,7 @@ def test_the_admin_console_and_metrics_show_the_spent_budget(sqlite_runtime, cli
     runtime = sqlite_runtime
     start(runtime)
     runtime.settings = runtime.settings.with_(stranger_budget=budget(per_sender=3, overall=2))
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash("pw-123456")))
     page = client.get("/admin/login").get_data(as_text=True)
     token = page.split('name="csrf_token" value="')[1].split('"')[0]

@@ -11,6 +11,7 @@ import mail_templates
 from engines import registry
 from engines.render_kit import email_problems
 from pbem.mail.compose import render
+from pbem.services.mailout.kinds import EmailKind
 from tests.support.play import PLAYERS, outbox, play_some, start
 
 ROOT = Path(mail_templates.__file__).parent
@@ -40,7 +41,9 @@ def test_every_template_has_a_text_and_an_html_part():
 def test_no_template_is_dead():
     code, templates = code_text(), template_text()
     named = set(re.findall(r'template="([a-z_]+)"', code))
-    kinds = set(re.findall(r'kind="([a-z_]+)"', code))
+    kinds = set(re.findall(r'kind="([a-z_]+)"', code)) | {
+        EmailKind[name].value for name in re.findall(r"EmailKind\.([A-Z_]+)\b", code)
+    }
     extended = set(re.findall(r'{% extends "([a-z_/]+)\.txt" %}', templates))
     included = set(re.findall(r'{% include "([a-z_/]+)\.txt" %}', templates))
     blocks = set(re.findall(r'Fold\("([a-z_]+)"', code))  # folded into an email as _<block>_block

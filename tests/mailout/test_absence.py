@@ -30,13 +30,13 @@ def miss(runtime, game_id: int, seat: str) -> None:
 
 
 def set_missed(runtime, game_id: int, seat: str, count: int) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Seat).where(Seat.game_id == game_id, Seat.seat == seat).values(missed_deadlines=count))
 
 
 def days_pass(runtime, days: float) -> None:
     """Every email so far was queued ``days`` earlier (the budget reads when each went)."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         for row in session.query(OutboxMessage):
             row.created_at -= dt.timedelta(days=days)
 
@@ -48,7 +48,7 @@ def mails_to(runtime, seat_id: int, *statuses: str) -> list[OutboxMessage]:
 def remind_now(runtime, game_id: int) -> None:
     """Half an hour before the deadline: the reminders come due and run."""
     now = utcnow()
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(
             update(Game)
             .where(Game.id == game_id)
@@ -190,3 +190,32 @@ def test_a_run_of_bot_moves_before_a_players_turn_is_one_email(runtime):
     going = [m for m in new if m.status in GOES and m.kind in ("turn", "announce")]
     assert len(going) == 1, [(m.kind, m.status) for m in new]
     assert "What happened since your last email:" in going[0].body_text
+
+
+def test_a_player_absent_from_their_games_is_backed_off_in_a_new_one_until_they_act(runtime):
+    """Once a seat of theirs is backed off, a game that seats them afterwards starts backed off too (no
+    reminder, one email a day); a game they already played is untouched; their next orders anywhere end it."""
+    from pbem.models import Account
+
+    played = start_with(runtime, deadline_seconds=3 * 86400)  # before they went quiet: untouched
+    ignored = start_with(runtime, deadline_seconds=3 * 86400)
+    miss(runtime, ignored, "Suns")
+    miss(runtime, ignored, "Suns")  # the second in a row: backed off there, and absent as a player
+    suns_account = game_row(runtime, ignored).seats[0].account_id
+    with runtime.db.read() as session:
+        assert session.get(Account, suns_account).absent_since is not None
+    fresh = start_with(runtime, deadline_seconds=3 * 86400)
+    fresh_suns = seat_ids(runtime, fresh)["Suns"]
+    remind_now(runtime, fresh)
+    [quiet] = [m for m in mails_to(runtime, fresh_suns) if m.kind == "reminder"]
+    assert quiet.status == "suppressed", "a new game does not ask an absent player to act"
+    remind_now(runtime, played)
+    [asked] = [m for m in mails_to(runtime, seat_ids(runtime, played)["Suns"]) if m.kind == "reminder"]
+    assert asked.status == "pending", "a game that seated them before they went quiet mails them as before"
+
+    play_first_legal(runtime, played, "Suns")  # back: orders in any game
+    with runtime.db.read() as session:
+        assert session.get(Account, suns_account).absent_since is None
+    remind_now(runtime, fresh)
+    reminders = [m for m in mails_to(runtime, fresh_suns) if m.kind == "reminder"]
+    assert [m.status for m in reminders] == ["suppressed", "pending"]

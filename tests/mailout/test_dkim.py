@@ -69,7 +69,7 @@ def test_an_unusable_key_keeps_the_email_waiting(sqlite_runtime, tmp_path):
         start(runtime)
         for path, words in ((tmp_path / "missing.pem", "cannot read the DKIM key"), (bad, "not a PEM RSA private key")):
             runtime.settings = runtime.settings.with_(dkim_key=str(path))
-            with runtime.writing() as session:
+            with runtime.db.write() as session:
                 session.execute(update(OutboxMessage).values(next_try_at=utcnow()))
             first = runtime.in_reading(outbox.due_ids)[0]
             assert outbox.deliver(runtime, first) == "pending"

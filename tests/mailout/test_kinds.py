@@ -17,6 +17,8 @@ TEMPLATES = Path(mail_templates.__file__).parent
 QUEUERS = [ROOT / "pbem" / "services", ROOT / "pbem" / "inbound", ROOT / "worker"]
 #: ``kind="..."`` passed to notify or an outbox row, and the named constants some callers pass.
 LITERAL = re.compile(r'\bkind="(\w+)"|^\w*_KIND = "(\w+)"', re.M)
+#: The kinds the code names through the enum.
+MEMBER = re.compile(r"\bEmailKind\.([A-Z_]+)\b")
 REGISTERED = {kind.value for kind in kinds.KINDS}
 
 
@@ -24,10 +26,24 @@ def _sources() -> list[Path]:
     return [path for folder in QUEUERS for path in folder.rglob("*.py")]
 
 
-def test_every_kind_queued_in_the_code_is_registered():
-    used = {a or b for path in _sources() for a, b in LITERAL.findall(path.read_text())}
-    assert len(used) >= 20, used  # the scan finds the code's kinds (if it found none, it would prove nothing)
-    assert used - REGISTERED == set()
+def test_every_kind_queued_in_the_code_is_registered_and_named_by_the_enum():
+    literals = {a or b for path in _sources() for a, b in LITERAL.findall(path.read_text())}
+    assert literals == set(), "a kind is named by its EmailKind member, which a typo cannot pass"
+    named = {name for path in _sources() for name in MEMBER.findall(path.read_text())}
+    assert len(named) >= 20, named  # the scan finds the code's kinds (if it found none, it would prove nothing)
+    assert named - {kind.name for kind in kinds.EmailKind} == set()
+
+
+def test_notify_refuses_a_kind_that_is_not_registered(runtime):
+    import pytest
+
+    from pbem.services.mailout import notify
+
+    with pytest.raises(ValueError, match="not a valid EmailKind"), runtime.unit() as uow:
+        notify.queue(
+            runtime, uow.session, game=None, seat=None, recipient="a@example.org", template="notice",
+            kind="newsletter", headline="x", details=[],
+        )  # fmt: skip
 
 
 def test_every_kind_has_one_entry_under_its_own_name():

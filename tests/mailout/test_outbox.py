@@ -59,7 +59,7 @@ def test_temporary_failure_backs_off_then_succeeds(runtime, sink):
     assert row.next_try_at > utcnow() + dt.timedelta(seconds=20)
     assert outbox.deliver(runtime, first.id) == "skipped"  # not due yet
     sink.handler.refuse_with = None
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(OutboxMessage).values(next_try_at=utcnow()))
     assert outbox.deliver(runtime, first.id) == "sent"
     assert len(sink.messages) == 1 and rows(runtime)[0].attempts == 2
@@ -90,7 +90,7 @@ def test_a_lapsed_lease_is_resent_with_the_same_message_id(runtime, sink):
     first = rows(runtime)[0]
     assert outbox.claim(runtime, first.id) is not None  # claimed, then the process "dies"
     assert runtime.in_reading(outbox.due_ids) == [r.id for r in rows(runtime)[1:]]
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == first.id).values(next_try_at=utcnow()))
     assert outbox.deliver(runtime, first.id) == "sent"
     assert sink.messages[0].message["Message-ID"] == first.message_id
@@ -161,7 +161,7 @@ def test_an_email_that_cannot_be_built_is_failed_not_left_sending(runtime, sink)
     }
     ids = [row.id for row in rows(runtime)[:3]]
     for outbox_id, (column, value) in zip(ids, broken.items(), strict=True):
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             session.execute(update(OutboxMessage).where(OutboxMessage.id == outbox_id).values({column: value}))
     assert [outbox.deliver(runtime, outbox_id) for outbox_id in ids] == ["failed"] * 3
     by_id = {row.id: row for row in rows(runtime)}
@@ -181,5 +181,5 @@ def test_header_values_with_line_breaks_are_refused(runtime):
 
 
 def make_due(runtime, outbox_id: int) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(OutboxMessage).where(OutboxMessage.id == outbox_id).values(next_try_at=utcnow()))

@@ -37,7 +37,7 @@ def test_a_reminder_names_the_deadline_in_the_players_zone(runtime):
     zoned = next(s for s in game.seats if s.seat in waiting)
     runtime.in_unit(accounts.set_time_zone, zoned.account_id, "Europe/Paris")
     soon = utcnow() + dt.timedelta(minutes=30)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=utcnow()))
     assert runtime.in_unit(deadlines.send_due_reminders, game_id) == len(waiting)
     texts = {row.seat_id: " ".join(row.body_text.split()) for row in outbox(runtime, kind="reminder")}
@@ -62,3 +62,19 @@ def test_who_is_away_until_when_is_in_the_readers_zone(runtime):
     ends = declared.ends_at
     assert zoned == [f"{label} until {paris(ends)} ({ends:%H:%M} UTC)"]
     assert utc_only == [f"{label} until {ends:%Y-%m-%d %H:%M} UTC"]
+
+
+def test_what_the_whole_table_is_told_shows_each_reader_the_time_in_their_zone(runtime):
+    """An announcement is one text for the table (its times in UTC, as the log keeps it); each reader's
+    email shows those times in their own zone, UTC beside them."""
+    from pbem.services.play import games
+
+    game_id = start(runtime, deadline_seconds=2 * 86400)
+    game = game_row(runtime, game_id)
+    zoned, plain = game.seats[0], game.seats[1]
+    runtime.in_unit(accounts.set_time_zone, zoned.account_id, "Europe/Paris")
+    runtime.in_unit(games.extend_deadline, game_id, 3600)
+    deadline = game_row(runtime, game_id).deadline
+    told = {row.seat_id: " ".join(row.body_text.split()) for row in outbox(runtime, kind="admin")}
+    assert f"extended to {paris(deadline)} ({deadline:%H:%M} UTC)." in told[zoned.id]
+    assert f"extended to {deadline:%Y-%m-%d %H:%M} UTC." in told[plain.id]

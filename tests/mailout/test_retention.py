@@ -21,7 +21,7 @@ DAY = dt.timedelta(days=1)
 
 def age(runtime, delta: dt.timedelta, **where) -> None:
     """Make the outbox rows matching ``where`` ``delta`` older (in Python: SQLite keeps times as text)."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         query = select(OutboxMessage).filter_by(**where)
         for row in session.scalars(query):
             row.created_at -= delta
@@ -29,7 +29,7 @@ def age(runtime, delta: dt.timedelta, **where) -> None:
 
 def mark_sent(runtime) -> None:
     """As the relay's acceptance would (no relay in these tests): rendered if kept as a draft, then sent."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         for row in session.scalars(select(OutboxMessage).where(OutboxMessage.status == "pending")):
             drafts.fill(row)
             row.status, row.sent_at = "sent", utcnow()

@@ -23,7 +23,7 @@ from tests.support.services import postgres_schema
 
 
 def make_due(runtime, *game_ids: int) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         past = utcnow() - dt.timedelta(seconds=1)
         session.execute(update(Game).where(Game.id.in_(game_ids)).values(deadline=past, next_reminder=past))
 
@@ -59,8 +59,8 @@ def test_the_sweep_skips_a_game_another_transaction_holds_on_postgres(postgres_r
     runtime = postgres_runtime
     held, free = start(runtime, deadline_seconds=3600), start(runtime, deadline_seconds=3600)
     make_due(runtime, held, free)
-    with runtime.writing() as session:
-        lock_game(session, held)  # a worker is resolving this game right now
+    with runtime.unit() as uow:
+        lock_game(uow.session, held)  # a worker is resolving this game right now
         assert runtime.in_reading(deadlines.due_game_ids) == ([free], [free])
         nudged: list = []
         runtime.nudger = lambda task, args: nudged.append((task, *args))
@@ -100,7 +100,7 @@ def test_the_re_drive_leaves_a_message_another_worker_holds_on_postgres(postgres
     runtime = postgres_runtime
     game_id = start(runtime, deadline_seconds=3600, reminders=[])
     [held] = store_lost(runtime, game_id, ["play 3"], age_seconds=60)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         assert _claim(session, held) is not None  # a worker is processing it right now
         assert process(runtime, held, skip_locked=True) == "busy"
     assert inbound(runtime, held).status == "pending"

@@ -131,7 +131,7 @@ def test_a_link_is_refused_after_15_minutes_forged_or_once_too_often(sqlite_runt
     token = signin.make_token(runtime.settings.secret_key, links[0].nonce)
     forged = signin.make_token("another-secret", links[1].nonce)
     assert client.get(f"/signin/{forged}").status_code == 400
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(SigninLink).values(created_at=utcnow() - dt.timedelta(minutes=16)))
     assert client.get(f"/signin/{token}").status_code == 400
     page = client.get("/signin").get_data(as_text=True)

@@ -44,9 +44,9 @@ def test_a_finished_game_changes_ratings_a_cancelled_one_does_not_and_pages_show
 def test_a_game_in_which_a_bot_played_is_not_rated(runtime):
     """The rule itself, on games marked finished by hand (finishing for real is tested above)."""
     with_bot, without = start(runtime, players=PLAYERS[:3]), start(runtime, players=PLAYERS[1:4])
-    with runtime.writing() as session:  # as the late-player policy "bot:N" logs the bot's orders
+    with runtime.db.write() as session:  # as the late-player policy "bot:N" logs the bot's orders
         session.add(LogEntry(game_id=with_bot, seq=10**6, kind="order", source="bot", seat=None, text="x"))
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         rated = []
         for game_id in (with_bot, without):
             game = session.get(Game, game_id)
@@ -66,7 +66,7 @@ def test_two_games_of_the_same_newcomers_finishing_at_once_rate_them_in_turn(run
 
     def finish(game_id: int, hold: bool) -> None:
         try:
-            with runtime.writing() as session:
+            with runtime.db.write() as session:
                 game = session.get(Game, game_id)
                 seats = [s.seat for s in game.seats]
                 game.status, game.result = "finished", {"ranking": [[seats[0]], seats[1:]], "winners": [seats[0]]}

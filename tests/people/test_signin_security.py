@@ -237,7 +237,7 @@ def test_sign_out_everywhere_and_an_idle_session_lapses(sqlite_runtime, app):
     from pbem.models import PlayerSession
     from pbem.services.people import sessions
 
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(PlayerSession).values(last_seen_at=utcnow() - sessions.IDLE - dt.timedelta(minutes=1)))
     assert not signed_in(phone)
 

@@ -172,7 +172,7 @@ def test_one_name_one_player_on_either_database(runtime):
 
     ids = []
     for email in ("one@example.net", "two@example.net"):
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             ids.append(account_for(session, email).id)
     assert runtime.in_unit(names.set_name, ids[0], "Zoë Smith") == "Other players now see you as Zoë Smith."
     with pytest.raises(names.DisplayNameError, match="another player goes by"):

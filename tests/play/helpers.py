@@ -29,7 +29,7 @@ def log(runtime, game_id) -> list[LogEntry]:
 
 def force_due(runtime, game_id, seconds: int = 1) -> None:
     """Put the deadline in the past, as if the clock had run out."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(
             update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(seconds=seconds))
         )

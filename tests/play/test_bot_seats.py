@@ -100,7 +100,7 @@ def test_the_sweep_redrives_a_lost_bot_nudge(runtime):
             break
     assert "play_bots" in lost
     assert game_id not in runtime.in_unit(sweep.sweep).bots  # a fresh change is left to its own task
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(updated_at=dt.datetime(2000, 1, 1)))
     nudged: list = []
     runtime.nudger = lambda task, args: nudged.append((task, args))

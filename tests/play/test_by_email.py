@@ -293,7 +293,7 @@ def test_a_paused_game_does_not_fire_its_deadline(world):
     t.runtime.in_unit(games.pause, t.game_id, reason="the camp is flooded")
     t.pump.drain()
     assert all(any("paused" in text.lower() for text in t.new_mail(seat, 0)) for seat in t.emails)
-    with t.runtime.writing() as session:
+    with t.runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == t.game_id).values(deadline=dt.datetime(2000, 1, 1)))
     assert t.runtime.in_unit(deadlines.apply_deadline, t.game_id) is False
     assert game_row(t.runtime, t.game_id).turn == 1

@@ -18,7 +18,7 @@ from worker import tasks
 
 
 def set_deadline(runtime, game_id: int, seconds: float) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         at = utcnow() + dt.timedelta(seconds=seconds)
         session.execute(update(Game).where(Game.id == game_id).values(deadline=at))
 

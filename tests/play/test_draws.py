@@ -132,7 +132,7 @@ def test_the_bots_seats_agree_and_a_power_with_nothing_left_is_not_asked(runtime
     game = game_row(runtime, game_id)
     people = [seat for seat in game.seats if not seat.held_by_bot]
     out = people[-1].seat
-    with runtime.writing() as session:  # the rules put a power out: no unit, no centre
+    with runtime.db.write() as session:  # the rules put a power out: no unit, no centre
         row = session.get(Game, game_id)
         state = copy.deepcopy(row.state)
         state["units"][out] = []

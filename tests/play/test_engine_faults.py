@@ -111,7 +111,7 @@ def test_the_admin_console_lists_the_faults(table):
 
     runtime, _, seat, address = table
     deliver(runtime, mail(address, seat.account.email, "bid x"))
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
     client = create_app(runtime=runtime).test_client()
     login(client)

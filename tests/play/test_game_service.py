@@ -119,7 +119,7 @@ def test_full_game_through_the_service_then_verify(runtime):
 def test_verify_detects_a_tampered_state(runtime):
     game_id = start(runtime)
     play_one(runtime, game_id, Rng(1))
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         game = session.get(Game, game_id)
         game.state = {**game.state, "tampered": True}
     result = runtime.in_reading(verify, game_id)
@@ -132,7 +132,7 @@ def test_deadline_applies_defaults_and_names_the_missing(runtime):
     game = game_row(runtime, game_id)
     waiting = sorted(engine.to_act(game.state))
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is False  # not due yet
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(seconds=1)))
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is False  # idempotent: new deadline is in the future
@@ -153,7 +153,7 @@ def test_reminders_go_to_waiting_seats_once(runtime):
     game = game_row(runtime, game_id)
     assert game.next_reminder is not None
     assert runtime.in_unit(deadlines.send_due_reminders, game_id) == 0
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         soon = utcnow() + dt.timedelta(seconds=1800)
         session.execute(update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=utcnow()))
     waiting = len(get_engine("kidsprout").to_act(game.state))
@@ -217,7 +217,7 @@ def test_a_replaced_seat_drops_the_vacations_and_missed_deadlines_of_the_player_
     seat = game_row(runtime, game_id).seats[0]
     assert runtime.in_unit(vacations.declare_vacation, game_id, seat.id, 3).ok
     assert runtime.in_unit(vacations.declare_vacation, game_id, seat.id, 2).ok  # declared to follow the first
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Seat).where(Seat.id == seat.id).values(missed_deadlines=3))
     runtime.in_unit(games.replace_player, game_id, seat.seat, "Eve <eve@example.org>")
     now = utcnow()
@@ -329,11 +329,11 @@ def test_verify_compares_turn_phase_status_and_result(runtime):
         ({"result": {"winners": ["Suns"]}}, "result"),
     ):
         before = game_row(runtime, game_id)
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             session.execute(update(Game).where(Game.id == game_id).values(**change))
         result = runtime.in_reading(verify, game_id)
         assert not result.ok and word in result.message, result.message
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             session.execute(
                 update(Game)
                 .where(Game.id == game_id)

@@ -146,7 +146,7 @@ def test_bot_policy_plays_the_bot_through_the_log(runtime):
 def test_a_paused_game_deadline_does_not_fire(runtime):
     game_id = start_with(runtime, deadline_seconds=3600)
     runtime.in_unit(games.pause, game_id, reason="holidays")
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=utcnow() - dt.timedelta(hours=1)))
     due, _ = runtime.in_reading(deadlines.due_game_ids)
     assert game_id not in due

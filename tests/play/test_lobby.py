@@ -108,7 +108,8 @@ def test_seats_are_drawn_from_the_seed(runtime):
             lobby.create_open_game, games.NewGame(engine="kidsprout", players=[], seed=5, open_seats=4)
         )
         for address in ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]:
-            with runtime.writing() as session:
+            with runtime.unit() as uow:
+                session = uow.session
                 account = account_for(session, address)
                 result = lobby.take_seat(runtime, session, game_id, account)
                 assert result.ok, result.message
@@ -120,7 +121,7 @@ def test_seats_are_drawn_from_the_seed(runtime):
 
 def sign_in_as(client, runtime, email: str) -> int:
     """Put an account in the session (the emailed-link flow itself is tested in test_home)."""
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         account = account_for(session, email)
         session.flush()
         account_id = account.id
@@ -169,7 +170,8 @@ def test_a_player_holds_a_limited_number_of_open_seats(sqlite_runtime, client):
 def test_an_open_game_can_be_cancelled_and_then_takes_nobody(sqlite_runtime):
     game_id = create_open()
     sqlite_runtime.in_unit(games.cancel, game_id, "not enough interest")
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.unit() as uow:
+        session = uow.session
         result = lobby.take_seat(sqlite_runtime, session, game_id, account_for(session, "x@example.org"))
     assert not result.ok and "cancelled" in result.message
 

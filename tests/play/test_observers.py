@@ -124,7 +124,7 @@ def test_atom_feed_has_public_events_only_and_escapes_everything(runtime):
 
 def test_a_stray_control_character_never_breaks_the_feed(runtime):
     game_id = start_with(runtime, engine="rankchain", players=THREE)
-    with runtime.writing() as session:  # text stored before control characters were refused
+    with runtime.db.write() as session:  # text stored before control characters were refused
         game = session.get(Game, game_id)
         game.name = "Cup\x01 final"
         session.add(
@@ -149,7 +149,7 @@ def test_strangers_cannot_fill_a_game_or_flood_one_address(runtime, monkeypatch)
     assert runtime.in_unit(observers.subscribe, game_id, "one@example.org").ok
     assert runtime.in_unit(observers.subscribe, game_id, "two@example.org").ok
     assert not runtime.in_unit(observers.subscribe, game_id, "three@example.org").ok
-    with runtime.writing() as session:  # the first two never confirmed: their requests lapse
+    with runtime.db.write() as session:  # the first two never confirmed: their requests lapse
         session.execute(update(Observer).values(asked_at=utcnow() - observers.PENDING_LAPSES))
     assert runtime.in_unit(observers.subscribe, game_id, "three@example.org").ok
     others = [start_with(runtime, engine="rankchain", players=THREE) for _ in range(observers.MAX_PENDING_PER_ADDRESS)]

@@ -145,7 +145,7 @@ def remind_by(runtime, game_id: int, deadline) -> None:
     from pbem.models import Game
     from pbem.services.play import deadlines
 
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(
             update(Game).where(Game.id == game_id).values(deadline=deadline, next_reminder=utcnow(), reminders_sent=[])
         )
@@ -212,7 +212,7 @@ def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime)
     held = rows(runtime, status="held")
     assert held
     assert tasks.send_overdue_digests() == 0  # held this morning: the daily run will take it
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
     assert tasks.send_overdue_digests() == 1
     assert not rows(runtime, status="held") and len(rows(runtime, kind="digest")) == 1
@@ -248,7 +248,7 @@ def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
     nudges: list[str] = []
     runtime.nudger = lambda task, args: nudges.append(task)
     assert runtime.in_unit(sweep.sweep).digests == [] and "send_overdue_digests" not in nudges
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
     assert runtime.in_unit(sweep.sweep).digests == ["ann@example.org"] and "send_overdue_digests" in nudges
 

@@ -24,7 +24,7 @@ def shift(runtime, game_id: int, seconds: float) -> None:
     values = {"deadline": game.deadline - dt.timedelta(seconds=seconds)}
     if game.next_reminder is not None:
         values["next_reminder"] = game.next_reminder - dt.timedelta(seconds=seconds)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(**values))
 
 

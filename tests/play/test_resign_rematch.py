@@ -139,7 +139,7 @@ def test_rematch_by_mail_offers_the_same_table_a_new_game(sqlite_runtime):
         box = Mailboxes(sink)
         early = write(box, port, pump, "ann@example.org", "rematch")
         assert "once the game is over" in said(early[0])
-        with runtime.writing() as session:
+        with runtime.db.write() as session:
             ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
             session.execute(update(Game).where(Game.id == game_id).values(**ended))
 
@@ -151,7 +151,8 @@ def test_rematch_by_mail_offers_the_same_table_a_new_game(sqlite_runtime):
         with runtime.db.read() as session:
             rematch = session.scalars(select(Game).where(Game.rematch_of == game_id)).one()
             assert rematch.status == "open" and rematch.seats_wanted == 3
-        with runtime.writing() as session:
+        with runtime.unit() as uow:
+            session = uow.session
             eve = account_for(session, "eve@example.org", "Eve")
             refused = lobby.take_seat(runtime, session, rematch.id, eve)
             assert not refused.ok and "only the players of its table" in refused.message

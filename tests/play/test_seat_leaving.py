@@ -134,7 +134,7 @@ def test_at_a_real_deadline_a_seat_whose_player_left_is_not_called_late(runtime)
     assert runtime.in_unit(orders.submit, game_id, ids[prompt], [first], source="web").verdicts[0].ok
     assert runtime.in_unit(resign.resign, game_id, ids[leaver]).ok
     assert runtime.in_unit(bot_turns.play, game_id) == 0, "the table still waits for a player"
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.get(Game, game_id).deadline = utcnow() - dt.timedelta(seconds=1)
     assert runtime.in_unit(deadlines.apply_deadline, game_id)
     game = game_row(runtime, game_id)
@@ -185,7 +185,7 @@ def test_the_sweep_finds_a_game_waiting_only_for_seats_nobody_plays(runtime):
     game_id = new_game(runtime)
     mover = _current(runtime, game_id)
     assert runtime.in_unit(resign.resign, game_id, seat_ids(runtime, game_id)[mover]).ok
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.get(Game, game_id).updated_at = dt.datetime(2000, 1, 1)
     assert game_id in runtime.in_unit(bot_seats.waiting_game_ids)
     assert runtime.in_unit(bot_turns.play, game_id) == 1

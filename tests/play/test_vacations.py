@@ -181,7 +181,7 @@ def test_a_full_length_vacation_leaves_a_day_to_act_with_its_reminders(runtime):
     declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 5)
     assert "move to a day after then" in declared.message
     leave_only(runtime, game_id, "Moons")
-    with runtime.writing() as session:  # both reminders of the first deadline went out
+    with runtime.db.write() as session:  # both reminders of the first deadline went out
         session.execute(update(Game).where(Game.id == game_id).values(reminders_sent=[86400, 3600]))
     force_due(runtime, game_id)
     assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
@@ -193,7 +193,7 @@ def test_a_full_length_vacation_leaves_a_day_to_act_with_its_reminders(runtime):
 
     # Time passes to an hour before the new deadline: the day-before and the hour-before reminders are due.
     soon = utcnow() + dt.timedelta(minutes=59)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(
             update(Game).where(Game.id == game_id).values(deadline=soon, next_reminder=soon - dt.timedelta(days=1))
         )

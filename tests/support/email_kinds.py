@@ -88,7 +88,7 @@ class _Table:
         return deliver(self.runtime, mail(seat_address(self.runtime, seat), sender or seat.account.email, body))[0]
 
     def set_clock(self, **values) -> None:
-        with self.runtime.writing() as session:
+        with self.runtime.db.write() as session:
             session.execute(update(Game).where(Game.id == self.game_id).values(**values))
 
     def move(self, serial: int) -> bool:
@@ -156,7 +156,7 @@ def mail_about_no_game(runtime, game_id: int) -> None:
     owner = game_row(runtime, game_id).seats[0]
     deliver(runtime, mail(seat_address(runtime, owner), "Bob <bob@example.org>", "play 3"))
     table = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS[2:5], seed=4))
-    with runtime.writing() as session:  # one player's address bounces: the others are told
+    with runtime.db.write() as session:  # one player's address bounces: the others are told
         bounces.mark_unreachable(runtime, session, session.get(Seat, game_row(runtime, table).seats[0].id).account)
 
 

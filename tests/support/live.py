@@ -45,7 +45,7 @@ def live_site(
     upgrade(settings.database_url)
     runtime = make_runtime(settings)
     set_runtime(runtime)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="admin", password_hash=generate_password_hash(admin_password)))
     extra = prepare(runtime) if prepare else {}
     app = create_app(runtime=runtime)

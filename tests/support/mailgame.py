@@ -56,7 +56,7 @@ def sender_of(address: str) -> str:
 
 
 def let_deadline_pass(runtime, pump, game_id: int) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=dt.datetime(2000, 1, 1)))
     assert runtime.in_unit(deadlines.apply_deadline, game_id)
     pump.drain()

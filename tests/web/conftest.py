@@ -42,7 +42,7 @@ def login(client, username: str = "root", password: str = ADMIN_PASSWORD):
 
 @pytest.fixture
 def admin_user(sqlite_runtime):
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
     return "root"
 

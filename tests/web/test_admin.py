@@ -62,7 +62,7 @@ def test_a_deleted_admin_loses_the_session(admin_client, sqlite_runtime):
     from pbem.models import AdminUser
 
     assert admin_client.get("/admin/").status_code == 200
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.query(AdminUser).delete()
     assert admin_client.get("/admin/").status_code == 302
 
@@ -144,7 +144,7 @@ def test_successful_login_resets_the_username_count(client, admin_user):
 
 
 def test_dashboard_shows_late_seats_refused_mail_and_failed_outbox(admin_client, sqlite_runtime, game_id):
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         seat = session.scalars(select(Seat).where(Seat.game_id == game_id, Seat.seat == "Moons")).one()
         seat.missed_deadlines = 2
         session.add(
@@ -314,7 +314,7 @@ def test_game_action_errors_are_shown(admin_client, sqlite_runtime, game_id, act
 
 
 def test_resend_without_any_email(admin_client, sqlite_runtime, game_id):
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.query(OutboxMessage).delete()
     response = act(admin_client, game_id, "resend", seat="Suns")
     assert response.status_code == 400 and "no email has been sent to Suns" in response.get_data(as_text=True)
@@ -334,7 +334,7 @@ def test_game_page_shows_log_and_inbound_verdicts(admin_client, sqlite_runtime, 
     from tests.support.play import seat_ids
 
     sqlite_runtime.in_unit(orders.submit, game_id, seat_ids(sqlite_runtime, game_id)["Suns"], ["play 5"], source="web")
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.add(
             InboundMessage(
                 message_id="<y@x>",

@@ -16,7 +16,7 @@ from tests.web.conftest import ADMIN_PASSWORD, csrf_of, login, password_hash, we
 
 @pytest.fixture
 def db_client(runtime):
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
     app = create_app(runtime=runtime)
     app.config.update(TESTING=True)

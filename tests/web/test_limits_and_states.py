@@ -252,7 +252,7 @@ def test_dashboard_lists_dropped_mail_and_bounds_the_games(admin_client, sqlite_
     second = start(sqlite_runtime, players=["e@x.org", "f@x.org", "g@x.org"])
     third = start(sqlite_runtime, players=["h@x.org", "i@x.org", "j@x.org"])
     sqlite_runtime.in_unit(games.cancel, third)
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.add(InboundMessage(message_id="<b@x>", raw=b"Subject: Undelivered Mail\r\n\r\n", status="dropped",
                                    verdict="delivery report", sender="MAILER-DAEMON@x.org"))  # fmt: skip
     html = admin_client.get("/admin/").get_data(as_text=True)

@@ -138,7 +138,7 @@ def site(tmp_path, migrated_db_url) -> Site:
     rt = build_runtime(tmp_path, migrated_db_url, inbound_secret=INBOUND_SECRET)
     app = create_app(runtime=rt)
     app.config.update(TESTING=True)
-    with rt.writing() as session:
+    with rt.db.write() as session:
         session.add(AdminUser(username="root", password_hash=password_hash(ADMIN_PASSWORD)))
     game_id = start(rt)
     with rt.reading() as uow:
@@ -307,7 +307,7 @@ def _email(sender: str, to: str, body: str) -> bytes:
 
 def test_a_session_due_to_be_noted_is_written_once_in_the_requests_one_unit(site, opens):
     an_hour_ago = utcnow() - dt.timedelta(hours=1)
-    with site.runtime.writing() as session:
+    with site.runtime.db.write() as session:
         session.execute(update(PlayerSession).values(last_seen_at=an_hour_ago))
     response, opened = _request(site, opens, "player", "GET", "/me")
     assert response.status_code == 200 and opened == ["Runtime.reading"]
@@ -360,7 +360,7 @@ def test_a_post_whose_service_fails_half_way_leaves_nothing_written(site, who, p
     """The service writes its rows (the game paused and logged, the press stored), then the email it
     queues cannot be stored: the request answers with a clean page, nothing of it is in the database,
     and no nudge was sent."""
-    with site.runtime.writing() as session:
+    with site.runtime.db.write() as session:
         for statement in NO_MAIL[session.get_bind().dialect.name]:
             session.execute(text(statement))
     before = _counts(site)
@@ -405,7 +405,7 @@ def test_a_refusal_rolls_back_the_whole_unit_and_the_page_reads_on(tmp_path, sql
     app = create_app(runtime=rt)
     app.add_url_rule("/half-way", "half_way", _half_way_view, methods=["POST"])
     app.add_url_rule("/at-commit", "at_commit", _fails_at_commit_view, methods=["POST"])
-    with rt.writing() as session:
+    with rt.db.write() as session:
         session.add(AdminUser(username="root", password_hash="x"))
     client = _client(app)
     response = client.post("/half-way")

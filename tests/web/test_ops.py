@@ -35,7 +35,7 @@ def test_metrics_show_each_backlog_and_the_age_of_its_oldest(runtime):
     game_id = start(runtime)  # four welcome emails wait in the outbox (no relay configured)
     receive(runtime, mail("pbem@pbem.test", "fan@example.net", "help"), transport="test")
     an_hour_ago = utcnow() - dt.timedelta(hours=1)
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         session.execute(update(Game).where(Game.id == game_id).values(deadline=an_hour_ago))
         session.execute(update(OutboxMessage).values(created_at=an_hour_ago - dt.timedelta(minutes=5)))
         session.execute(update(InboundMessage).values(received_at=an_hour_ago + dt.timedelta(minutes=30)))

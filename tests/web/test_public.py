@@ -143,7 +143,7 @@ def test_times_read_alike_on_me_the_status_page_and_the_seat_page_once_a_zone_is
     for path in pages:
         html = client.get(path).get_data(as_text=True)
         assert "data-when>" in html and "data-zone" not in html, path
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         session.get(Account, account_id).tz = "Asia/Tokyo"  # UTC+9, no summer time
     deadline = game_row(sqlite_runtime, game_id).deadline
     tokyo = (deadline + dt.timedelta(hours=9)).strftime("%a %d %b, %H:%M")

@@ -45,7 +45,7 @@ def test_rematch_buttons_offer_and_accept_a_new_game(client, sqlite_runtime):
     tokens = web_tokens(sqlite_runtime, game_id)
     first, second = sorted(tokens)
     assert 'value="rematch"' not in client.get(f"/play/{tokens[first]}").get_data(as_text=True)
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
         session.execute(update(Game).where(Game.id == game_id).values(**ended))
 
@@ -69,7 +69,7 @@ def test_the_rematch_email_and_its_footer_both_ask_for_the_word_rematch(client, 
     game_id = start(sqlite_runtime, engine="rankchain", players=PLAYERS[:2])
     tokens = web_tokens(sqlite_runtime, game_id)
     first = sorted(tokens)[0]
-    with sqlite_runtime.writing() as session:
+    with sqlite_runtime.db.write() as session:
         ended = {"status": "finished", "finished_at": dt.datetime(2026, 1, 1), "result": {"ranking": []}}
         session.execute(update(Game).where(Game.id == game_id).values(**ended))
     press_button(client, tokens[first], "rematch")

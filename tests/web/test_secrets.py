@@ -24,7 +24,7 @@ ADDRESSES = [f"Player {i} <p{i}@example.org>" for i in range(12)]
 
 
 def store_state(runtime, game_id: int, state: dict) -> None:
-    with runtime.writing() as session:
+    with runtime.db.write() as session:
         game = session.get(Game, game_id)
         game.state = state
         game.version += 1  # the status page caches per version

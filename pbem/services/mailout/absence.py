@@ -12,6 +12,10 @@ so nothing there asks the player to act, and the mail of that game thins out:
 * from 2N missed deadlines, once a week: an email of kind ``absent``, "your seat is being
   played for you; reply to come back", again with all the news since the last one.
 
+A player absent as a whole is not mailed afresh by each new game: once one of their
+seats is backed off, a game that seats them afterwards starts backed off for them
+too (``Account.absent_since``), until their next orders in any game.
+
 Across a player's games each backed-off seat has its own budget; the game-over email,
 welcomes and answers to the player's own messages are never held back, and a digest
 reader's non-urgent mail goes into the digest as before (the digest is their budget).
@@ -31,9 +35,8 @@ from pbem.clock import utcnow
 from pbem.config import Settings
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus
-from pbem.runtime import UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, at_deadline, late_n, who_plays
-from pbem.services.mailout import kinds
+from pbem.services.mailout import kinds, mailing
 from pbem.services.mailout.kinds import EmailKind
 
 #: The weekly email to a player whose seat has long been played for them.
@@ -55,12 +58,39 @@ class Level(IntEnum):
 
 
 def level(settings: Settings, game: Game, seat: Seat) -> Level:
-    """The seat's level: by the deadlines its player missed in a row (only a seat a player plays)."""
+    """The seat's level: by the deadlines its player missed in a row, or daily in a game that seated a
+    player already absent from their games (only a seat a player plays)."""
     n = settings.absent_after
     if not n or not who_plays(game.house_rules, seat).has_player:
         return Level.PLAYING
     missed = seat.missed_deadlines or 0
-    return Level.WEEKLY if missed >= 2 * n else Level.DAILY if missed >= n else Level.PLAYING
+    if missed >= n:
+        return Level.WEEKLY if missed >= 2 * n else Level.DAILY
+    return Level.DAILY if absent_when_seated(game, seat) else Level.PLAYING
+
+
+def absent_when_seated(game: Game, seat: Seat) -> bool:
+    """Whether the game seated its player while they were absent from their games (and they have not
+    acted since)."""
+    since = seat.account.absent_since if seat.account is not None else None
+    return since is not None and game.created_at is not None and game.created_at >= since
+
+
+def record_missed(settings: Settings, seat: Seat, now: dt.datetime) -> None:
+    """A deadline the seat's player missed: once the seat is backed off, the player is absent from
+    their games (a game that seats them from now on starts backed off) until their next orders."""
+    n = settings.absent_after
+    account = seat.account
+    if n and seat.missed_deadlines >= n and account is not None and account.absent_since is None:
+        account.absent_since = now
+
+
+def record_acted(seat: Seat) -> None:
+    """The seat's player sent orders: they are back in every game."""
+    if seat.missed_deadlines:  # set only when it changes: an untouched seat costs the flush nothing
+        seat.missed_deadlines = 0
+    if seat.account is not None and seat.account.absent_since is not None:
+        seat.account.absent_since = None
 
 
 def backed_off(settings: Settings, game: Game, seat: Seat) -> bool:
@@ -82,7 +112,7 @@ def budget_start(lvl: Level, now: dt.datetime) -> dt.datetime:
 def spent(session: Session, seat: Seat, lvl: Level, recipient: str) -> bool:
     """Whether the seat's budget for its level is used up: an email of this game went to the player
     within it (this unit's too, not yet written)."""
-    if seat.id in UnitOfWork.of(session).mailed_absent:
+    if seat.id in mailing.of(session).mailed_absent:
         return True
     query = select(func.count(OutboxMessage.id)).where(
         OutboxMessage.seat_id == seat.id,
@@ -110,7 +140,7 @@ def delivery(
         return OutboxStatus.SUPPRESSED, kind
     if spent(session, seat, lvl, recipient):
         return OutboxStatus.WAITING, kind
-    UnitOfWork.of(session).mailed_absent.add(seat.id)
+    mailing.of(session).mailed_absent.add(seat.id)
     return status, (ABSENT if lvl is Level.WEEKLY and kind != EmailKind.LATE else kind)
 
 
@@ -123,8 +153,13 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
     missed = seat.missed_deadlines
     who = AT_DEADLINE_WORDS[played_for(game, seat)]
     often = "one email a week" if lvl is Level.WEEKLY else "at most one email a day"
+    why = (
+        f"you have missed {missed} deadlines in a row"
+        if missed >= settings.absent_after
+        else "you have sent no orders in your other games for a while"
+    )
     return (
-        f"Your seat is being played for you: you have missed {missed} deadlines in a row, and at each "
+        f"Your seat is being played for you: {why}, and at each "
         f"deadline {who}. So as not to fill your inbox you now get {often} about this game, with the news "
         "since the last one. Reply with your orders (or play on your page) to come back: then every email "
         "comes again."

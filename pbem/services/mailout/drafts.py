@@ -29,6 +29,7 @@ from pbem.engine_output import board_picture, drawn
 from pbem.mail.compose import render
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.services.mailout import kinds, preferences
+from pbem.zoned import for_reader
 
 #: The key of a row's ``fold`` that holds its kept draft.
 KEY = "email"
@@ -46,6 +47,8 @@ IMAGE = "board_image"
 #: again from its view when the email is written (:func:`pbem.engine_output.inline_pictures`).
 PICTURES = "pictures"
 SEAT_FIELDS = ("seat",)
+#: The context's key of the reader's time zone: every time the table's texts write in UTC is shown in it.
+READER_ZONE = "reader_zone"
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,8 @@ class Draft:
         text, html = render(self.template, subject=self.subject, game=game, seat=seat, kind=self.kind, **context)
         if self.footer is not None:
             text, html = preferences.with_footer(text, html, *self.footer)
-        return text, html
+        zone = self.context.get(READER_ZONE)
+        return for_reader(text, zone), for_reader(html, zone)
 
     def pictures(self, game: Any) -> list[dict[str, Any]]:
         """The pictures the rendered HTML shows inline: the seat's board drawn from its kept view

@@ -6,8 +6,8 @@ ended the phase, its deadline passed, press came with them) registers a
 :class:`Fold` for the seat in the transaction, saying what it is and what it
 takes to send it alone; the next email queued for that seat in the same
 transaction (its turn, news or game-over email) shows the block first, and
-whatever no email took is sent on its own at the end (:func:`send_alone`, by
-the entry's table of senders, one function per kind of block).
+whatever no email took is sent on its own just before the commit, by the sender
+the block carries (:mod:`pbem.services.mailout.mailing`).
 
 A receipt that only says "accepted" while the seat has nothing left to do in
 the phase waits, as an outbox row in status ``deferred`` (its block in the row's
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ from pbem.clock import utcnow
 from pbem.models import OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus, move
 from pbem.runtime import Runtime, UnitOfWork
-from pbem.services.mailout import drafts, kinds
+from pbem.services.mailout import drafts, kinds, mailing
 
 log = logging.getLogger(__name__)
 #: Emails that carry the seat's view of the game: other news for the seat folds into them.
@@ -49,6 +49,10 @@ TOLD = "told"
 FOLDED = OutboxStatus.FOLDED
 
 
+#: Queues a block no email of the transaction took as an email of its own: ``(uow, seat, fold)``.
+Sender = Callable[[UnitOfWork, Seat, "Fold"], object]
+
+
 @dataclass
 class Fold:
     """A block (``mail_templates/_<block>_block``) and what it shows, as JSON."""
@@ -57,8 +61,9 @@ class Fold:
     data: dict[str, Any] = field(default_factory=dict)
     #: The player's Message-ID this block answers: the email then replies to it.
     answers: str | None = None
-    #: What its sender (by :attr:`block`, see :func:`send_alone`) needs beyond the block to queue
-    #: it as an email of its own when no email of the transaction takes it.
+    #: How it goes as an email of its own when no email of the transaction takes it, and what that
+    #: needs beyond the block (a block read back from a row has neither: it is never left over).
+    sender: Sender | None = field(default=None, compare=False, repr=False)
     alone: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -69,25 +74,20 @@ class Fold:
         return cls(value.get("block", "receipt"), dict(value.get("data") or {}), value.get("answers"))
 
 
-#: Queues a block no email of the transaction took as an email of its own: ``(uow, seat, fold)``.
-Sender = Callable[[UnitOfWork, Seat, Fold], object]
-
-
 def add(session: Session, seat: Seat, fold: Fold) -> None:
     """Show ``fold`` at the top of ``seat``'s next email in this unit of work."""
-    UnitOfWork.of(session).folds.setdefault(seat.id, []).append(fold)
+    mailing.add(session, seat, fold)
 
 
 def take(session: Session, seat: Seat, recipient: str) -> list[Fold]:
     """Every block waiting for ``seat``'s email to ``recipient``: deferred ones, then this transaction's."""
-    unit = UnitOfWork.of(session)
-    folds = unit.folds.pop(seat.id, [])
+    folds = mailing.of(session).folds.pop(seat.id, [])
     return [*_deferred(_waiting_rows(session, seat.game_id).pop(seat.id, []), recipient), *folds]
 
 
 def keep(session: Session, row: OutboxMessage) -> None:
     """A deferred or waiting row just made: the seat's next email of this transaction takes it too."""
-    unit = UnitOfWork.of(session)
+    unit = mailing.of(session)
     if row.game_id in unit.waiting:
         unit.waiting[row.game_id].setdefault(row.seat_id, []).append(row)
     else:
@@ -100,7 +100,7 @@ def _waiting_rows(session: Session, game_id: int) -> dict[int, list[OutboxMessag
     The rows this transaction made are in hand (:func:`keep`), so the query need not
     flush them first; every row a seat's email takes leaves the list with it.
     """
-    unit = UnitOfWork.of(session)
+    unit = mailing.of(session)
     by_seat = unit.waiting.get(game_id)
     if by_seat is not None:
         return by_seat
@@ -113,34 +113,6 @@ def _waiting_rows(session: Session, game_id: int) -> dict[int, list[OutboxMessag
     for row in [*stored, *made]:
         by_seat.setdefault(row.seat_id, []).append(row)
     return by_seat
-
-
-def fold_news_until_sent_alone(session: Session) -> None:
-    """Until :func:`send_alone`, news for a seat (press) is a block of the seat's next email of
-    this transaction instead of an email of its own; what no email takes then goes alone.
-
-    One player's message may send press and then end the phase: the press then
-    shows at the top of each reader's new turn instead of coming alone just before it.
-    """
-    UnitOfWork.of(session).folding_news = True
-
-
-def folding_news(session: Session) -> bool:
-    """Whether news now waits for the seat's next email of this transaction (see :func:`fold_news_until_sent_alone`)."""
-    return UnitOfWork.of(session).folding_news
-
-
-def send_alone(uow: UnitOfWork, senders: Mapping[str, Sender]) -> int:
-    """Queue on its own, by ``senders[fold.block]``, every block no email of the transaction took,
-    in the order they came, and stop folding news; how many."""
-    left = [(seat_id, fold) for seat_id, blocks in uow.folds.items() for fold in blocks]
-    uow.folds, uow.folding_news = {}, False
-    unknown = sorted({fold.block for _, fold in left} - senders.keys())
-    if unknown:
-        raise LookupError(f"no sender for a {', '.join(unknown)} block left over in this transaction")
-    for seat_id, fold in left:
-        senders[fold.block](uow, uow.session.get(Seat, seat_id), fold)
-    return len(left)
 
 
 def _deferred(rows: list[OutboxMessage], recipient: str) -> list[Fold]:

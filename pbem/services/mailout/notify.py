@@ -23,7 +23,7 @@ from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.services.mailout.kinds import EmailKind
 from pbem.tokens import reply_address
-from pbem.zoned import in_words
+from pbem.zoned import in_words, known
 
 
 def thread_root(runtime: Runtime, game: Game, seat: Seat) -> str:
@@ -41,10 +41,6 @@ def links(runtime: Runtime, game: Game, seat: Seat | None = None) -> dict[str, s
     if seat is not None:
         out["play_url"] = f"{base}/play/{seat.web_token}"
     return out
-
-
-def format_deadline(game: Game) -> str | None:
-    return game.deadline.strftime("%Y-%m-%d %H:%M") if game.deadline else None
 
 
 def deadline_words(game: Game, seat: Seat | None) -> str:
@@ -94,7 +90,7 @@ def queue(
     seat: Seat | None,
     recipient: str,
     template: str,
-    kind: str,
+    kind: EmailKind,
     subject: str | None = None,
     in_reply_to: str | None = None,
     auto_reply: bool = False,
@@ -124,6 +120,7 @@ def queue(
     their budget (:mod:`pbem.services.mailout.absence`); with ``quiet`` (news that
     asks nothing of this seat) an email that would go now waits for the seat's next one.
     """
+    kind = EmailKind(kind)  # every email is of a registered kind (:mod:`pbem.services.mailout.kinds`)
     if game is not None:
         context.update(links(runtime, game, seat))
     threaded = seat is not None and game is not None
@@ -139,7 +136,7 @@ def queue(
     subject = subject or "pbem"
     account = seat.account if seat is not None else None
     status = _reachable(account, recipient, status)
-    _reader_context(runtime, session, game, seat, since, blocks, context)
+    _reader_context(runtime, session, game, seat, recipient, since, blocks, context)
     draft = Draft(template, kind, subject, context, _footer(game, account, context))
     waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
     later = waits or (template, kind) in drafts.AT_SEND  # rendered when sent (drafts explains why)
@@ -171,7 +168,7 @@ def _status(
     game: Game | None,
     seat: Seat | None,
     recipient: str,
-    kind: str,
+    kind: EmailKind,
     status: str | None,
     deferred: Fold | None,
     quiet: bool,
@@ -197,7 +194,7 @@ def _blocks(
     seat: Seat | None,
     recipient: str,
     status: str,
-    kind: str,
+    kind: EmailKind,
     given: Sequence[Fold],
     threaded: bool,
 ) -> tuple[list[Fold], list[str]]:
@@ -223,12 +220,13 @@ def _reader_context(
     session: Session,
     game: Game | None,
     seat: Seat | None,
+    recipient: str,
     since: list[str],
     blocks: list[Fold],
     context: dict[str, Any],
 ) -> None:
     """What the templates show of the reader: their notification choice and how to change it, the seat's
-    unsubscribe link, who is away (beside the news since their last email), and the blocks."""
+    unsubscribe link, who is away (beside the news since their last email), the blocks, and their time zone."""
     account = seat.account if seat is not None else None
     threaded = seat is not None and game is not None
     if account is not None:
@@ -243,6 +241,16 @@ def _reader_context(
             context["away"] = away(session, game, seat)
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
+    if zone := _reader_zone(session, account, recipient):
+        context[drafts.READER_ZONE] = zone
+
+
+def _reader_zone(session: Session, account: Account | None, recipient: str) -> str | None:
+    """The zone the reader chose, if any: their seat's account's, else (an answer to a command, a sign-in
+    link) the account of the address written to."""
+    if account is None:
+        account = session.scalars(select(Account).where(Account.email == recipient.lower())).first()
+    return known(account.tz) if account is not None else None
 
 
 def _footer(game: Game | None, account: Account | None, context: dict[str, Any]) -> tuple[str, str] | None:
@@ -382,7 +390,7 @@ def queue_for_seat(
     seat: Seat,
     *,
     template: str,
-    kind: str,
+    kind: EmailKind,
     view: bool = True,
     **context: Any,
 ) -> OutboxMessage:
@@ -407,7 +415,7 @@ def send_views(
     game: Game,
     *,
     headline: str,
-    kind: str,
+    kind: EmailKind,
     events: Iterable[str] = (),
     missed: Iterable[str] = (),
     first: bool = False,

@@ -34,6 +34,7 @@ from pbem.models import Game, LogEntry, Observer
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import budget, notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import parse_player
 from pbem.tokens import new_token
 
@@ -121,7 +122,7 @@ def subscribe(uow: UnitOfWork, game_id: int, email: str) -> ObserverResult:
         recipient=address,
         template="async_observer",
         subject=f"[{game.name}] confirm that you want to follow this game",
-        kind="observer_confirm",
+        kind=EmailKind.OBSERVER_CONFIRM,
         message_id=thread_root(uow.runtime, observer),
         headline=f"Someone (we hope you) asked to follow {game.name} by email.",
         confirm=True,
@@ -218,7 +219,7 @@ def queue_updates(
             recipient=observer.email,
             template="async_observer",
             subject=update_subject(game),
-            kind="observer_update",
+            kind=EmailKind.OBSERVER_UPDATE,
             in_reply_to=thread_root(runtime, observer),
             headline=headline,
             confirm=False,

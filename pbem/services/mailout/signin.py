@@ -40,6 +40,7 @@ from pbem.models import Account, SigninLink, SigninRequest
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import budget, notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import account_for, normalise_email, parse_player
 
 LINK_LIFETIME = dt.timedelta(minutes=15)
@@ -203,7 +204,7 @@ def _send_link(uow: UnitOfWork, address: str, account: Account | None, bound: st
         recipient=address,
         template="notice",
         subject="Your sign-in link" if account else f"Your link to join {site}",
-        kind="signin",
+        kind=EmailKind.SIGNIN,
         headline=(
             "Someone (we hope you) asked to sign in with this address."
             if account

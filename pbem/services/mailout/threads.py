@@ -20,6 +20,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.models import Game, LogEntry, Seat
 from pbem.runtime import Runtime, UnitOfWork
+from pbem.services.mailout import mailing
 
 #: References kept within one transaction's emails: the thread's first email and the newest ones.
 MAX_REFERENCES = 20
@@ -76,7 +77,7 @@ def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[s
     email's own chain (RFC 5322 lets a chain be trimmed to its ends).  Emails
     written in one transaction extend the chain in hand (see :func:`advance`).
     """
-    chains = UnitOfWork.of(session).chains
+    chains = mailing.of(session).chains
     if seat.id in chains:
         return list(chains[seat.id])
     first = root(runtime, game, seat)
@@ -116,7 +117,7 @@ def advance(session: Session, seat: Seat, message_id: str, references: str | Non
         set_committed_value(seat, "last_message_id", message_id)
         unit.update_later(_SEATS, seat.id, last_message_id=message_id)
     chain = (references or "").split()
-    unit.chains[seat.id] = [*chain, message_id]
+    mailing.of(session).chains[seat.id] = [*chain, message_id]
 
 
 _SEATS = Seat.__table__

@@ -15,6 +15,7 @@ from pbem.models import Game, InboundMessage, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import drafts, retention
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.mailout.notify import new_message_id
 from pbem.services.play import engine_faults
 from pbem.services.play.game_pages import COUNT_CAP, capped_count
@@ -218,7 +219,7 @@ def resend_latest(uow: UnitOfWork, game_id: int, seat_name: str) -> int:
         body_html=html,
         headers=headers,
         message_id=new_message_id(uow.runtime, f"game-{game.id}"),
-        kind="resend",
+        kind=EmailKind.RESEND,
         game_id=game.id,
         seat_id=seat.id,
     )

@@ -18,6 +18,7 @@ from pbem.outbox_status import OutboxStatus
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import normalise_email, parse_player
 
 #: Outbox rows not yet sent, which follow the player to the new address.
@@ -81,7 +82,7 @@ def change_address(uow: UnitOfWork, old: str, new: str) -> AddressChange:
             seat=None,
             recipient=recipient,
             template="notice",
-            kind="address",
+            kind=EmailKind.ADDRESS,
             subject="Your game address has changed",
             headline=headline,
             details=[*details, "If you did not ask for this, write to the person who runs the games."],

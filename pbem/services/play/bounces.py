@@ -28,6 +28,7 @@ from pbem.models import Account, Game, OutboxMessage, Seat
 from pbem.outbox_status import OUT, OutboxStatus, sources
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play.house_rules import rules_of
 from pbem.tokens import is_bounce_shaped, outbox_id_from_bounce_address
 
@@ -101,7 +102,7 @@ def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> No
             notify.queue_for_seat(
                 runtime, session, game, other, template="notice",
                 subject=notify.subject_for(game, f"{seat.public_label} cannot be reached"),
-                kind="notice", headline=line, details=[],
+                kind=EmailKind.NOTICE, headline=line, details=[],
             )  # fmt: skip
 
 

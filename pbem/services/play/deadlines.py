@@ -16,7 +16,7 @@ from pbem.models import Game
 from pbem.outbox_status import OutboxStatus
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
-from pbem.services.mailout import folds, notify
+from pbem.services.mailout import absence, notify
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import draws, late, vacations
 from pbem.services.play.locking import lock_game
@@ -50,6 +50,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         if seat.seat in late_players:
             seat.missed_deadlines += 1
             seat.missed_total += 1
+            absence.record_missed(uow.settings, seat, now)
     missed_names = [late.seat_label(game, name) for name in late_players]
     dropped = late.drop_late_players(uow, game, late_players)
     late.tell_late_seats(session, game, late_players, bot_played, default_events)
@@ -74,7 +75,6 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     )
     if dropped:  # a dropped seat may have been the last not to agree to a draw
         draws.end_if_agreed(uow, game, engine)
-    folds.send_alone(uow, SENT_ALONE)  # a late notice no email of the deadline took
     return True
 
 
@@ -105,10 +105,6 @@ def _defaults(
     note = "missed: " + ", ".join(missing) if missing else "deadline"
     append_log(session, game, kind=LogKind.TIMEOUT, source="deadline", text=note, events=events)
     return events
-
-
-#: What sends alone each kind of block a deadline may leave over (see :func:`folds.send_alone`).
-SENT_ALONE: dict[str, folds.Sender] = {EmailKind.LATE: late.late_notice_alone}
 
 
 def due_offsets(game: Game, now: dt.datetime) -> list[int]:

@@ -30,6 +30,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.seating import PlayedBy, left_of, who_plays
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, engine_for, finish
@@ -107,7 +108,7 @@ def vote(uow: UnitOfWork, game_id: int, seat_id: int, agree: bool) -> DrawResult
 
 def _tell_table(uow: UnitOfWork, game: Game, seat: Seat, headline: str) -> None:
     """The other seats hear of a vote (``seat`` has its own answer)."""
-    notify.send_views(uow.runtime, uow.session, game, headline=headline, kind="admin", told=seat)
+    notify.send_views(uow.runtime, uow.session, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
 
 
 def _standing(seats: list[Seat]) -> str:

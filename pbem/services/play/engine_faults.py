@@ -27,6 +27,7 @@ from pbem.clock import utcnow
 from pbem.models import EngineFault
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ def _email_admin(uow: UnitOfWork, subject: str, details: list[str]) -> None:
         seat=None,
         recipient=address,
         template="notice",
-        kind="notice",
+        kind=EmailKind.NOTICE,
         subject=subject,
         headline=subject.removeprefix("pbem: ").capitalize() + ".",
         details=[line for line in details if line],

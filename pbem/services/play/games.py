@@ -22,6 +22,7 @@ from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, seat_changes
 from pbem.services.play.deadline_hour import DeadlineHour
@@ -29,6 +30,7 @@ from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
 from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
 from pbem.tokens import new_token
+from pbem.zoned import shared_words
 
 #: The most seats the server's bot plays in one game.
 MAX_BOTS = 12
@@ -213,7 +215,7 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
         session,
         game,
         headline=f"A game of {engine.title} has started.",
-        kind="welcome",
+        kind=EmailKind.WELCOME,
         events=[*step.events, rules_line(game)],
         first=True,
     )
@@ -256,7 +258,7 @@ def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed:
 
 
 def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
-    notify.send_views(runtime, session, game, headline=headline, kind="admin")
+    notify.send_views(runtime, session, game, headline=headline, kind=EmailKind.ADMIN)
 
 
 def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
@@ -286,7 +288,7 @@ def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
         game.status, game.deadline, game.next_reminder = GameStatus.CANCELLED, None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
-        notify.send_views(uow.runtime, session, game, headline=headline, kind="cancelled")
+        notify.send_views(uow.runtime, session, game, headline=headline, kind=EmailKind.CANCELLED)
 
 
 def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
@@ -301,7 +303,7 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
         except OverflowError:
             raise ServiceError("that extension would move the deadline past the end of the calendar") from None
         move_deadline(game, until, now)
-        _announce(uow.runtime, session, game, f"The deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC.")
+        _announce(uow.runtime, session, game, f"The deadline is extended to {shared_words(game.deadline)}.")
         return game.deadline
 
 
@@ -347,14 +349,14 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
             seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
         headline = f"{seat.public_label} takes over from {before}."
-        notify.send_views(uow.runtime, session, game, headline=headline, kind="admin", told=seat)
+        notify.send_views(uow.runtime, session, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
         notify.queue_for_seat(
             uow.runtime,
             session,
             game,
             seat,
             template="turn",
-            kind="takeover",
+            kind=EmailKind.TAKEOVER,
             headline=f"You have taken over the seat {seat.seat} in {game.name}, from {before}.",
             events=[],
             missed=[],

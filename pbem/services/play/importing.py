@@ -29,6 +29,7 @@ from pbem.runtime import UnitOfWork
 from pbem.seating import Left
 from pbem.services import ServiceError
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, games
 from pbem.services.play.deadline_hour import HourError, check_policy
@@ -100,7 +101,7 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
             session,
             game,
             headline=f"{game.name} has moved to this server; it goes on where it stood.",
-            kind="moved",
+            kind=EmailKind.MOVED,
         )
         bot_seats.nudge_if_due(uow.runtime, session, game, engine)
     game_id, count = game.id, game.log_seq

@@ -27,6 +27,7 @@ from pbem.models import Account, Game, LobbyEntry
 from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.accounts import get_account, taken
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import games, lobby, new_game
@@ -175,7 +176,7 @@ def _tell_holders(uow: UnitOfWork, game: Game, creator_id: int) -> None:
             recipient=entry.account.email,
             template="notice",
             subject=f"[{game.name}] cancelled before it started",
-            kind="notice",
+            kind=EmailKind.NOTICE,
             headline=f"{game.name} is cancelled by the player who made it, before it started; your seat is free.",
             details=[],
         )

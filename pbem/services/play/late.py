@@ -54,10 +54,12 @@ from pbem.seating import (
 )
 from pbem.services.mailout import folds, notify
 from pbem.services.mailout.folds import Fold
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import bot_turns, games, leaving, seat_changes, vacations
 from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.settling import append_log, turn_seconds
+from pbem.zoned import shared_words
 
 #: A grace period when the game has no deadline period of its own (an admin-set deadline).
 DEFAULT_PERIOD = 24 * 3600
@@ -94,8 +96,8 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
         _move_deadline(game, until, now)
         who = ", ".join(seat_label(game, name) for name in sorted(away))
         line = (
-            f"The deadline passed; still missing: {labels}. {who} on vacation until {back:%Y-%m-%d %H:%M} UTC: "
-            f"the deadline moves to {until:%Y-%m-%d %H:%M} UTC, {vacations.window_words(game)} after the return."
+            f"The deadline passed; still missing: {labels}. {who} on vacation until {shared_words(back)}: "
+            f"the deadline moves to {shared_words(until)}, {vacations.window_words(game)} after the return."
         )
         append_log(
             session,
@@ -105,7 +107,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             text="vacation wait: " + ", ".join(sorted(away)),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind="admin", only=_asked(engine, late))
+        notify.send_views(runtime, session, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
         return True
     rules = rules_of(game)
     if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
@@ -115,7 +117,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
         _move_deadline(game, deadline_at_hour(now, period, DeadlineHour.from_policy(game.deadline_policy)), now)
         line = (
             f"The deadline passed; missing: {labels}. Grace period {game.grace_used} of {rules.late_n}: "
-            f"the deadline is extended to {game.deadline:%Y-%m-%d %H:%M} UTC."
+            f"the deadline is extended to {shared_words(game.deadline)}."
         )
         append_log(
             session,
@@ -125,7 +127,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(late),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind="admin", only=_asked(engine, late))
+        notify.send_views(runtime, session, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
         return True
     return False
 
@@ -200,13 +202,14 @@ def tell_late_seats(
                 f"If you miss {left} more deadline(s) in a row, a bot plays for you until you send orders again."
             )
         # no email of the deadline takes it when the seat chose fewer emails: then it goes alone
-        folds.add(session, seat, Fold("late", {"headline": headline, "played": played, "notes": notes}))
+        data = {"headline": headline, "played": played, "notes": notes}
+        folds.add(session, seat, Fold("late", data, sender=late_notice_alone))
 
 
 def late_notice_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     """A late notice no email of the deadline took, as an email of its own."""
     notify.queue_for_seat(
-        uow.runtime, uow.session, seat.game, seat, template="async_late", kind="late", view=False, blocks=[fold]
+        uow.runtime, uow.session, seat.game, seat, template="async_late", kind=EmailKind.LATE, view=False, blocks=[fold]
     )
 
 

@@ -20,6 +20,7 @@ from pbem.models import Game, Seat
 from pbem.runtime import UnitOfWork
 from pbem.seating import Left, Occupant, who_plays
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import bot_seats, draws, vacations
 from pbem.services.play.settling import append_log, engine_for
 
@@ -44,7 +45,7 @@ def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str, 
     append_log(session, game, kind=LogKind.ADMIN, source=SOURCES[reason], seat=seat.seat, text=log_text, events=[line])
     game.version += 1
     if announce:
-        notify.send_views(uow.runtime, session, game, headline=line, kind="admin", told=seat)
+        notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.ADMIN, told=seat)
         if draws.end_if_agreed(uow, game, engine_for(game)):  # the seat was the last not to agree
             return occupant
     bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))

@@ -32,6 +32,7 @@ from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_nam
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people import names
 from pbem.services.people.accounts import taken
 from pbem.services.people.players import account_for, normalise_email, parse_player
@@ -123,6 +124,7 @@ def take_seat(
             False, f"you already hold {MAX_HELD} seats in games that have not started; leave one first", game.id
         )
     session.add(LobbyEntry(game_id=game.id, account_id=account.id))
+    account.absent_since = None  # taking a seat is being here: the new game mails them as anyone
     session.flush()
     count = taken(session, game.id)
     if count < (game.seats_wanted or 0):
@@ -208,7 +210,7 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
         recipient=address,
         template="notice",
         subject=f"[{game.name}] reply to this email to take your seat",
-        kind="join_confirm",
+        kind=EmailKind.JOIN_CONFIRM,
         message_id=f"<join-{request.token}@{uow.settings.mail_domain}>",
         ask_name=not session.scalar(select(Account.name).where(Account.email == address)),
         headline=f"Someone (we hope you) asked to join {game.name} ({get_engine(game.engine).title}).",

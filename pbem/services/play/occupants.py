@@ -54,13 +54,17 @@ SEAT_FACTS = (
 )
 
 
+class StandIns(dict):
+    """Game id -> who plays its seats, as far as its lock read it: this module's part of the unit of work."""
+
+
 def remember(session: Session, game_id: int, listed: str | None) -> None:
     """Keep what :data:`SEAT_FACTS` read for the game, for :func:`occupants` in this unit."""
     facts: dict[str, Facts] = {}
     for item in (listed or "").split(_APART) if listed else []:
         head, _, name = item.partition(":")
         facts[name] = Facts(held_by_bot=head.startswith("b"), left_reason=head[1:] or None)
-    UnitOfWork.of(session).stand_ins[game_id] = facts
+    UnitOfWork.of(session).part(StandIns)[game_id] = facts
 
 
 def occupants(session: Session, game: Game) -> dict[str, Occupant]:
@@ -70,7 +74,7 @@ def occupants(session: Session, game: Game) -> dict[str, Occupant]:
     read with the seats this unit holds laid over it; with neither, the seats
     are loaded.
     """
-    read: dict[str, Facts] | None = UnitOfWork.of(session).stand_ins.get(game.id)
+    read: dict[str, Facts] | None = UnitOfWork.of(session).part(StandIns).get(game.id)
     if read is None:
         facts: dict[str, Facts | Seat] = {seat.seat: seat for seat in game.seats}
     else:

@@ -13,8 +13,9 @@ from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import left_of
-from pbem.services.mailout import folds, notify, preferences
+from pbem.services.mailout import absence, folds, notify, preferences
 from pbem.services.mailout.folds import Fold
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import engine_faults, forgiving, press
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.queries import status_text
@@ -142,13 +143,11 @@ def submit(
         verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
     if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
         fold = receipt_fold(reply, verdicts, "your view follows in this email")
-        fold.alone = {"reply": reply, "verdicts": verdicts}
+        fold.sender, fold.alone = receipt_alone, {"reply": reply, "verdicts": verdicts}
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
-        if seat.missed_deadlines:  # set only when it changes: an untouched seat costs the flush nothing
-            seat.missed_deadlines = 0
+        absence.record_acted(seat)
         settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
-    folds.send_alone(uow, SENT_ALONE)  # the receipt, and press folded for this message, that no email took
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == GameStatus.FINISHED)
 
 
@@ -240,7 +239,7 @@ def queue_receipt(
         game,
         seat,
         template="receipt",
-        kind="receipt",
+        kind=EmailKind.RECEIPT,
         view=False,
         auto_reply=True,
         blocks=[fold],
@@ -252,8 +251,3 @@ def queue_receipt(
 def receipt_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     """The receipt no email of the transaction took, as an email of its own."""
     queue_receipt(uow.runtime, uow.session, seat.game, seat, fold.alone["reply"], fold.alone["verdicts"])
-
-
-#: What sends alone each kind of block a submission may leave over (see :func:`folds.send_alone`):
-#: its receipt, and the press its message's commands sent (:func:`pbem.services.play.seat_message.handle`).
-SENT_ALONE: dict[str, folds.Sender] = {"receipt": receipt_alone, "press": press.press_alone}

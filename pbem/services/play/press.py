@@ -31,6 +31,7 @@ from pbem.game_status import RUNNING
 from pbem.models import Game, PressMessage, Seat
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import folds, notify, preferences, threads
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.mailout.press_mail import sender_label
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
@@ -158,10 +159,9 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
 
 
 def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
-    """The press in ``seat``'s mail: its own email, or a block at the top of the seat's next
-    email when the sender's message folds its news into this transaction's emails
-    (:func:`folds.fold_news_until_sent_alone`) or the seat's player gets news only with their
-    turn (``my_turn``).
+    """The press in ``seat``'s mail: a block at the top of the seat's next email of this transaction
+    (the turn that the sender's orders start, say), else an email of its own at the transaction's end,
+    which for a seat whose player gets news only with their turn (``my_turn``) waits for its next one.
 
     Anonymous private press always comes alone: its only answer is a reply to its own email.
     """
@@ -171,18 +171,18 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
     foldable = press.signed or not private
     answer = f"press {press.from_seat}: " if private else "press all: "
     data = {"headline": headline, "text": press.text, "private": private, "answer": answer}
-    fold = folds.Fold("press", data, alone={"press_id": press.id})
-    if foldable and folds.folding_news(session):
+    fold = folds.Fold("press", data, sender=press_alone, alone={"press_id": press.id})
+    if foldable:  # at the top of the seat's next email of this transaction, else alone at its end
         folds.add(session, seat, fold)
-    elif foldable and preferences.news_waits(game, seat):  # at the top of the seat's next email, or alone within a day
-        _press_email(runtime, session, game, seat, fold, deferred=True)
     else:
         _press_email(runtime, session, game, seat, fold)
 
 
 def press_alone(uow: UnitOfWork, seat: Seat, fold: folds.Fold) -> None:
-    """Press no email of the transaction took, as an email of its own."""
-    _press_email(uow.runtime, uow.session, seat.game, seat, fold)
+    """Press no email of the transaction took, as an email of its own: for a seat whose player gets news
+    only with their turn (``my_turn``), waiting for its next email (or alone within a day)."""
+    game = seat.game
+    _press_email(uow.runtime, uow.session, game, seat, fold, deferred=preferences.news_waits(game, seat))
 
 
 def _press_email(
@@ -196,7 +196,7 @@ def _press_email(
         seat=seat,
         recipient=seat.account.email,
         template="async_press",
-        kind="press",
+        kind=EmailKind.PRESS,
         message_id=threads.message_id(runtime, game, "press", fold.alone["press_id"]),
         deferred=fold if deferred else None,
         headline=fold.data["headline"],

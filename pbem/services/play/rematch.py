@@ -23,6 +23,7 @@ from pbem.models import Game, LobbyEntry, Seat, public_name
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.seating import left_of, who_plays
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.accounts import taken
 from pbem.services.play import games, lobby
 from pbem.services.play.locking import lock_game, seat_of_game
@@ -122,7 +123,7 @@ def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Gam
             game,
             seat,
             template="turn",
-            kind="rematch",
+            kind=EmailKind.REMATCH,
             headline=(
                 f"{proposer.public_label} offers the table a rematch: {rematch.name}, the same game and options. "
                 "To play, reply with the word rematch (or use the Rematch button on your page). "

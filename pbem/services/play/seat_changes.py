@@ -15,6 +15,7 @@ from pbem.game_status import LogKind
 from pbem.models import Account, Game, Seat, public_name
 from pbem.runtime import Runtime
 from pbem.services.mailout import notify, threads
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import vacations
 from pbem.services.play.settling import append_log, engine_for
 from pbem.tokens import new_token
@@ -62,7 +63,7 @@ def tell_departing(
         seat=None,
         recipient=account.email,
         template="notice",
-        kind="replaced",
+        kind=EmailKind.REPLACED,
         subject=threads.subject(game, answer=bool(last_email)),
         in_reply_to=last_email,
         headline=f"You no longer play {seat.seat} in {game.name}.",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pbem import faults
 from pbem.models import Seat
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import folds, press_mail
+from pbem.services.mailout import press_mail
 from pbem.services.play import orders, seat_commands
 from pbem.services.play.locking import lock_game
 from pbem.services.play.orders import Submission, Verdict, receipt_headline
@@ -72,7 +72,6 @@ def handle(uow: UnitOfWork, seat: Seat, lines: list[str], channel: Channel) -> S
     answering_press = press_id is not None and seat_commands.is_conversation(game, seat, kept)
     if answering_press:  # a reply to a press email is press itself
         kept = ["press reply:", *kept]
-    folds.fold_news_until_sent_alone(uow.session)  # orders.submit sends alone what no email of this unit took
     split = seat_commands.run(uow, game, seat, kept, press_reply_id=press_id)
     if answering_press:
         split.before[:1] = [_press_reply_verdict(split.before[0], kept[1:])]

@@ -15,6 +15,7 @@ from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry
 from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import notify, observers
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people import ratings
 from pbem.services.play import bot_seats
 from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
@@ -134,7 +135,7 @@ def settle(
             session,
             game,
             headline="",  # the email's first line names the turn and its phase
-            kind="turn",
+            kind=EmailKind.TURN,
             events=events,
             missed=missed or [],
             only=only,
@@ -146,7 +147,7 @@ def settle(
             session,
             game,
             headline="News from the table.",
-            kind="announce",
+            kind=EmailKind.ANNOUNCE,
             events=events,
             only=only,
         )
@@ -171,7 +172,9 @@ def finish(
     game.deadline = game.next_reminder = None
     ratings.rate_game(session, game)
     headline = f"Game over. {result['summary']}"
-    notify.send_views(runtime, session, game, headline=headline, kind="game_over", events=events, missed=missed or [])
+    notify.send_views(
+        runtime, session, game, headline=headline, kind=EmailKind.GAME_OVER, events=events, missed=missed or []
+    )
     observers.queue_updates(runtime, session, game, headline=headline, what="game over", events=events)
 
 

@@ -29,9 +29,11 @@ from pbem.game_status import RUNNING, LogKind
 from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
+from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
+from pbem.zoned import shared_words
 
 DAY = dt.timedelta(days=1)
 YEAR = dt.timedelta(days=365)
@@ -160,17 +162,17 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         )
     )
     line = (
-        f"{seat.public_label} is on vacation until {ends:%Y-%m-%d %H:%M} UTC; "
+        f"{seat.public_label} is on vacation until {shared_words(ends)}; "
         f"deadlines that wait for {seat.seat} move to {window_words(game)} after then."
     )
     append_log(
         session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
     )
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
     return VacationResult(
         True,
-        f"vacation declared until {ends:%Y-%m-%d %H:%M} UTC ({days} day(s)); deadlines that wait for you "
+        f"vacation declared until {shared_words(ends)} ({days} day(s)); deadlines that wait for you "
         f"move to {window_words(game)} after then, and every other player has been told",
         ends,
     )
@@ -194,13 +196,13 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
         return VacationResult(False, "you are not on vacation in this game")
     line = f"{seat.public_label} is back from vacation."
     if held:
-        line += f" The deadline that waited for {seat.seat} is now {game.deadline:%Y-%m-%d %H:%M} UTC."
+        line += f" The deadline that waited for {seat.seat} is now {shared_words(game.deadline)}."
     append_log(session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text="vacation ended", events=[line])
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind="vacation", told=seat)
+    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
     back = "welcome back: your vacation has ended, and every other player has been told"
     if held:
-        back += f"; the deadline that waited for you is now {game.deadline:%Y-%m-%d %H:%M} UTC"
+        back += f"; the deadline that waited for you is now {shared_words(game.deadline)}"
     return VacationResult(True, back, now)
 
 
