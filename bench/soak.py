@@ -596,8 +596,7 @@ def summary(soak: Soak, result: dict[str, Any]) -> list[str]:
                 ("max", lateness[-1]),
             )
         ),
-        "deadline hour (the grace games, {} {}): {at_hour} of {shown} deadlines shown fell at it; a wait for a "
-        "vacation ends a return window after it, at any hour".format(
+        "deadline hour (the grace games, {} {}): {at_hour} of {shown} deadlines shown fell at it".format(
             *DEADLINE_HOUR[1], **result["deadlines_at_the_hour"]
         ),
         f"stuck games: {result['stuck']}; duplicates: {result['duplicates']}; "

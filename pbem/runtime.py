@@ -211,7 +211,7 @@ class UnitOfWork:
     services keep something for the rest of the transaction (:meth:`part`): outgoing
     mail's blocks and threads (:mod:`pbem.services.mailout.mailing`), the games play
     has locked (:mod:`pbem.services.play.locking`).  A part may have a
-    ``before_flush(session)`` and a ``before_commit(uow)``, run as the names say;
+    ``before_commit(uow)``, its last work in the transaction;
     :meth:`commit` runs the parts' ``before_commit``, writes the queued rows,
     commits, then sends the nudges; :meth:`rollback` drops everything queued, the
     parts with it, so nothing of a failed transaction outlives it.
@@ -231,12 +231,6 @@ class UnitOfWork:
     def __post_init__(self) -> None:
         self.rows = QueuedRows(self.session)
         self.session.info[_UNIT] = self
-        event.listen(self.session, "before_flush", self._before_flush)
-
-    def _before_flush(self, session: Session, *_: Any) -> None:
-        for part in list(self.parts.values()):
-            if hasattr(part, "before_flush"):
-                part.before_flush(session)
 
     @property
     def settings(self) -> Settings:

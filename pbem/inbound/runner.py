@@ -36,7 +36,6 @@ from pbem.runtime import Runtime
 from pbem.services.ops import outage
 from pbem.services.ops.kept_mail import headers_only
 from pbem.services.play import engine_faults
-from pbem.services.play.locking import claim_with_locks
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +160,6 @@ def process(
             row = _claim(uow.session, inbound_id, skip_locked, raw)
             if row is None:
                 return "busy" if skip_locked else "missing"
-            claim_with_locks(uow.session, row)  # its verdict is written as the game is
             if row.status != "pending":
                 return row.status
             outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE, prepared)

@@ -53,7 +53,7 @@ def test_a_rollback_drops_everything_the_unit_queued(runtime):
         mailing.of(uow.session).chains[seat.id] = ["<a@b>"]
         uow.insert_later(LogEntry.__table__, dict)
         game.name = "renamed"
-        assert uow.part(Locks).games and mailing.of(uow.session).folds and uow.rows
+        assert uow.part(Locks) and mailing.of(uow.session).folds and uow.rows
         assert set(uow.parts) == {Locks, mailing.Mailing}
         raise RuntimeError("changed my mind")
     assert sent == [] and outbox_count(runtime) == before
@@ -157,9 +157,9 @@ def test_queued_rows_are_dropped_with_a_rollback(runtime):
         assert session.scalar(select(func.count(LogEntry.id)).where(LogEntry.text == "never")) == 0
 
 
-def test_a_locked_games_changes_are_one_core_update_and_the_orm_flush_passes_it_over(runtime):
-    """The locked game's changed columns (and ``updated_at``) go in one UPDATE of those columns as
-    the flush begins; the ORM writes nothing more for it; a rollback undoes it like any statement."""
+def test_a_locked_games_changes_are_one_update_of_those_columns(runtime):
+    """The locked game's changed columns (and ``updated_at``) go in one UPDATE of those columns; a second
+    flush writes nothing more for it; a rollback undoes it like any statement."""
     from sqlalchemy import event
 
     game_id = start(runtime)

@@ -216,3 +216,23 @@ def test_an_early_return_still_leaves_the_window(runtime):
     assert back.ok and "the deadline that waited for you is now" in back.message
     deadline = game_row(runtime, game_id).deadline
     assert abs((deadline - utcnow()).total_seconds() - 86400) < 60
+
+
+def test_a_deadline_that_waited_for_a_vacation_falls_at_the_games_hour_after_the_window(runtime):
+    """In a game with a deadline hour, the deadline that waited falls at that hour, the first one at
+    least a return window after the vacation ends."""
+    from zoneinfo import ZoneInfo
+
+    from pbem.services.play.deadline_hour import DeadlineHour
+
+    paris = DeadlineHour(20, 0, "Europe/Paris")
+    game_id = start_with(runtime, {"vacation_days_per_game": 9}, deadline_seconds=2 * 86400, deadline_hour=paris)
+    seats = seat_ids(runtime, game_id)
+    declared = runtime.in_unit(vacations.declare_vacation, game_id, seats["Moons"], 5)
+    leave_only(runtime, game_id, "Moons")
+    force_due(runtime, game_id)
+    assert runtime.in_unit(deadlines.apply_deadline, game_id) is True
+    due = game_row(runtime, game_id).deadline
+    assert due.replace(tzinfo=dt.UTC).astimezone(ZoneInfo("Europe/Paris")).hour == 20 and due.minute == 0
+    window = due - declared.ends_at
+    assert dt.timedelta(days=1) <= window < dt.timedelta(days=2), "the first 20:00 a whole day after the return"

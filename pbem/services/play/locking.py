@@ -4,68 +4,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, Table, bindparam, inspect, select
-from sqlalchemy.orm import ColumnProperty, Session, contains_eager, joinedload
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import ColumnElement, Select, bindparam, select
+from sqlalchemy.orm import Session, contains_eager, joinedload
 
 from pbem.models import Game, Seat
-from pbem.runtime import UnitOfWork, update_by_id
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.play import occupants
 
 
-@dataclass
-class Locks:
-    """The rows a unit of work has locked: its part of the unit (see :meth:`UnitOfWork.part`).
-
-    The locked game changes on every order, a processed message once: their changed
-    columns are written with one Core ``UPDATE`` each as the ORM's flush begins
-    (:meth:`before_flush`), which would otherwise compare and order every object it holds
-    to write the same columns at the same moment.
-    """
-
-    #: Game id -> the game row this unit locked.
-    games: dict[int, Game] = field(default_factory=dict)
-    #: Other rows this unit locked (a message it processes), written as the locked games are.
-    claimed: list[Any] = field(default_factory=list)
-
-    def before_flush(self, session: Session) -> None:
-        for row in (*self.games.values(), *self.claimed):
-            found = changed_columns(row)
-            if found is not None:
-                table, row_id, values = found
-                session.connection().execute(update_by_id(table, tuple(sorted(values))), {"row_id": row_id, **values})
-
-
-def changed_columns(row: Any) -> tuple[Table, Any, dict[str, Any]] | None:
-    """``(table, id, values)`` of a persistent ORM ``row``'s changed columns (and those its table sets
-    on update), now marked written on the row, so the ORM's flush finds nothing left to write for
-    them; None when nothing changed."""
-    state = inspect(row)
-    if state.key is None or state.deleted or not state.modified:
-        return None
-    mapper, values = state.mapper, {}
-    for key in tuple(state.committed_state):  # the attributes changed since the row was loaded
-        prop = mapper.attrs.get(key)
-        if isinstance(prop, ColumnProperty):
-            values[prop.columns[0].key] = state.dict.get(key)
-            set_committed_value(row, key, values[prop.columns[0].key])
-    if not values:
-        return None
-    table = mapper.local_table
-    for column in table.columns:  # e.g. updated_at, as the ORM's UPDATE would set it
-        if column.onupdate is not None and column.onupdate.is_callable and column.key not in values:
-            values[column.key] = column.onupdate.arg(None)
-            set_committed_value(row, column.key, values[column.key])
-    return table, state.identity[0], values
-
-
-def claim_with_locks(session: Session, row: Any) -> None:
-    """Write ``row``'s changes (a message being processed) as the locked games' are (see :class:`Locks`)."""
-    UnitOfWork.of(session).part(Locks).claimed.append(row)
+class Locks(dict):
+    """Game id -> the game row this unit of work locked: this module's part of the unit (see
+    :meth:`UnitOfWork.part`).  The ORM's flush writes the locked game like any other row: writing its
+    changed columns through Core instead saved nothing measurable (BENCHMARKS.md, "The cost of an order")."""
 
 
 def lock_game(session: Session, game_id: int) -> Game:
@@ -151,7 +104,7 @@ def _seat_lock(also: tuple[ColumnElement[Any], ...], sqlite: bool) -> Select:
 
 
 def _locked(session: Session) -> dict[int, Game]:
-    return UnitOfWork.of(session).part(Locks).games
+    return UnitOfWork.of(session).part(Locks)
 
 
 def seat_of_game(session: Session, game_id: int, seat_id: int) -> Seat:

@@ -30,6 +30,7 @@ from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
 from pbem.services.mailout.kinds import EmailKind
+from pbem.services.play.deadline_hour import SHORTEST_ANCHORED, DeadlineHour, next_occurrence
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
@@ -48,8 +49,14 @@ def return_window(game: Game) -> dt.timedelta:
 
 
 def held_until(game: Game, vacation_end: dt.datetime) -> dt.datetime:
-    """When a deadline that waited for a vacation ending at ``vacation_end`` falls due: a return window later."""
-    return vacation_end + return_window(game)
+    """When a deadline that waited for a vacation ending at ``vacation_end`` falls due: a return window later,
+    at the game's deadline hour if it has one (the first after the window: never less than the window)."""
+    window = return_window(game)
+    at = DeadlineHour.from_policy(game.deadline_policy)
+    earliest = vacation_end + window
+    if at is None or window.total_seconds() < SHORTEST_ANCHORED:
+        return earliest
+    return next_occurrence(earliest, at)
 
 
 def window_words(game: Game) -> str:
@@ -238,7 +245,7 @@ def _holds_deadline(session: Session, game: Game, seat: Seat, now: dt.datetime) 
 
 
 def _bring_deadline_in(game: Game, now: dt.datetime) -> None:
-    game.deadline = min(game.deadline, now + return_window(game))
+    game.deadline = min(game.deadline, held_until(game, now))
     game.reminders_sent = []  # every reminder is about the new deadline
     game.next_reminder = next_reminder(game, now)
 
