@@ -3,8 +3,8 @@
 ``/healthz`` (in the app factory) stays liveness: the process answers.
 ``/readyz`` says whether this process can do useful work now, i.e. reach the
 database; a load balancer takes it out of rotation while it cannot.
-``/metrics`` (whose collectors each read in a unit of their own: a scrape is an
-entry point of its own) tells how busy the server is and how often strangers hit it, which
+``/metrics`` (read in one reading unit at scrape time: a scrape is an entry
+point of its own) tells how busy the server is and how often strangers hit it, which
 is the operator's business only: it answers a client that sends
 ``Authorization: Bearer $PBEM_METRICS_TOKEN``, or, with no token configured, a
 client straight on this machine's loopback (no proxy in between).
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 from sqlalchemy import text
 
 from pbem.services.ops import metrics
@@ -22,7 +22,6 @@ from pbem.services.ops.outage import unreachable
 from pbem.web import common
 
 bp = Blueprint("ops", __name__)
-_REGISTRY = "pbem_metrics_registry"
 
 
 def _metrics_allowed() -> bool:
@@ -39,9 +38,7 @@ def prometheus() -> Response:
         response = Response("metrics: send Authorization: Bearer <PBEM_METRICS_TOKEN>\n", 401, mimetype="text/plain")
         response.headers["WWW-Authenticate"] = 'Bearer realm="pbem metrics"'
         return response
-    registry = current_app.extensions.get(_REGISTRY)
-    if registry is None:
-        registry = current_app.extensions[_REGISTRY] = metrics.registry_for(common.runtime())
+    registry = metrics.registry_for(lambda: metrics.read_scrape(common.uow()))  # read in the request's unit
     return Response(metrics.render(registry), mimetype=None, content_type=metrics.CONTENT_TYPE)
 
 

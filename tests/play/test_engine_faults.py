@@ -93,7 +93,7 @@ def test_odd_orders_cost_their_lines_only_and_the_admin_is_told_once(table, capl
 def test_the_faults_are_counted_by_engine_and_reported(table):
     runtime, _, seat, address = table
     deliver(runtime, mail(address, seat.account.email, "bid x\nbid 4"))
-    scraped = metrics.render(metrics.registry_for(runtime)).decode()
+    scraped = metrics.render(metrics.registry_for(metrics.scrape_in_unit(runtime))).decode()
     assert f'pbem_engine_faults_total{{engine="{NAME}"}} 2.0' in scraped
     assert "pbem_inbound_failed_total 0.0" in scraped
     finding = check_faults(runtime.settings)
@@ -149,5 +149,5 @@ def test_a_message_that_fails_every_attempt_is_answered_and_told(table, monkeypa
     [told] = outbox(runtime, recipient=ADMIN)
     assert f"Inbound message {inbound_id}" in " ".join(told.body_text.split())
     assert game_row(runtime, game_id).state["bids"] == {}
-    scraped = metrics.render(metrics.registry_for(runtime)).decode()
+    scraped = metrics.render(metrics.registry_for(metrics.scrape_in_unit(runtime))).decode()
     assert "pbem_inbound_failed_total 1.0" in scraped and "pbem_engine_faults_total{" not in scraped

@@ -46,7 +46,6 @@ INBOUND_SECRET = "the-tests-inbound-secret"
 ANN = "ann@example.org"
 #: Routes left out of the count, and why: each hands the request to another entry point.
 NOT_COUNTED = {
-    "ops.prometheus": "a scrape runs each Prometheus collector, and each reads in a unit of its own",
     "devmail.reply": "the reply goes in as mail: stored, then processed in the inbound pipeline's own units",
 }
 #: The methods that open a transaction, by the name the count gives them.
@@ -186,7 +185,8 @@ def get_paths(site: Site) -> list[str]:
     """A path of every page a ``GET`` reaches (with the site's real ids and secret links)."""
     v, game, mine = site.values, site.game_id, site.open_id
     return [
-        "/", "/healthz", "/robots.txt", "/static/style.css", "/readyz", "/rules", "/rules/", "/rules/kidsprout",
+        "/", "/healthz", "/robots.txt", "/static/style.css", "/readyz", "/metrics",
+        "/rules", "/rules/", "/rules/kidsprout",
         f"/games/{game}", f"/games/{game}.json", f"/games/{game}/export.json", f"/games/{game}/feed.atom",
         f"/games/{game}/follow", f"/games/{game}/map.png", f"/games/{mine}/invite", "/games/new",
         f"/games/{game}?replay=1", f"/invite/{v['code']}",

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select
 
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
@@ -27,7 +25,6 @@ from pbem.services.ops import strangers
 from pbem.services.ops.outage import unreachable
 from pbem.services.play import engine_faults
 
-T = TypeVar("T")
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -59,27 +56,37 @@ def backlogs(uow: UnitOfWork) -> dict[str, Backlog]:
     return found
 
 
-def database_ready(runtime: Runtime) -> str | None:
-    """None if the database answers, else why not (for ``/readyz``)."""
-    try:
-        with runtime.reading() as uow:
-            uow.session.execute(text("SELECT 1"))
-    except Exception as error:
-        if not unreachable(error):
-            raise
-        return f"database unreachable ({type(error).__name__})"
-    return None
+@dataclass(frozen=True)
+class Scrape:
+    """Everything a scrape reports, read in one reading unit: one snapshot of the database."""
+
+    backlogs: dict[str, Backlog]
+    withheld: int
+    faults: dict[str, int]
+    inbound_failed: int
 
 
-class BacklogCollector(Collector):
-    def __init__(self, runtime: Runtime):
-        self.runtime = runtime
+def read_scrape(uow: UnitOfWork) -> Scrape:
+    session = uow.session
+    failed = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "failed"))
+    return Scrape(
+        backlogs=backlogs(uow),
+        withheld=strangers.withheld(session).total,
+        faults=engine_faults.counts_by_engine(session),
+        inbound_failed=int(failed or 0),
+    )
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+
+class ServerCollector(Collector):
+    """The server's metrics, read at scrape time by ``read`` (one unit: one snapshot of the database)."""
+
+    def __init__(self, read: Callable[[], Scrape]):
+        self.read = read
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         up = GaugeMetricFamily("pbem_database_up", "1 if the database answered this scrape")
         try:
-            with self.runtime.reading() as uow:  # a scrape is an entry point of its own
-                found = backlogs(uow)
+            found = self.read()
         except Exception as error:
             if not unreachable(error):
                 raise
@@ -88,84 +95,60 @@ class BacklogCollector(Collector):
             return
         up.add_metric([], 1)
         yield up
-        count = GaugeMetricFamily("pbem_backlog", "Items waiting: inbound, outbox, due deadlines", labels=["queue"])
-        age = GaugeMetricFamily(
-            "pbem_backlog_oldest_seconds", "Age of the oldest waiting item (0 when none)", labels=["queue"]
-        )
-        for name, backlog in found.items():
-            count.add_metric([name], backlog.count)
-            age.add_metric([name], backlog.oldest_seconds)
-        yield count
-        yield age
-
-
-def scraped(runtime: Runtime, read: Callable[[Session], T]) -> T | None:
-    """``read(session)`` in a reading unit of its own (a scrape is an entry point), or None while the
-    database does not answer (``pbem_database_up`` says so)."""
-    try:
-        with runtime.reading() as uow:
-            return read(uow.session)
-    except Exception as error:
-        if not unreachable(error):
-            raise
-        return None
-
-
-def _faults(session: Session) -> tuple[dict[str, int], int]:
-    failed = session.scalar(select(func.count(InboundMessage.id)).where(InboundMessage.status == "failed"))
-    return engine_faults.counts_by_engine(session), int(failed or 0)
-
-
-class StrangerCollector(Collector):
-    """Messages from strangers left unanswered because their budget was spent (see :mod:`.strangers`)."""
-
-    def __init__(self, runtime: Runtime):
-        self.runtime = runtime
-
-    def collect(self) -> Iterator[CounterMetricFamily]:
-        found = scraped(self.runtime, strangers.withheld)
-        if found is None:
-            return  # pbem_database_up says so
+        yield from _backlog_families(found.backlogs)
         withheld = CounterMetricFamily(
             "pbem_stranger_answers_withheld", "Messages from non-players left unanswered: their budget was spent"
         )
-        withheld.add_metric([], found.total)
+        withheld.add_metric([], found.withheld)
         yield withheld
+        yield from _fault_families(found.faults, found.inbound_failed)
 
 
-class FaultCollector(Collector):
+def _backlog_families(found: dict[str, Backlog]) -> Iterator[GaugeMetricFamily]:
+    count = GaugeMetricFamily("pbem_backlog", "Items waiting: inbound, outbox, due deadlines", labels=["queue"])
+    age = GaugeMetricFamily(
+        "pbem_backlog_oldest_seconds", "Age of the oldest waiting item (0 when none)", labels=["queue"]
+    )
+    for name, backlog in found.items():
+        count.add_metric([name], backlog.count)
+        age.add_metric([name], backlog.oldest_seconds)
+    yield count
+    yield age
+
+
+def _fault_families(counts: dict[str, int], failed: int) -> Iterator[CounterMetricFamily]:
     """Lines a game's engine failed on, by engine, and messages that failed every attempt
     (see :mod:`pbem.services.play.engine_faults`): each was answered or told to the admin."""
-
-    def __init__(self, runtime: Runtime):
-        self.runtime = runtime
-
-    def collect(self) -> Iterator[CounterMetricFamily]:
-        found = scraped(self.runtime, _faults)
-        if found is None:
-            return  # pbem_database_up says so
-        counts, failed = found
-        faults = CounterMetricFamily(
-            "pbem_engine_faults",
-            "Orders a game's engine failed on (the line answered in words, the rest of the message applied)",
-            labels=["engine"],
-        )
-        for engine, count in sorted(counts.items()):
-            faults.add_metric([engine], count)
-        yield faults
-        inbound = CounterMetricFamily(
-            "pbem_inbound_failed", "Inbound messages that failed every attempt (the admin told, the sender answered)"
-        )
-        inbound.add_metric([], failed)
-        yield inbound
+    faults = CounterMetricFamily(
+        "pbem_engine_faults",
+        "Orders a game's engine failed on (the line answered in words, the rest of the message applied)",
+        labels=["engine"],
+    )
+    for engine, count in sorted(counts.items()):
+        faults.add_metric([engine], count)
+    yield faults
+    inbound = CounterMetricFamily(
+        "pbem_inbound_failed", "Inbound messages that failed every attempt (the admin told, the sender answered)"
+    )
+    inbound.add_metric([], failed)
+    yield inbound
 
 
-def registry_for(runtime: Runtime) -> CollectorRegistry:
+def registry_for(read: Callable[[], Scrape]) -> CollectorRegistry:
+    """A registry whose scrape is ``read()``: the caller's unit (a web request's), or see :func:`scrape_in_unit`."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(BacklogCollector(runtime))
-    registry.register(StrangerCollector(runtime))
-    registry.register(FaultCollector(runtime))
+    registry.register(ServerCollector(read))
     return registry
+
+
+def scrape_in_unit(runtime: Runtime) -> Callable[[], Scrape]:
+    """A scrape read in a reading unit of its own (an entry point outside the web's requests)."""
+
+    def read() -> Scrape:
+        with runtime.reading() as uow:
+            return read_scrape(uow)
+
+    return read
 
 
 def render(registry: CollectorRegistry) -> bytes:
