@@ -91,6 +91,7 @@ def test_two_newcomers_sign_up_and_play_by_an_invite_link(live, browser):  # noq
     link = maker.input_value("[data-invite-link]")
     maker_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
     maker.click("button:has-text('Copy the link')")
+    maker.wait_for_selector("[data-copy-said]:has-text('Copied')")  # the clipboard answers asynchronously
     assert "Copied" in maker.inner_text("[data-copy-said]")
     assert maker.evaluate("navigator.clipboard.readText()") == link
     assert re.fullmatch(rf"{re.escape(live.url)}/invite/[\w-]+", link)
