@@ -277,12 +277,9 @@ class UnitOfWork:
 
     def commit(self) -> None:
         """Run the parts' last work, commit the transaction, then send what it queued for the worker."""
-        done: set[type] = set()
-        while pending := [kind for kind in self.parts if kind not in done]:  # a part's work may make another
-            for kind in pending:
-                done.add(kind)
-                if hasattr(self.parts[kind], "before_commit"):
-                    self.parts[kind].before_commit(self)
+        for part in list(self.parts.values()):
+            if hasattr(part, "before_commit"):
+                part.before_commit(self)
         if self.rows:
             self.rows.write()
         self.session.commit()

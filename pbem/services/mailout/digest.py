@@ -149,7 +149,7 @@ def _now(runtime: Runtime, game: Game | None, seat: Seat | None) -> dict[str, An
 
 def _due(game: Game, seat: Seat) -> str:
     """The seat's deadline, if it must act: the digest is the reader's warning of it (no reminder
-    goes alone for a deadline the digest told, see :func:`pbem.services.mailout.preferences.digest_reminder`)."""
+    goes alone for a deadline the digest told, see :func:`pbem.services.mailout.preferences.delivery_status`)."""
     if game.deadline is None or not preferences.must_act(game, seat):
         return ""
     return f"Your move is due by {notify.deadline_words(game, seat)}."

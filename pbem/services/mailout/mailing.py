@@ -42,14 +42,13 @@ class Mailing:
 
     def before_commit(self, uow: UnitOfWork) -> None:
         """Send alone, in the order they came, the blocks no email of the transaction took."""
-        while self.folds:  # a block's own email may fold another block (none does today): until none is left
-            left = [(seat_id, fold) for seat_id, blocks in self.folds.items() for fold in blocks]
-            self.folds = {}
-            unsent = sorted({fold.block for _, fold in left if fold.sender is None})
-            if unsent:
-                raise LookupError(f"no sender for a {', '.join(unsent)} block left over in this transaction")
-            for seat_id, fold in left:
-                fold.sender(uow, self.seats[seat_id], fold)
+        left = [(seat_id, fold) for seat_id, blocks in self.folds.items() for fold in blocks]
+        self.folds = {}
+        unsent = sorted({fold.block for _, fold in left if fold.sender is None})
+        if unsent:
+            raise LookupError(f"no sender for a {', '.join(unsent)} block left over in this transaction")
+        for seat_id, fold in left:
+            fold.sender(uow, self.seats[seat_id], fold)
 
 
 def add(session: Session, seat: Seat, fold: Fold) -> None:

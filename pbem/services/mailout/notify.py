@@ -22,6 +22,7 @@ from pbem.services.mailout import absence, drafts, folds, outbox, preferences, t
 from pbem.services.mailout.drafts import Draft
 from pbem.services.mailout.folds import Fold
 from pbem.services.mailout.kinds import EmailKind
+from pbem.services.people.players import normalise_email
 from pbem.tokens import reply_address
 from pbem.zoned import in_words, known
 
@@ -177,11 +178,11 @@ def _status(
     """The row's status and kind: the caller's, else the player's preference's; ``quiet`` news waits for the
     seat's next email; a backed-off player's budget may hold it or send the weekly email instead (whose
     note then joins ``context``)."""
-    status = folds.DEFERRED if deferred is not None else status or preferences.delivery_status(game, seat, kind)
+    status = (
+        folds.DEFERRED if deferred is not None else status or preferences.delivery_status(session, game, seat, kind)
+    )
     if quiet and status == OutboxStatus.PENDING:
         status = preferences.WAITING
-    if kind == EmailKind.REMINDER and game is not None and seat is not None and seat.account is not None:
-        status = preferences.digest_reminder(session, game, seat, status)
     if game is not None and seat is not None and seat.account is not None:
         status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
         if status == OutboxStatus.PENDING:
@@ -249,7 +250,7 @@ def _reader_zone(session: Session, account: Account | None, recipient: str) -> s
     """The zone the reader chose, if any: their seat's account's, else (an answer to a command, a sign-in
     link) the account of the address written to."""
     if account is None:
-        account = session.scalars(select(Account).where(Account.email == recipient.lower())).first()
+        account = session.scalars(select(Account).where(Account.email == normalise_email(recipient))).first()
     return known(account.tz) if account is not None else None
 
 

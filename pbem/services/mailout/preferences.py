@@ -17,7 +17,7 @@ pause, resumption or extension always go, so nobody stalls a game unseen.
 late notices — (status ``held``) for the daily digest
 (:mod:`pbem.services.mailout.digest`), which lists each game's deadline for the seat;
 the others go at once but reminders: one goes alone only for a deadline that falls
-before the next digest and that no digest has yet told (:func:`digest_reminder`).  ``none`` sends
+before the next digest and that no digest has yet told (:func:`_digest_reminder`).  ``none`` sends
 nothing of the game but answers to the player's own messages: they play on
 their page and ``/me``.
 
@@ -131,7 +131,7 @@ def news_waits(game: Game, seat: Seat) -> bool:
     )
 
 
-def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
+def delivery_status(session: Session, game: Game | None, seat: Seat | None, kind: str) -> str:
     """The outbox status an email of ``kind`` to ``seat`` starts with: pending, held, waiting or suppressed."""
     if game is None or seat is None or seat.account is None:
         return OutboxStatus.PENDING
@@ -144,13 +144,15 @@ def delivery_status(game: Game | None, seat: Seat | None, kind: str) -> str:
         return OutboxStatus.PENDING if kind in ANSWER_KINDS else OutboxStatus.SUPPRESSED
     if pref == "digest" and kind in DIGEST_KINDS:
         return OutboxStatus.HELD
+    if pref == "digest" and kind == EmailKind.REMINDER:
+        return _digest_reminder(session, game, seat)
     if pref == "my_turn" and kind in NEWS_KINDS and not must_act(game, seat):
         return WAITING
     return OutboxStatus.PENDING
 
 
-def digest_reminder(session: Session, game: Game, seat: Seat, status: str) -> str:
-    """The status of a reminder to a digest reader whose preference let it go (``status``).
+def _digest_reminder(session: Session, game: Game, seat: Seat) -> str:
+    """The status of a reminder to a digest reader.
 
     The digest is their one email a day, and it lists the seat's deadline: a reminder of a
     turn a digest has already told them of is not sent (``suppressed``), nor one whose
@@ -158,8 +160,6 @@ def digest_reminder(session: Session, game: Game, seat: Seat, status: str) -> st
     that falls before the next digest, of a turn no digest has told (its news still held),
     gets its reminder alone: otherwise nothing would warn them in time.
     """
-    if status != OutboxStatus.PENDING or effective(game, seat) != "digest":
-        return status
     told = not session.scalar(
         select(exists().where(OutboxMessage.seat_id == seat.id, OutboxMessage.status == OutboxStatus.HELD))
     )
@@ -167,7 +167,7 @@ def digest_reminder(session: Session, game: Game, seat: Seat, status: str) -> st
         return OutboxStatus.SUPPRESSED
     if game.deadline is not None and next_digest(utcnow()) < game.deadline:
         return OutboxStatus.HELD
-    return status
+    return OutboxStatus.PENDING
 
 
 def _mac(secret_key: str, account_id: int) -> str:
