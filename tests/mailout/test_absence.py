@@ -12,7 +12,7 @@ from sqlalchemy import update
 from engines import get_engine
 from pbem.clock import utcnow
 from pbem.models import Game, OutboxMessage, Seat
-from pbem.services.mailout import absence
+from pbem.services.mailout import absence, digest
 from pbem.services.play import deadlines, games, vacations
 from tests.play.helpers import force_due, leave_only, outbox, play_first_legal, start_with, to_act
 from tests.play.test_bot_seats import Nudges
@@ -57,38 +57,74 @@ def remind_now(runtime, game_id: int) -> None:
     runtime.in_unit(deadlines.send_due_reminders, game_id)
 
 
-def test_a_backed_off_seat_gets_one_email_a_day_with_the_news_since(runtime):
+def test_a_player_absent_from_three_games_gets_one_digest_a_day_in_all(runtime):
+    """The daily budget is the player's, not each game's: backed off in three games, Suns's turn emails
+    and late notices of all three are held for one daily digest, each game's part saying who plays the
+    seat and how to come back; the others at the table are mailed as before."""
     assert runtime.settings.absent_after == 2
-    game_id = start_with(runtime, deadline_seconds=2 * 86400)
-    suns = seat_ids(runtime, game_id)["Suns"]
-    miss(runtime, game_id, "Suns")
-    miss(runtime, game_id, "Suns")  # the second in a row: backed off
-    held_back = mails_to(runtime, suns, "waiting")
-    assert held_back, "the day's first email went; this deadline's waits for the next"
-    assert not [m for m in mails_to(runtime, suns) if m.kind == "late" and m.status in GOES]
-    gone_today = [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED]
-    miss(runtime, game_id, "Suns")  # the same day: nothing more goes
-    assert [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED] == gone_today
-    days_pass(runtime, 1)
-    miss(runtime, game_id, "Suns")  # missed 4 = 2N: the weekly level, and an email went within the week
-    assert [m.id for m in mails_to(runtime, suns, *GOES) if m.kind in absence.BUDGETED] == gone_today
+    tables = [start_with(runtime, deadline_seconds=2 * 86400) for _ in range(3)]
+    suns = {game_id: seat_ids(runtime, game_id)["Suns"] for game_id in tables}
+    miss(runtime, tables[0], "Suns")
+    miss(runtime, tables[0], "Suns")  # the second in a row: backed off, and absent from their games
+    for game_id in tables[1:]:
+        miss(runtime, game_id, "Suns")  # absent already: one missed deadline here is enough
+    assert all(absence.backed_off(runtime.settings, game_row(runtime, g), _seat(runtime, g, "Suns")) for g in tables)
+    since_back_off = [m for g in tables for m in mails_to(runtime, suns[g]) if m.kind in absence.BUDGETED]
+    held = [m for m in since_back_off if m.status == "held"]
+    assert {m.game_id for m in held} == set(tables), "each game's news is held for the digest"
+    assert all(m.status != "pending" for m in since_back_off if m.created_at >= held[0].created_at)
+    assert runtime.in_unit(digest.send_digests) == 1
+    [daily] = outbox(runtime, kind="digest")
+    assert daily.recipient == held[0].recipient and daily.status in GOES
+    text = " ".join(daily.body_text.split())
+    assert text.count("Your seat is being played for you") == 3
+    assert "this game's news in one daily digest with your other games'" in text and "to come back" in text
+    for game_id in tables:
+        assert "You missed the deadline; the game's defaults were applied for Suns." in text
+        others = [m for m in outbox(runtime, game_id=game_id, kind="turn") if m.seat_id != suns[game_id]]
+        assert others and all(m.status in GOES for m in others), "the others at the table are mailed as before"
+    assert runtime.in_unit(digest.send_digests) == 0, "one digest: nothing more is held"
+
+
+def test_a_player_long_absent_gets_one_digest_a_week_with_the_news_since(runtime):
+    """From 2N missed deadlines in every game of their digest, the player's digest goes weekly; a game at
+    the daily level (one that seated them since) makes it daily again."""
+    tables = [start_with(runtime, deadline_seconds=2 * 86400) for _ in range(2)]
+    for game_id in tables:
+        set_missed(runtime, game_id, "Suns", 3)
+        miss(runtime, game_id, "Suns")  # missed 4 = 2N: the weekly level
+    assert runtime.in_unit(digest.send_digests) == 1, "the first goes: no digest went this week"
+    [weekly] = outbox(runtime, kind="digest")
+    text = " ".join(weekly.body_text.split())
+    assert weekly.subject.startswith("[pbem] weekly digest") and "Your weekly digest" in text
+    assert text.count("one email a week about this game") == 2 and "to come back" in text
+    for game_id in tables:
+        miss(runtime, game_id, "Suns")
+    assert runtime.in_unit(digest.send_digests) == 0, "within the week the news waits"
+    assert runtime.in_unit(digest.overdue_recipients) == [], "nor is it overdue"
+    held = {m.id for g in tables for m in outbox(runtime, game_id=g) if m.status == "held"}
+    assert held
     days_pass(runtime, 7)
-    miss(runtime, game_id, "Suns")  # a week since: the weekly email goes
-    [weekly] = [m for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT]
-    assert "Your seat is being played for you" in weekly.body_text
-    assert "one email a week" in weekly.body_text and "to come back" in weekly.body_text
-    since = weekly.body_text.split("What happened since your last email:")[1]
-    assert since.count("You missed the deadline; the game's defaults were applied for Suns.") >= 2
-    waited = {m.id for m in held_back}
-    assert {m.status for m in mails_to(runtime, suns) if m.id in waited} == {"folded"}, "shown in the weekly email"
-    other = seat_ids(runtime, game_id)["Moons"]
-    assert all(m.status in GOES for m in mails_to(runtime, other) if m.kind == "turn"), "others are not backed off"
-    days_pass(runtime, 3)
-    miss(runtime, game_id, "Suns")
-    assert [m.kind for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT] == [absence.ABSENT]
-    days_pass(runtime, 5)  # a week since the weekly email
-    miss(runtime, game_id, "Suns")
-    assert len([m for m in mails_to(runtime, suns, *GOES) if m.kind == absence.ABSENT]) == 2
+    assert runtime.in_unit(digest.send_digests) == 1, "a week since: the next weekly digest"
+    [_, second] = outbox(runtime, kind="digest")
+    assert " ".join(second.body_text.split()).count("You missed the deadline; the game's defaults were applied") >= 2
+    assert {m.status for g in tables for m in outbox(runtime, game_id=g) if m.id in held} == {"digested"}
+    others = [
+        m for g in tables for m in outbox(runtime, game_id=g, kind="turn") if m.seat_id != _seat(runtime, g, "Suns").id
+    ]
+    assert others and all(m.status in GOES for m in others), "the others at the table are mailed as before"
+
+    fresh = start_with(runtime, deadline_seconds=2 * 86400)  # seated while absent: the daily level
+    assert (
+        absence.level(runtime.settings, game_row(runtime, fresh), _seat(runtime, fresh, "Suns")) is absence.Level.DAILY
+    )
+    miss(runtime, fresh, "Suns")  # its news is held too
+    assert runtime.in_unit(digest.send_digests) == 1, "a game at the daily level makes the digest daily"
+    assert outbox(runtime, kind="digest")[-1].subject.startswith("[pbem] daily digest")
+
+
+def _seat(runtime, game_id: int, name: str) -> Seat:
+    return next(seat for seat in game_row(runtime, game_id).seats if seat.seat == name)
 
 
 def test_a_backed_off_seat_gets_no_reminder_until_it_comes_back(runtime):
@@ -212,6 +248,11 @@ def test_a_player_absent_from_their_games_is_backed_off_in_a_new_one_until_they_
     remind_now(runtime, played)
     [asked] = [m for m in mails_to(runtime, seat_ids(runtime, played)["Suns"]) if m.kind == "reminder"]
     assert asked.status == "pending", "a game that seated them before they went quiet mails them as before"
+    miss(runtime, played, "Suns")  # until they miss a deadline there too
+    assert (
+        absence.level(runtime.settings, game_row(runtime, played), _seat(runtime, played, "Suns"))
+        is absence.Level.DAILY
+    )
 
     play_first_legal(runtime, played, "Suns")  # back: orders in any game
     with runtime.db.read() as session:

@@ -6,21 +6,22 @@ at each deadline (the bot or the game's defaults, :func:`pbem.seating.at_deadlin
 so nothing there asks the player to act, and the mail of that game thins out:
 
 * no reminders (they ask the player to act before a deadline that will be played for them);
-* the turn emails, announcements and late notices go out at most once a day (UTC) per game,
-  the first of the day carrying at its top whatever waited since ("what happened since
-  your last email"), the rest waiting for it (status ``waiting``, nothing lost);
-* from 2N missed deadlines, once a week: an email of kind ``absent``, "your seat is being
-  played for you; reply to come back", again with all the news since the last one.
+* the turn emails, announcements and late notices are held for the digest
+  (:mod:`pbem.services.mailout.digest`): one email a day *in all* for every game in which
+  the player is backed off, each game's part saying who plays the seat and how to come back
+  (the budget is the player's, not each game's: a player absent from five games is not
+  mailed five times a day);
+* from 2N missed deadlines, once a week: when every game of the player's digest is at this
+  level, the digest goes weekly ("your seat is being played for you; reply to come back").
 
-A player absent as a whole is not mailed afresh by each new game: once one of their
-seats is backed off, a game that seats them afterwards starts backed off for them
-too (``Account.absent_since``), until their next orders in any game.
+A player absent as a whole is not mailed afresh by each game: once one of their seats is
+backed off (``Account.absent_since``), a game that seats them afterwards starts backed off,
+and a game they were already in backs off at the first deadline they miss there, until
+their next orders in any game.
 
-Across a player's games each backed-off seat has its own budget; the game-over email,
-welcomes and answers to the player's own messages are never held back, and a digest
-reader's non-urgent mail goes into the digest as before (the digest is their budget).
-The player comes back by acting: their orders reset the seat's count of missed
-deadlines, and every email comes again.
+The game-over email, welcomes and answers to the player's own messages are never held back.
+The player comes back by acting: their orders reset the seat's count of missed deadlines,
+and every email comes again.
 """
 
 from __future__ import annotations
@@ -28,24 +29,16 @@ from __future__ import annotations
 import datetime as dt
 from enum import IntEnum
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-
-from pbem.clock import utcnow
 from pbem.config import Settings
-from pbem.models import Game, OutboxMessage, Seat
+from pbem.models import Game, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, at_deadline, late_n, who_plays
-from pbem.services.mailout import kinds, mailing
+from pbem.services.mailout import kinds
 from pbem.services.mailout.kinds import EmailKind
 
-#: The weekly email to a player whose seat has long been played for them.
-ABSENT = kinds.EmailKind.ABSENT.value
 #: What a backed-off seat gets within its budget only.
 BUDGETED = kinds.where(budgeted=True)
-#: Emails that went (or go) to the player: what the budget counts.
-_MAILED = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.SENT, OutboxStatus.FAILED)
-#: A week's budget, less a margin, so a deadline that falls weekly a few minutes earlier still mails.
+#: A week's budget, less a margin, so a digest that went at the digest hour a week ago goes again.
 WEEK = dt.timedelta(days=7) - dt.timedelta(hours=4)
 
 
@@ -66,14 +59,17 @@ def level(settings: Settings, game: Game, seat: Seat) -> Level:
     missed = seat.missed_deadlines or 0
     if missed >= n:
         return Level.WEEKLY if missed >= 2 * n else Level.DAILY
-    return Level.DAILY if absent_when_seated(game, seat) else Level.PLAYING
+    return Level.DAILY if absent_here_too(game, seat) else Level.PLAYING
 
 
-def absent_when_seated(game: Game, seat: Seat) -> bool:
-    """Whether the game seated its player while they were absent from their games (and they have not
-    acted since)."""
+def absent_here_too(game: Game, seat: Seat) -> bool:
+    """Whether a player absent from their games (who has not acted since) is absent from this one too:
+    it seated them afterwards, or they have missed a deadline here since.  A game in which they have
+    missed nothing keeps mailing them as before: they may be a slow player there, not a gone one."""
     since = seat.account.absent_since if seat.account is not None else None
-    return since is not None and game.created_at is not None and game.created_at >= since
+    if since is None:
+        return False
+    return (seat.missed_deadlines or 0) > 0 or (game.created_at is not None and game.created_at >= since)
 
 
 def record_missed(settings: Settings, seat: Seat, now: dt.datetime) -> None:
@@ -102,46 +98,22 @@ def played_for(game: Game, seat: Seat) -> AtDeadline:
     return at_deadline(game.house_rules, seat, grace_used=late_n(game.house_rules))
 
 
-def budget_start(lvl: Level, now: dt.datetime) -> dt.datetime:
-    """Since when an email counts against the budget: today's (UTC) midnight, or a week back."""
-    if lvl is Level.WEEKLY:
-        return now - WEEK
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def spent(session: Session, seat: Seat, lvl: Level, recipient: str) -> bool:
-    """Whether the seat's budget for its level is used up: an email of this game went to the player
-    within it (this unit's too, not yet written)."""
-    if seat.id in mailing.of(session).mailed_absent:
-        return True
-    query = select(func.count(OutboxMessage.id)).where(
-        OutboxMessage.seat_id == seat.id,
-        OutboxMessage.recipient == recipient,
-        OutboxMessage.kind.in_(BUDGETED),
-        OutboxMessage.status.in_(_MAILED),
-        OutboxMessage.created_at >= budget_start(lvl, utcnow()),
-    )
-    with session.no_autoflush:
-        return bool(session.scalar(query))
-
-
-def delivery(
-    session: Session, settings: Settings, game: Game, seat: Seat, kind: str, status: str, recipient: str
-) -> tuple[str, str]:
-    """``(status, kind)`` of an email of ``kind`` to ``seat``, within its budget: unchanged for a seat
-    its player plays; for a backed-off one, a reminder is suppressed, an email over the budget waits
-    for the next one, and at the weekly level the one that goes is the weekly ``absent`` email."""
+def delivery(settings: Settings, game: Game, seat: Seat, kind: str, status: str) -> str:
+    """The status of an email of ``kind`` to ``seat``, within the player's budget: unchanged for a seat its
+    player plays; for a backed-off one, a reminder is suppressed and the rest is held for the player's one
+    digest of every game (daily, or weekly once every game in it is at the weekly level)."""
     if status != OutboxStatus.PENDING or kind not in BUDGETED:
-        return status, kind
+        return status
     lvl = level(settings, game, seat)
     if lvl is Level.PLAYING:
-        return status, kind
-    if kind == EmailKind.REMINDER:
-        return OutboxStatus.SUPPRESSED, kind
-    if spent(session, seat, lvl, recipient):
-        return OutboxStatus.WAITING, kind
-    mailing.of(session).mailed_absent.add(seat.id)
-    return status, (ABSENT if lvl is Level.WEEKLY and kind != EmailKind.LATE else kind)
+        return status
+    return OutboxStatus.SUPPRESSED if kind == EmailKind.REMINDER else OutboxStatus.HELD
+
+
+def weekly_only(settings: Settings, seats: list[tuple[Game, Seat]]) -> bool:
+    """Whether a digest of these seats' news goes only weekly: every seat's player has long been absent
+    (a digest reader's own held mail, or a seat at the daily level, keeps it daily)."""
+    return bool(seats) and all(level(settings, game, seat) is Level.WEEKLY for game, seat in seats)
 
 
 def note(settings: Settings, game: Game, seat: Seat) -> str:
@@ -152,7 +124,11 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
         return ""
     missed = seat.missed_deadlines
     who = AT_DEADLINE_WORDS[played_for(game, seat)]
-    often = "one email a week" if lvl is Level.WEEKLY else "at most one email a day"
+    often = (
+        "one email a week about this game"
+        if lvl is Level.WEEKLY
+        else "this game's news in one daily digest with your other games'"
+    )
     why = (
         f"you have missed {missed} deadlines in a row"
         if missed >= settings.absent_after
@@ -160,7 +136,7 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
     )
     return (
         f"Your seat is being played for you: {why}, and at each "
-        f"deadline {who}. So as not to fill your inbox you now get {often} about this game, with the news "
+        f"deadline {who}. So as not to fill your inbox you now get {often}, with the news "
         "since the last one. Reply with your orders (or play on your page) to come back: then every email "
         "comes again."
     )

@@ -1,8 +1,11 @@
 """The daily digest: one email per account gathering the news emails held for it.
 
 Accounts whose preference is ``digest`` get their turn and news emails written
-to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`).  Once a day
-(the beat's ``send_digests``) each recipient with held rows gets one digest:
+to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`), and so do
+players backed off for missed deadlines (:mod:`pbem.services.mailout.absence`): the
+digest is one budget for all of a player's games.  Once a day
+(the beat's ``send_digests``) each recipient with held rows gets one digest (once a
+week, when every game in it plays for a player long absent):
 per game, the seat's deadline if it must act, every public event since the first held email, every held press
 in full, what each held late notice told, and the latest held email (its private view, links and reply address
 are that recipient's own), so nothing a held email said is lost.  The
@@ -16,7 +19,7 @@ import datetime as dt
 from collections import Counter, defaultdict
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
@@ -42,15 +45,8 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     """Queue one digest for ``recipient`` from its held rows; returns how many rows it gathered."""
     settings = uow.settings
     session = uow.session
-    rows = list(
-        session.scalars(
-            select(OutboxMessage)
-            .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.recipient == recipient)
-            .order_by(OutboxMessage.id)
-            .with_for_update()
-        )
-    )
-    if not rows:
+    rows = _held(session, recipient, lock=True)
+    if not rows or not _digest_due(uow, recipient, rows):
         return 0
     by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
     for row in rows:
@@ -61,7 +57,8 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
     pref_url = preferences.preferences_url(uow.runtime, account) if account else settings.base_url
     pref = (account.notify if account else None) or "digest"
-    headline = f"Your daily digest: {len(rows)} update(s) in {len(sections)} game(s)."
+    often = "weekly" if _weekly(uow, rows) else "daily"
+    headline = f"Your {often} digest: {len(rows)} update(s) in {len(sections)} game(s)."
     row = notify.queue(
         uow.runtime,
         session,
@@ -69,7 +66,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
         seat=None,
         recipient=recipient,
         template="async_digest",
-        subject=f"[pbem] daily digest: {len(rows)} update(s)",
+        subject=f"[pbem] {often} digest: {len(rows)} update(s)",
         kind=EmailKind.DIGEST,
         headline=headline,
         sections=sections,
@@ -81,6 +78,29 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     if account is not None:  # one click moves the account from the digest to my_turn
         row.headers = {**row.headers, **unsubscribe.account_headers(uow.runtime, account)}
     return len(rows)
+
+
+def _weekly(uow: UnitOfWork, rows: list[OutboxMessage]) -> bool:
+    """Whether these held rows make a weekly digest: every one is of a seat whose player has long been absent."""
+    session = uow.session
+    seats = [session.get(Seat, row.seat_id) if row.seat_id is not None else None for row in rows]
+    if any(seat is None for seat in seats):
+        return False
+    return absence.weekly_only(uow.settings, [(seat.game, seat) for seat in seats if seat is not None])
+
+
+def _digest_due(uow: UnitOfWork, recipient: str, rows: list[OutboxMessage]) -> bool:
+    """A digest is due daily; a weekly one only a week after the recipient's last digest."""
+    if not _weekly(uow, rows):
+        return True
+    last = uow.session.scalar(
+        select(func.max(OutboxMessage.created_at)).where(
+            OutboxMessage.recipient == recipient,
+            OutboxMessage.kind == EmailKind.DIGEST,
+            OutboxMessage.status != OutboxStatus.SUPPRESSED,
+        )
+    )
+    return last is None or last <= utcnow() - absence.WEEK
 
 
 def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
@@ -184,13 +204,25 @@ OVERDUE = dt.timedelta(hours=25)
 
 
 def overdue_recipients(uow: UnitOfWork) -> list[str]:
-    """Recipients whose oldest held email has waited past a day (the daily run was missed)."""
+    """Recipients whose oldest held email has waited past a day (the daily run was missed) and whose
+    digest is due (a weekly one waits for its week)."""
     cutoff = utcnow() - OVERDUE
     session = uow.session
-    return sorted(
+    waited = sorted(
         session.scalars(
             select(OutboxMessage.recipient)
             .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.created_at < cutoff)
             .distinct()
         )
     )
+    return [recipient for recipient in waited if _digest_due(uow, recipient, _held(session, recipient))]
+
+
+def _held(session, recipient: str, *, lock: bool = False) -> list[OutboxMessage]:
+    """The recipient's held rows, oldest first (locked for the digest that takes them)."""
+    query = (
+        select(OutboxMessage)
+        .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.recipient == recipient)
+        .order_by(OutboxMessage.id)
+    )
+    return list(session.scalars(query.with_for_update() if lock else query))

@@ -34,7 +34,6 @@ class EmailKind(StrEnum):
     TAKEOVER = "takeover"
     MOVED = "moved"
     REMATCH = "rematch"
-    ABSENT = "absent"
     PRESS = "press"
     LATE = "late"
     RECEIPT = "receipt"
@@ -106,7 +105,6 @@ KINDS: dict[EmailKind, Kind] = {
         Kind(_K.TAKEOVER, TURN_TEMPLATE, own_template=True),
         Kind(_K.MOVED, TURN_TEMPLATE, own_template=True),
         Kind(_K.REMATCH, TURN_TEMPLATE),
-        Kind(_K.ABSENT, None, digest=True, folds_into=True, budgeted=True),
         Kind(_K.PRESS, "async_press", digest=True),
         Kind(_K.LATE, "async_late", digest=True, budgeted=True),
         Kind(_K.RECEIPT, "receipt", answer=True),

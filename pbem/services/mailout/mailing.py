@@ -3,8 +3,7 @@
 What the emails of one transaction share until it commits: the blocks waiting
 for each seat's next email (:mod:`pbem.services.mailout.folds`), each seat's
 thread as the transaction's emails extend it (:mod:`pbem.services.mailout.threads`),
-the seats' waiting rows once read, and the backed-off seats already mailed
-(:mod:`pbem.services.mailout.absence`).  A block no email of the transaction took
+and the seats' waiting rows once read.  A block no email of the transaction took
 goes as an email of its own just before the commit (:meth:`Mailing.before_commit`),
 by the sender the block carries: the service that made it says once how it goes
 alone, and no entry point has to remember to send what is left.
@@ -37,8 +36,6 @@ class Mailing:
     waiting_made: list[Any] = field(default_factory=list)
     #: Seat id -> the References its next email of this transaction carries.
     chains: dict[int, list[str]] = field(default_factory=dict)
-    #: Seats whose player is backed off that this transaction emailed.
-    mailed_absent: set[int] = field(default_factory=set)
 
     def before_commit(self, uow: UnitOfWork) -> None:
         """Send alone, in the order they came, the blocks no email of the transaction took."""

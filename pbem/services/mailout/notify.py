@@ -125,7 +125,7 @@ def queue(
     if game is not None:
         context.update(links(runtime, game, seat))
     threaded = seat is not None and game is not None
-    status, kind = _status(runtime.settings, session, game, seat, recipient, kind, status, deferred, quiet, context)
+    status = _status(runtime.settings, session, game, seat, kind, status, deferred, quiet)
     blocks, since = _blocks(session, seat, recipient, status, kind, blocks, threaded)
     if since:
         context["earlier"] = since
@@ -168,26 +168,21 @@ def _status(
     session: Session,
     game: Game | None,
     seat: Seat | None,
-    recipient: str,
     kind: EmailKind,
     status: str | None,
     deferred: Fold | None,
     quiet: bool,
-    context: dict[str, Any],
-) -> tuple[str, str]:
-    """The row's status and kind: the caller's, else the player's preference's; ``quiet`` news waits for the
-    seat's next email; a backed-off player's budget may hold it or send the weekly email instead (whose
-    note then joins ``context``)."""
+) -> str:
+    """The row's status: the caller's, else the player's preference's; ``quiet`` news waits for the seat's
+    next email; a backed-off player's budget holds it for their digest (or suppresses a reminder)."""
     status = (
         folds.DEFERRED if deferred is not None else status or preferences.delivery_status(session, game, seat, kind)
     )
     if quiet and status == OutboxStatus.PENDING:
         status = preferences.WAITING
     if game is not None and seat is not None and seat.account is not None:
-        status, kind = absence.delivery(session, settings, game, seat, kind, status, recipient)
-        if status == OutboxStatus.PENDING:
-            context["absent_note"] = absence.note(settings, game, seat)
-    return status, kind
+        status = absence.delivery(settings, game, seat, kind, status)
+    return status
 
 
 def _blocks(
