@@ -47,7 +47,6 @@ from pbem.config import MailLimits
 from pbem.db import dispose_all
 from pbem.inbound import pipeline
 from pbem.inbound import runner as inbound
-from pbem.runtime import QueuedRows
 from pbem.services.mailout import drafts, folds, journal, notify, outbox, preferences, relay
 from pbem.services.play import forgiving, orders, seat_commands, seat_message
 from tests.support.services import postgres_schema
@@ -150,7 +149,6 @@ def wrap_order_path(parts: Parts) -> None:
     parts.wrap(TEMPLATES, preferences, "with_footer")
     parts.wrap(QUEUE, notify, "queue")
     parts.wrap("flush and commit", Session, "commit")
-    parts.wrap("flush and commit", QueuedRows, "write")  # the unit's rows, one statement per table
 
 
 def wrap_mail_path(parts: Parts) -> None:

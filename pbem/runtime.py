@@ -10,7 +10,6 @@ harmless because the sweep finds the work in the database.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,11 +17,9 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, TextClause, Update, bindparam, event, insert, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.orm import ORMExecuteState, Session
-from sqlalchemy.sql.util import find_tables
+from sqlalchemy.orm import Session
 
 from pbem.config import ConfigError, Settings, load_settings
 from pbem.db import Database, normalise_url
@@ -133,88 +130,19 @@ _UNIT = "pbem_unit"
 P = TypeVar("P")
 
 
-class QueuedRows:
-    """Rows of the hot path written beneath the ORM: each table's inserts in one statement, each
-    table-and-columns' updates in one (log entries, outbox rows, each seat's newest email), rather
-    than one ORM flush each.  Written before any statement of the session reads or writes their
-    tables (as the ORM's autoflush does for its objects) and at the latest at the commit."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        #: Rows to insert, by table: each a callable giving its values (read when written, so a row
-        #: may still change after it is queued) and one taking its new id.
-        self.inserts: dict[Table, list[tuple[Callable[[], dict[str, Any]], Callable[[int], None] | None]]] = {}
-        #: ``(table, columns)`` -> row id -> values: updates written with the inserts.
-        self.updates: dict[tuple[Table, tuple[str, ...]], dict[int, dict[str, Any]]] = {}
-        self.listening = False
-
-    def insert(
-        self, table: Table, values: Callable[[], dict[str, Any]], returned: Callable[[int], None] | None
-    ) -> None:
-        self.inserts.setdefault(table, []).append((values, returned))
-        self._listen()
-
-    def update(self, table: Table, row_id: int, values: dict[str, Any]) -> None:
-        self.updates.setdefault((table, tuple(sorted(values))), {})[row_id] = values
-        self._listen()
-
-    def __bool__(self) -> bool:
-        return bool(self.inserts or self.updates)
-
-    def _listen(self) -> None:
-        """The first row queued: from now on, statements that touch the queued rows' tables write them first."""
-        if not self.listening:
-            self.listening = True
-            event.listen(self.session, "do_orm_execute", self._write_before_reading)
-
-    def forget(self) -> None:
-        self.inserts, self.updates = {}, {}
-
-    def _write_before_reading(self, state: ORMExecuteState) -> None:
-        """Queued rows reach the database before a statement of the session that reads or writes their
-        tables (or runs raw SQL); other statements leave them queued, so that a transaction's rows of
-        one table go in one statement."""
-        if not self or state.is_relationship_load or state.is_column_load:
-            return
-        statement = state.statement
-        if isinstance(statement, TextClause) or self.tables() & set(find_tables(statement, include_crud=True)):
-            self.write()
-
-    def tables(self) -> set[Table]:
-        return {*self.inserts, *(table for table, _ in self.updates)}
-
-    def write(self) -> None:
-        """Write the queued inserts (one statement per table) and updates (one per table and columns)."""
-        inserts, updates = self.inserts, self.updates
-        self.forget()
-        connection = self.session.connection()
-        for table, rows in inserts.items():
-            params = [values() for values, _ in rows]
-            if all(returned is None for _, returned in rows):
-                connection.execute(insert(table), params)
-                continue
-            statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
-            for (_, returned), row_id in zip(rows, connection.execute(statement, params).scalars(), strict=True):
-                if returned is not None:
-                    returned(row_id)
-        for (table, columns), rows in updates.items():
-            params = [{"row_id": row_id, **values} for row_id, values in rows.items()]
-            connection.execute(update_by_id(table, columns), params)
-
-
 @dataclass(eq=False)
 class UnitOfWork:
     """One transaction and what must happen once it commits.
 
-    A unit is its session, the rows it writes beneath the ORM (:class:`QueuedRows`),
-    the nudges for the worker sent once it commits, and one *part* per package whose
-    services keep something for the rest of the transaction (:meth:`part`): outgoing
-    mail's blocks and threads (:mod:`pbem.services.mailout.mailing`), the games play
-    has locked (:mod:`pbem.services.play.locking`).  A part may have a
-    ``before_commit(uow)``, its last work in the transaction;
-    :meth:`commit` runs the parts' ``before_commit``, writes the queued rows,
-    commits, then sends the nudges; :meth:`rollback` drops everything queued, the
-    parts with it, so nothing of a failed transaction outlives it.
+    A unit is its session (whose ORM writes every row), the nudges for the worker
+    sent once it commits, and one *part* per package whose services keep something
+    for the rest of the transaction (:meth:`part`): outgoing mail's blocks and
+    threads (:mod:`pbem.services.mailout.mailing`), the games play has locked
+    (:mod:`pbem.services.play.locking`).  A part may have a ``before_commit(uow)``,
+    its last work in the transaction; :meth:`commit` runs the parts'
+    ``before_commit``, commits, then sends the nudges; :meth:`rollback` drops
+    everything queued, the parts with it, so nothing of a failed transaction
+    outlives it.
     """
 
     runtime: Runtime
@@ -226,10 +154,8 @@ class UnitOfWork:
     later: list[tuple[str, float, tuple[Any, ...]]] = field(default_factory=list)
     #: Each package's part of the unit, by its class (see :meth:`part`).
     parts: dict[type, Any] = field(default_factory=dict)
-    rows: QueuedRows = field(init=False)
 
     def __post_init__(self) -> None:
-        self.rows = QueuedRows(self.session)
         self.session.info[_UNIT] = self
 
     @property
@@ -263,25 +189,11 @@ class UnitOfWork:
         self.later.append((task, seconds, args))
         return True
 
-    def insert_later(
-        self, table: Table, values: Callable[[], dict[str, Any]], returned: Callable[[int], None] | None = None
-    ) -> None:
-        """Insert a row with the others of its table in one statement, before anything reads the table
-        and at the latest at the commit; ``returned`` gets its id."""
-        self.rows.insert(table, values, returned)
-
-    def update_later(self, table: Table, row_id: int, **values: Any) -> None:
-        """Set ``values`` on row ``row_id`` of ``table`` with the other updates of the same columns, in one
-        statement, when the inserts are written; a later call for the same row and columns wins."""
-        self.rows.update(table, row_id, values)
-
     def commit(self) -> None:
         """Run the parts' last work, commit the transaction, then send what it queued for the worker."""
         for part in list(self.parts.values()):
             if hasattr(part, "before_commit"):
                 part.before_commit(self)
-        if self.rows:
-            self.rows.write()
         self.session.commit()
         nudges, later = self.nudges, self.later
         self._forget()
@@ -297,13 +209,6 @@ class UnitOfWork:
 
     def _forget(self) -> None:
         self.nudges, self.later, self.parts = [], [], {}
-        self.rows.forget()
-
-
-@functools.cache
-def update_by_id(table: Table, columns: tuple[str, ...]) -> Update:
-    """``UPDATE table SET columns WHERE id = :row_id``, built once for each set of columns."""
-    return update(table).where(table.c.id == bindparam("row_id")).values({c: bindparam(c) for c in columns})
 
 
 _current: Runtime | None = None

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from pbem.models import Game, LogEntry, OutboxMessage, Seat
 from pbem.runtime import UnitOfWork
-from pbem.services.mailout import folds, mailing, notify
+from pbem.services.mailout import folds, mailing
 from pbem.services.play.locking import Locks, lock_game
 from pbem.services.play.settling import append_log
 from tests.support.play import start
@@ -51,15 +51,16 @@ def test_a_rollback_drops_everything_the_unit_queued(runtime):
         assert uow.nudge_later("fire_deadline", 5, game_id)
         folds.add(uow.session, seat, folds.Fold("receipt", {"headline": "x"}))
         mailing.of(uow.session).chains[seat.id] = ["<a@b>"]
-        uow.insert_later(LogEntry.__table__, dict)
+        append_log(uow.session, game, kind="admin", source="admin", text="never")
         game.name = "renamed"
-        assert uow.part(Locks) and mailing.of(uow.session).folds and uow.rows
+        assert uow.part(Locks) and mailing.of(uow.session).folds
         assert set(uow.parts) == {Locks, mailing.Mailing}
         raise RuntimeError("changed my mind")
     assert sent == [] and outbox_count(runtime) == before
-    assert (uow.nudges, uow.later, uow.parts, bool(uow.rows)) == ([], [], {}, False), "nothing queued outlives it"
+    assert (uow.nudges, uow.later, uow.parts) == ([], [], {}), "nothing queued outlives it"
     with runtime.db.read() as session:
         assert session.get(Game, game_id).name != "renamed"
+        assert session.scalar(select(func.count(LogEntry.id)).where(LogEntry.text == "never")) == 0
 
 
 def test_a_session_without_a_unit_is_refused_where_after_commit_work_is_queued(runtime):
@@ -105,56 +106,6 @@ def test_entry_points_open_a_unit_one_way():
         if str(path.relative_to(ROOT)) not in own and bare.search(path.read_text())
     )
     assert found == []
-
-
-def test_queued_rows_are_written_before_a_statement_reads_their_table_and_get_their_ids(runtime):
-    game_id = start(runtime)
-    seats = Seat.__table__
-    with runtime.unit() as uow:
-        game = lock_game(uow.session, game_id)
-        seat = game.seats[0]
-        rows = []
-        for n in range(3):
-            row = OutboxMessage(recipient=f"p{n}@example.org", subject="s", body_text="t", message_id=f"<q{n}@test>")
-            rows.append(row)
-            uow.insert_later(
-                OutboxMessage.__table__, lambda r=row: notify.written(r), lambda i, r=row: setattr(r, "id", i)
-            )
-        append_log(uow.session, game, kind="admin", source="admin", text="queued")
-        uow.update_later(seats, seat.id, last_message_id="<q2@test>")
-        uow.update_later(seats, seat.id, last_message_id="<q3@test>")  # the later value wins
-        assert uow.rows and all(row.id is None for row in rows)
-        found = uow.session.scalars(select(OutboxMessage.message_id).order_by(OutboxMessage.id)).all()
-        assert found[-3:] == ["<q0@test>", "<q1@test>", "<q2@test>"] and not uow.rows
-        ids = {row.message_id: row.id for row in rows}
-    with runtime.db.read() as session:
-        stored = dict(
-            session.execute(
-                select(OutboxMessage.message_id, OutboxMessage.id).where(OutboxMessage.id.in_(ids.values()))
-            ).all()
-        )
-        assert stored == ids
-        assert session.scalar(select(seats.c.last_message_id).where(seats.c.id == seat.id)) == "<q3@test>"
-        assert (
-            session.scalar(
-                select(LogEntry.text).where(LogEntry.game_id == game_id).order_by(LogEntry.seq.desc()).limit(1)
-            )
-            == "queued"
-        )
-
-
-def test_queued_rows_are_dropped_with_a_rollback(runtime):
-    game_id = start(runtime)
-    before = outbox_count(runtime)
-    with pytest.raises(RuntimeError), runtime.unit() as uow:
-        game = lock_game(uow.session, game_id)
-        append_log(uow.session, game, kind="admin", source="admin", text="never")
-        row = OutboxMessage(recipient="p@example.org", subject="s", body_text="t", message_id="<never@test>")
-        uow.insert_later(OutboxMessage.__table__, lambda: notify.written(row))
-        raise RuntimeError("the entry point fails")
-    assert outbox_count(runtime) == before
-    with runtime.db.read() as session:
-        assert session.scalar(select(func.count(LogEntry.id)).where(LogEntry.text == "never")) == 0
 
 
 def test_a_locked_games_changes_are_one_update_of_those_columns(runtime):

@@ -392,8 +392,8 @@ def _half_way_view():
 
 
 def _fails_at_commit_view():
-    """A row that can only fail when the unit commits (queued rows are written then): a name taken."""
-    common.uow().insert_later(AdminUser.__table__, lambda: {"username": "root", "password_hash": "x"})
+    """A row that can only fail when the unit commits (the ORM writes it then): a name taken."""
+    common.uow().session.add(AdminUser(username="root", password_hash="x"))
     flash("Saved, the page said")
     return "saved", 200
 

@@ -313,42 +313,18 @@ def _fold(
 
 
 def _write(session: Session, row: OutboxMessage, status: str) -> None:
-    """Write the row with the unit: by the ORM while the unit's folds may still move it, else with the
-    transaction's other rows in one statement; a pending one is sent after the commit (claimed as it is
-    written where the runtime sends at once)."""
+    """Add the row to the unit; a pending one is sent after the commit (claimed as it is written where the
+    runtime sends at once), and a deferred or waiting one is kept for the unit's folds, which may still
+    move it (folded, released)."""
     unit = UnitOfWork.of(session)
     sent_here = status == OutboxStatus.PENDING and unit.runtime.sends_at_once()
     if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own
         outbox.claimed_when_queued(row)
+    session.add(row)
     if status in (folds.DEFERRED, folds.WAITING):
-        # The unit's folds may still move it (folded, released): kept by the ORM, which writes every change.
-        session.add(row)
         folds.keep(session, row)
-    else:
-        unit.insert_later(_OUTBOX, lambda: written(row), returned=lambda row_id: setattr(row, "id", row_id))
     if status == OutboxStatus.PENDING:
         unit.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
-
-
-_OUTBOX = OutboxMessage.__table__
-#: Columns the database fills in itself (the id).
-_OWN = frozenset({"id"})
-
-
-def written(row: OutboxMessage) -> dict[str, Any]:
-    """The values of a queued row as it is written (with the transaction's other rows, in one
-    statement): its columns' defaults filled in on the row too, as a flush of the ORM would."""
-    values = {}
-    for column in _OUTBOX.columns:
-        if column.key in _OWN:
-            continue
-        value = getattr(row, column.key)
-        if value is None and column.default is not None:
-            default = column.default
-            value = default.arg(None) if default.is_callable else default.arg
-            setattr(row, column.key, value)
-        values[column.key] = value
-    return values
 
 
 def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:

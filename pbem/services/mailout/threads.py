@@ -16,10 +16,9 @@ import secrets
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.models import Game, LogEntry, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import Runtime
 from pbem.services.mailout import mailing
 
 #: References kept within one transaction's emails: the thread's first email and the newest ones.
@@ -110,14 +109,7 @@ def headers(
 
 def advance(session: Session, seat: Seat, message_id: str, references: str | None) -> None:
     """``message_id`` is now the seat's newest email: the next one follows it."""
-    unit = UnitOfWork.of(session)
-    if seat.id is None:  # a seat not yet written: the ORM writes it, with this
-        seat.last_message_id = message_id
-    else:  # written with the unit's other rows, in one statement, rather than by the ORM
-        set_committed_value(seat, "last_message_id", message_id)
-        unit.update_later(_SEATS, seat.id, last_message_id=message_id)
+    seat.last_message_id = message_id
     chain = (references or "").split()
     mailing.of(session).chains[seat.id] = [*chain, message_id]
 
-
-_SEATS = Seat.__table__

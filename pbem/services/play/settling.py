@@ -13,7 +13,7 @@ from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import Runtime
 from pbem.services.mailout import notify, observers
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people import ratings
@@ -39,8 +39,7 @@ def append_log(
     text: str = "",
     events: list[str] | None = None,
 ) -> LogEntry:
-    """Queue the game's next log entry: written with the transaction's other rows, in one statement
-    (before anything reads the log, at the latest at the commit)."""
+    """Add the game's next log entry to the unit (the ORM writes it with the transaction's other rows)."""
     values = {
         "game_id": game.id,
         "seq": next_seq(game),
@@ -52,11 +51,9 @@ def append_log(
         "events": events or [],
         "created_at": utcnow(),
     }
-    UnitOfWork.of(session).insert_later(_LOG, lambda: values)
-    return LogEntry(**values)
-
-
-_LOG = LogEntry.__table__
+    entry = LogEntry(**values)
+    session.add(entry)
+    return entry
 
 
 def turn_seconds(engine: Engine, game: Game) -> int | None:
