@@ -103,13 +103,13 @@ def take_bounces(ctx: Context) -> None:
     if outbox_id is None:
         raise Discard("bounce address not signed by this server: ignored")
     report = automated.read_bounce(ctx.message) if ctx.message is not None else None
-    raise Discard(bounces.record(ctx.runtime, ctx.session, outbox_id, report))
+    raise Discard(bounces.record(ctx.uow, outbox_id, report))
 
 
 def take_unsubscribes(ctx: Context) -> None:
     """Mail to an unsubscribe address (``List-Unsubscribe``'s mailto): acted on if signed, never answered."""
     if unsubscribe.is_unsubscribe_address(ctx.runtime, ctx.recipient):
-        raise Discard(unsubscribe.by_address(ctx.runtime, ctx.session, ctx.recipient))
+        raise Discard(unsubscribe.by_address(ctx.uow, ctx.recipient))
 
 
 def drop_machines(ctx: Context) -> None:
@@ -358,7 +358,7 @@ def _answer_commands(ctx: Context, lines: list[str], refused: list[order_service
     verdicts = server_commands.server_commands(ctx.uow, lines, ctx.sender, references, stranger=stranger)
     if verdicts:  # lines too long to read, named but never quoted
         verdicts.extend(order_service.Verdict("(a line not read)", False, v.message) for v in refused)
-    server_commands.queue_reply(ctx.runtime, ctx.session, ctx.sender, ctx.their_id, verdicts)
+    server_commands.queue_reply(ctx.uow, ctx.sender, ctx.their_id, verdicts)
     ctx.verdict = f"commands: {len(verdicts)} answered"
     ctx.row.stranger_emails = _emails_to(ctx.session, ctx.sender, before)
     who = "not a player" if stranger else "a player"

@@ -66,8 +66,7 @@ def tell_owner(ctx: Context, owner: Account) -> None:
         return
     game = ctx.session.get(Game, ctx.seat.game_id)
     notify.queue(
-        ctx.runtime,
-        ctx.session,
+        ctx.uow,
         game=game,
         seat=ctx.seat,
         recipient=owner.email,
@@ -93,8 +92,7 @@ def tell_held(ctx: Context) -> None:
     game = ctx.session.get(Game, ctx.seat.game_id)
     window = span(ctx.settings.mail_limits.window_seconds)
     notify.queue(
-        ctx.runtime,
-        ctx.session,
+        ctx.uow,
         game=game,
         seat=ctx.seat,
         recipient=ctx.seat.account.email,
@@ -136,13 +134,13 @@ def reply_refusal(ctx: Context, stop: Reject) -> None:
     if ctx.trusted and ctx.seat is not None:
         game = ctx.session.get(Game, ctx.seat.game_id)
         notify.queue(
-            ctx.runtime, ctx.session, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
+            ctx.uow, game=game, seat=ctx.seat, recipient=ctx.seat.account.email,
             template="error", subject=subject[:300], kind=EmailKind.ERROR, in_reply_to=ctx.their_id, auto_reply=True,
             reasons=stop.reasons,
         )  # fmt: skip
         return
     notify.queue(
-        ctx.runtime, ctx.session, game=None, seat=None, recipient=ctx.sender,
+        ctx.uow, game=None, seat=None, recipient=ctx.sender,
         template="error", subject=subject[:300], kind=EmailKind.ERROR, in_reply_to=ctx.their_id, auto_reply=True,
         reasons=stop.reasons,
     )  # fmt: skip

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, selectinload
 from engines import get_engine, registry
 from pbem.engine_output import rules_url, safe_text
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound
 from pbem.services.mailout import notify, observers
 from pbem.services.mailout.kinds import EmailKind
@@ -67,11 +67,11 @@ def _games_text(session: Session) -> str:
     return "\n".join(rows)
 
 
-def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[bool, str]:
+def _status_text(uow: UnitOfWork, argument: str) -> tuple[bool, str]:
     number = _game_number(argument)
     if number is None:
         return False, "write: status <game number> (see: games)"
-    game = session.get(Game, int(number))
+    game = uow.session.get(Game, int(number))
     if game is None:
         return False, f"there is no game {number} (see: games)"
     summary = public_summary(game)
@@ -89,7 +89,7 @@ def _status_text(runtime: Runtime, session: Session, argument: str) -> tuple[boo
     lines.append("")
     lines.append(safe_text(game.engine, engine.public_view(game.state)).rstrip())
     lines.append("")
-    lines.append(f"Status page: {runtime.settings.base_url}/games/{game.id}")
+    lines.append(f"Status page: {uow.settings.base_url}/games/{game.id}")
     return True, "\n".join(lines)
 
 
@@ -191,16 +191,15 @@ def server_commands(
 
 
 def _answer(uow: UnitOfWork, command: str, argument: str, shown: str, sender: str | None) -> Verdict:
-    runtime, session = uow.runtime, uow.session
     if command == "help":
         engines = ", ".join(f"{e.name} ({e.title})" for e in registry().values())
-        rules = "\n".join(f"  {name}: {rules_url(runtime.settings.base_url, name)}" for name in registry())
-        text = server_help(runtime.settings.server_address)
+        rules = "\n".join(f"  {name}: {rules_url(uow.settings.base_url, name)}" for name in registry())
+        text = server_help(uow.settings.server_address)
         return Verdict(shown, True, f"{text}\n\nGames played here: {engines}.\n\nRules:\n{rules}")
     if command == "games":
-        return Verdict(shown, True, _games_text(session))
+        return Verdict(shown, True, _games_text(uow.session))
     if command == "status":
-        ok, text = _status_text(runtime, session, argument)
+        ok, text = _status_text(uow, argument)
         return Verdict(shown, ok, text)
     if command == "observe":
         return _observe(uow, shown, argument, sender)
@@ -245,8 +244,7 @@ def reply_subject(server_address: str) -> str:
 
 
 def queue_reply(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     recipient: str | None,
     in_reply_to: str | None,
     verdicts: list[Verdict],
@@ -254,13 +252,12 @@ def queue_reply(
     if not recipient or not verdicts:
         return
     notify.queue(
-        runtime,
-        session,
+        uow,
         game=None,
         seat=None,
         recipient=recipient,
         template="commands",
-        subject=reply_subject(runtime.settings.server_address),
+        subject=reply_subject(uow.settings.server_address),
         kind=EmailKind.COMMANDS,
         in_reply_to=in_reply_to,
         auto_reply=True,

@@ -70,8 +70,7 @@ class InboundHandler:
         if not cleaned:
             return NO_SUCH_MAILBOX
         with self.runtime.reading() as uow:
-            session = uow.session
-            signed = unsubscribe.signed_owner(self.runtime, session, cleaned) is not None
+            signed = unsubscribe.signed_owner(uow, cleaned) is not None
         return None if signed else NO_SUCH_MAILBOX
 
     def mailbox(self, address: str) -> str:

@@ -39,7 +39,7 @@ def answered_at_once(runtime, game_id: int, deferred: OutboxMessage) -> OutboxMe
     with at_once.unit() as uow:
         game = lock_game(uow.session, game_id)
         seat = next(s for s in game.seats if s.id == deferred.seat_id)
-        orders.queue_receipt(at_once, uow.session, game, seat, reply, verdicts)
+        orders.queue_receipt(uow, game, seat, reply, verdicts)
     return outbox(runtime, seat_id=deferred.seat_id, kind="receipt")[-1]
 
 

@@ -41,7 +41,7 @@ def test_notify_refuses_a_kind_that_is_not_registered(runtime):
 
     with pytest.raises(ValueError, match="not a valid EmailKind"), runtime.unit() as uow:
         notify.queue(
-            runtime, uow.session, game=None, seat=None, recipient="a@example.org", template="notice",
+            uow, game=None, seat=None, recipient="a@example.org", template="notice",
             kind="newsletter", headline="x", details=[],
         )  # fmt: skip
 

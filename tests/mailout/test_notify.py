@@ -14,9 +14,8 @@ from pbem.services.mailout import notify
 def test_an_unsafe_in_reply_to_is_left_out(sqlite_runtime, given):
     runtime = sqlite_runtime
     with runtime.unit() as uow:
-        session = uow.session
         row = notify.queue(
-            runtime, session, game=None, seat=None, recipient="someone@example.org", template="error",
+            uow, game=None, seat=None, recipient="someone@example.org", template="error",
             subject="Re: hello", kind="error", in_reply_to=given, auto_reply=True, reasons=["nope"],
         )  # fmt: skip
         assert "In-Reply-To" not in row.headers and "References" not in row.headers
@@ -25,9 +24,8 @@ def test_an_unsafe_in_reply_to_is_left_out(sqlite_runtime, given):
 def test_a_plain_message_id_threads_the_reply(sqlite_runtime):
     runtime = sqlite_runtime
     with runtime.unit() as uow:
-        session = uow.session
         row = notify.queue(
-            runtime, session, game=None, seat=None, recipient="someone@example.org", template="error",
+            uow, game=None, seat=None, recipient="someone@example.org", template="error",
             subject="Re: hello", kind="error", in_reply_to="<abc.123@client.example>", auto_reply=True,
             reasons=["nope"],
         )  # fmt: skip

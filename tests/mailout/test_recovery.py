@@ -54,7 +54,7 @@ def queued_to_send_at_once(runtime, address: str) -> tuple[int, list]:
     nudges: list = []
     runtime.nudger, runtime.sends_at_once = (lambda task, args: nudges.append((task, args))), (lambda: True)
     with runtime.unit() as uow:
-        row = notify.queue(runtime, uow.session, game=None, seat=None, recipient=address, template="notice",
+        row = notify.queue(uow, game=None, seat=None, recipient=address, template="notice",
                            kind="notice", headline="Claimed as it is queued", details=[])  # fmt: skip
     return row.id, nudges
 
@@ -93,7 +93,7 @@ def test_a_rolled_back_unit_leaves_no_claim_to_send(runtime, sink):
     runtime.sends_at_once = lambda: True
     before = len(rows(runtime))
     with pytest.raises(RuntimeError), runtime.unit() as uow:
-        notify.queue(runtime, uow.session, game=None, seat=None, recipient="never@example.org", template="notice",
+        notify.queue(uow, game=None, seat=None, recipient="never@example.org", template="notice",
                      kind="notice", headline="Never", details=[])  # fmt: skip
         raise RuntimeError("rolled back")
     assert len(rows(runtime)) == before and outbox._claimed_here == {}

@@ -33,14 +33,14 @@ def test_rows_made_in_the_unit_are_taken_by_the_seats_next_email_once_and_read_o
 
             def deferred(seat, text: str) -> None:
                 notify.queue(
-                    uow.runtime, session, game=game, seat=seat, recipient=seat.account.email,
+                    uow, game=game, seat=seat, recipient=seat.account.email,
                     template="async_press", kind="press", deferred=press(text),
                     headline="Press to all seats from Moons:", press_text=text, private=False,
                 )  # fmt: skip
 
             def news(seat, headline: str) -> None:
                 context = {"headline": headline, "events": [], "missed": []}
-                notify.queue_for_seat(uow.runtime, session, game, seat, template="turn", kind="admin", **context)
+                notify.queue_for_seat(uow, game, seat, template="turn", kind="admin", **context)
 
             deferred(suns, "first, flushed before the rows are read")
             session.flush()  # as press does: the row is both in hand and in the table

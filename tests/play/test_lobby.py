@@ -111,7 +111,7 @@ def test_seats_are_drawn_from_the_seed(runtime):
             with runtime.unit() as uow:
                 session = uow.session
                 account = account_for(session, address)
-                result = lobby.take_seat(runtime, session, game_id, account)
+                result = lobby.take_seat(uow, game_id, account)
                 assert result.ok, result.message
         seatings.append([s.account.email for s in game_row(runtime, game_id).seats])
         assert runtime.in_reading(verify, game_id).ok
@@ -172,7 +172,7 @@ def test_an_open_game_can_be_cancelled_and_then_takes_nobody(sqlite_runtime):
     sqlite_runtime.in_unit(games.cancel, game_id, "not enough interest")
     with sqlite_runtime.unit() as uow:
         session = uow.session
-        result = lobby.take_seat(sqlite_runtime, session, game_id, account_for(session, "x@example.org"))
+        result = lobby.take_seat(uow, game_id, account_for(session, "x@example.org"))
     assert not result.ok and "cancelled" in result.message
 
 

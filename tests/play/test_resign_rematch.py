@@ -154,7 +154,7 @@ def test_rematch_by_mail_offers_the_same_table_a_new_game(sqlite_runtime):
         with runtime.unit() as uow:
             session = uow.session
             eve = account_for(session, "eve@example.org", "Eve")
-            refused = lobby.take_seat(runtime, session, rematch.id, eve)
+            refused = lobby.take_seat(uow, rematch.id, eve)
             assert not refused.ok and "only the players of its table" in refused.message
         assert rematch.id not in [g["id"] for g in runtime.in_reading(lobby.open_games)], (
             "a rematch is not a public open game"

@@ -80,7 +80,7 @@ def test_the_probe_through_resign_itself_and_a_seat_handed_over_in_the_same_unit
         outsider = next(s for s in lock_game(session, game.id).seats if s.seat == other.seat)
         leaving.leave(uow, game, outsider, Left.DROPPED, "drop: test")
         assert occupant_of(session, game, other.seat) == Occupant(PlayedBy.BOT, Left.DROPPED)
-        seat_changes.hand_over(uow.runtime, session, game, outsider, account_for(session, "new@example.org", "New"))
+        seat_changes.hand_over(uow, game, outsider, account_for(session, "new@example.org", "New"))
         assert occupant_of(session, game, other.seat) == PLAYING, "a new player took the seat over"
         session.flush()
         assert occupants(session, game) == {leaver.seat: Occupant(PlayedBy.BOT, Left.RESIGNED)}

@@ -157,8 +157,7 @@ def mail_about_no_game(runtime, game_id: int) -> None:
     deliver(runtime, mail(seat_address(runtime, owner), "Bob <bob@example.org>", "play 3"))
     table = runtime.in_unit(games.create_game, games.NewGame(engine="kidsprout", players=PLAYERS[2:5], seed=4))
     with runtime.unit() as uow:  # one player's address bounces: the others are told
-        session = uow.session
-        bounces.mark_unreachable(runtime, session, session.get(Seat, game_row(runtime, table).seats[0].id).account)
+        bounces.mark_unreachable(uow, uow.session.get(Seat, game_row(runtime, table).seats[0].id).account)
 
 
 def _last_id(runtime) -> int:

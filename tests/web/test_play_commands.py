@@ -41,10 +41,10 @@ def email_verdicts(app, runtime, monkeypatch, address: str, body: str) -> list[t
     seen: list[tuple[str, bool, str]] = []
     real = orders.queue_receipt
 
-    def record(runtime_, session, game, seat, reply, verdicts):
+    def record(uow, game, seat, reply, verdicts):
         status = [orders.Verdict(line, True, orders.status_text(game, seat)) for line in reply.status]
         seen.extend((v.line, v.ok, v.message) for v in [*reply.before, *verdicts, *reply.after, *status])
-        return real(runtime_, session, game, seat, reply, verdicts)
+        return real(uow, game, seat, reply, verdicts)
 
     monkeypatch.setattr(orders, "queue_receipt", record)
     with app.test_request_context():

@@ -60,8 +60,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     often = "weekly" if _weekly(uow, rows) else "daily"
     headline = f"Your {often} digest: {len(rows)} update(s) in {len(sections)} game(s)."
     row = notify.queue(
-        uow.runtime,
-        session,
+        uow,
         game=None,
         seat=None,
         recipient=recipient,

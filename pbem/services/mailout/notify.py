@@ -84,8 +84,7 @@ def away(session: Session, game: Game, reader: Seat) -> list[str]:
 
 
 def queue(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     *,
     game: Game | None,
     seat: Seat | None,
@@ -123,26 +122,26 @@ def queue(
     """
     kind = EmailKind(kind)  # every email is of a registered kind (:mod:`pbem.services.mailout.kinds`)
     if game is not None:
-        context.update(links(runtime, game, seat))
+        context.update(links(uow.runtime, game, seat))
     threaded = seat is not None and game is not None
-    status = _status(runtime.settings, session, game, seat, kind, status, deferred, quiet)
-    blocks, since = _blocks(session, seat, recipient, status, kind, blocks, threaded)
+    status = _status(uow.settings, uow.session, game, seat, kind, status, deferred, quiet)
+    blocks, since = _blocks(uow.session, seat, recipient, status, kind, blocks, threaded)
     if since:
         context["earlier"] = since
     in_reply_to = safe_message_id(in_reply_to)  # a sender's id reaches our headers only if it is a plain msg-id
     answers = [b.answers for b in blocks if b.answers] + ([in_reply_to] if in_reply_to else [])
     if threaded:
         subject = threads.subject(game, answer=bool(answers))
-        message_id = message_id or threads.message_id(runtime, game)
+        message_id = message_id or threads.message_id(uow.runtime, game)
     subject = subject or "pbem"
     account = seat.account if seat is not None else None
     status = _reachable(account, recipient, status)
-    _reader_context(runtime, session, game, seat, recipient, since, blocks, context)
+    _reader_context(uow, game, seat, recipient, since, blocks, context)
     draft = Draft(template, kind, subject, context, _footer(game, account, context))
     waits = status == folds.DEFERRED  # most are shown in another email and never sent: kept as a draft
     later = waits or (template, kind) in drafts.AT_SEND  # rendered when sent (drafts explains why)
     text, html = ("", "") if later else draft.render(game, seat)
-    headers = _headers(runtime, session, game, seat, recipient, status, message_id, answers, in_reply_to)
+    headers = _headers(uow, game, seat, recipient, status, message_id, answers, in_reply_to)
     headers["Auto-Submitted"] = "auto-replied" if auto_reply else "auto-generated"
     row = OutboxMessage(
         recipient=recipient,
@@ -150,7 +149,7 @@ def queue(
         body_text=text,
         body_html=html,
         headers=headers,
-        message_id=message_id or new_message_id(runtime),
+        message_id=message_id or new_message_id(uow.runtime),
         kind=kind,
         game_id=game.id if game else None,
         seat_id=seat.id if seat else None,
@@ -159,7 +158,7 @@ def queue(
     fold = _fold(game, seat, status, context, blocks, deferred, draft, later)
     if fold is not None:
         row.fold = fold
-    _write(session, row, status)
+    _write(uow, row, status)
     return row
 
 
@@ -212,8 +211,7 @@ def _reachable(account: Account | None, recipient: str, status: str) -> str:
 
 
 def _reader_context(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game | None,
     seat: Seat | None,
     recipient: str,
@@ -230,14 +228,14 @@ def _reader_context(
         context.setdefault("notify_pref", pref)
         context.setdefault("notify_words", preferences.DESCRIPTIONS[context["notify_pref"]])
         context.setdefault("notify_commands", preferences.COMMANDS)
-        context.setdefault("preferences_url", preferences.preferences_url(runtime, account))
+        context.setdefault("preferences_url", preferences.preferences_url(uow.runtime, account))
     if threaded:
-        context["unsubscribe_url"] = unsubscribe.url(runtime, seat)
+        context["unsubscribe_url"] = unsubscribe.url(uow.runtime, seat)
         if since:
-            context["away"] = away(session, game, seat)
+            context["away"] = away(uow.session, game, seat)
     context["folded"] = [{"block": b.block, **b.data} for b in blocks]
     context["warnings"] = [b.data["warning"] for b in blocks if b.data.get("warning")]
-    if zone := _reader_zone(session, account, recipient):
+    if zone := _reader_zone(uow.session, account, recipient):
         context[drafts.READER_ZONE] = zone
 
 
@@ -256,8 +254,7 @@ def _footer(game: Game | None, account: Account | None, context: dict[str, Any])
 
 
 def _headers(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game | None,
     seat: Seat | None,
     recipient: str,
@@ -268,18 +265,18 @@ def _headers(
 ) -> dict[str, Any]:
     """The email's headers but ``Auto-Submitted``: a seat's email is in the seat's thread (and a pending one
     moves the thread on); another answers ``in_reply_to``."""
-    settings = runtime.settings
+    settings = uow.settings
     account = seat.account if seat is not None else None
     # X-Loop lets the inbound pipeline recognise our own mail coming back (never answer it).
-    headers: dict[str, Any] = {"From": sender(runtime, game), "X-Loop": settings.server_address}
+    headers: dict[str, Any] = {"From": sender(uow.runtime, game), "X-Loop": settings.server_address}
     if account is not None and account.name_key and account.email == recipient:
         headers["To"] = f'"{_quoted(account.name)}" <{recipient}>'  # the name they chose (checked: no address)
     if seat is not None and game is not None:
         headers["Reply-To"] = reply_address(settings.secret_key, seat.reply_token, settings.reply_template)
-        headers.update(unsubscribe.headers(runtime, seat))
-        headers.update(threads.headers(runtime, session, game, seat, message_id, [a for a in answers if a]))
+        headers.update(unsubscribe.headers(uow.runtime, seat))
+        headers.update(threads.headers(uow, game, seat, message_id, [a for a in answers if a]))
         if status == OutboxStatus.PENDING:
-            threads.advance(session, seat, message_id, headers.get("References"))
+            threads.advance(uow.session, seat, message_id, headers.get("References"))
     elif in_reply_to:
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = in_reply_to
@@ -312,19 +309,18 @@ def _fold(
     return fold
 
 
-def _write(session: Session, row: OutboxMessage, status: str) -> None:
+def _write(uow: UnitOfWork, row: OutboxMessage, status: str) -> None:
     """Add the row to the unit; a pending one is sent after the commit (claimed as it is written where the
     runtime sends at once), and a deferred or waiting one is kept for the unit's folds, which may still
     move it (folded, released)."""
-    unit = UnitOfWork.of(session)
-    sent_here = status == OutboxStatus.PENDING and unit.runtime.sends_at_once()
+    sent_here = status == OutboxStatus.PENDING and uow.runtime.sends_at_once()
     if sent_here:  # claimed as it is written: sent at once after the commit, with no claim of its own
         outbox.claimed_when_queued(row)
-    session.add(row)
+    uow.session.add(row)
     if status in (folds.DEFERRED, folds.WAITING):
-        folds.keep(session, row)
+        folds.keep(uow.session, row)
     if status == OutboxStatus.PENDING:
-        unit.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
+        uow.nudge("deliver_outbox", (lambda: outbox.keep_claimed(row)) if sent_here else (lambda: row.id))
 
 
 def seat_view_context(game: Game, seat: Seat) -> dict[str, Any]:
@@ -356,8 +352,7 @@ def seat_prompt_context(game: Game, seat: Seat) -> dict[str, Any]:
 
 
 def queue_for_seat(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game,
     seat: Seat,
     *,
@@ -370,8 +365,7 @@ def queue_for_seat(
     (without ``view``, only its prompt and deadline: for templates that show no view)."""
     seat_context = seat_draft_context(game, seat) if view else seat_prompt_context(game, seat)
     return queue(
-        runtime,
-        session,
+        uow,
         game=game,
         seat=seat,
         recipient=seat.account.email,
@@ -382,8 +376,7 @@ def queue_for_seat(
 
 
 def send_views(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game,
     *,
     headline: str,
@@ -403,13 +396,12 @@ def send_views(
     """
     return [
         queue_for_seat(
-            runtime,
-            session,
+            uow,
             game,
             seat,
             template="turn",
             kind=kind,
-            message_id=thread_root(runtime, game, seat) if first else None,
+            message_id=thread_root(uow.runtime, game, seat) if first else None,
             headline=headline,
             events=list(events),
             missed=list(missed),

@@ -115,8 +115,7 @@ def subscribe(uow: UnitOfWork, game_id: int, email: str) -> ObserverResult:
     observer.status, observer.asked_at = "pending", now
     session.flush()
     notify.queue(
-        uow.runtime,
-        session,
+        uow,
         game=game,
         seat=None,
         recipient=address,
@@ -188,8 +187,7 @@ def unsubscribe(uow: UnitOfWork, token: str) -> ObserverResult:
 
 
 def queue_updates(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game,
     *,
     headline: str,
@@ -198,7 +196,7 @@ def queue_updates(
 ) -> int:
     """Queue the public update to every active observer (in the caller's transaction)."""
     observers = list(
-        session.scalars(
+        uow.session.scalars(
             select(Observer).where(Observer.game_id == game.id, Observer.status == "active").order_by(Observer.id)
         )
     )
@@ -210,17 +208,16 @@ def queue_updates(
     public_html = html_board(game.engine, public)
     public_image = board_picture(game.engine, public)
     for observer in observers:
-        links = urls(runtime, observer)
+        links = urls(uow.runtime, observer)
         row = notify.queue(
-            runtime,
-            session,
+            uow,
             game=game,
             seat=None,
             recipient=observer.email,
             template="async_observer",
             subject=update_subject(game),
             kind=EmailKind.OBSERVER_UPDATE,
-            in_reply_to=thread_root(runtime, observer),
+            in_reply_to=thread_root(uow.runtime, observer),
             headline=headline,
             confirm=False,
             events=list(events),
@@ -233,7 +230,7 @@ def queue_updates(
             **row.headers,
             "List-Unsubscribe": f"<{links['stop_url']}>",
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-            "List-Id": f"game-{game.id}.{runtime.settings.mail_domain}",
+            "List-Id": f"game-{game.id}.{uow.settings.mail_domain}",
             "Precedence": "list",
         }
     return len(observers)

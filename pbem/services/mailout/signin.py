@@ -197,8 +197,7 @@ def _send_link(uow: UnitOfWork, address: str, account: Account | None, bound: st
     url = f"{uow.settings.base_url}/signin/{make_token(uow.settings.secret_key, nonce)}"
     site = site_name(uow.settings.base_url)
     notify.queue(
-        uow.runtime,
-        uow.session,
+        uow,
         game=None,
         seat=None,
         recipient=address,

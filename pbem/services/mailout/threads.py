@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbem.models import Game, LogEntry, Seat
-from pbem.runtime import Runtime
+from pbem.runtime import Runtime, UnitOfWork
 from pbem.services.mailout import mailing
 
 #: References kept within one transaction's emails: the thread's first email and the newest ones.
@@ -68,7 +68,7 @@ def turn_of(session: Session, reference: str | None) -> int | None:
     return None
 
 
-def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[str]:
+def _chain(uow: UnitOfWork, game: Game, seat: Seat) -> list[str]:
     """The References of the seat's next email: the seat's first email and its newest.
 
     Naming both is enough for every client to hang the email under the one
@@ -76,27 +76,25 @@ def _chain(runtime: Runtime, session: Session, game: Game, seat: Seat) -> list[s
     email's own chain (RFC 5322 lets a chain be trimmed to its ends).  Emails
     written in one transaction extend the chain in hand (see :func:`advance`).
     """
-    chains = mailing.of(session).chains
+    chains = uow.part(mailing.Mailing).chains
     if seat.id in chains:
         return list(chains[seat.id])
-    first = root(runtime, game, seat)
+    first = root(uow.runtime, game, seat)
     last = seat.last_message_id
     return [first] if not last or last == first else [first, last]
 
 
-def headers(
-    runtime: Runtime, session: Session, game: Game, seat: Seat, message_id: str, answers: list[str]
-) -> dict[str, str]:
+def headers(uow: UnitOfWork, game: Game, seat: Seat, message_id: str, answers: list[str]) -> dict[str, str]:
     """``In-Reply-To``, ``References`` and ``Thread-Topic`` of the seat's next email.
 
     ``answers`` are the player's own messages this email answers (their receipts):
     it replies to the newest of them, else to the seat's previous email.
     """
     out = {"Thread-Topic": game.name}
-    first = root(runtime, game, seat)
+    first = root(uow.runtime, game, seat)
     if message_id == first:
         return out
-    chain = _chain(runtime, session, game, seat)
+    chain = _chain(uow, game, seat)
     for reference in answers:
         if reference not in chain:
             chain.append(reference)
@@ -112,4 +110,3 @@ def advance(session: Session, seat: Seat, message_id: str, references: str | Non
     seat.last_message_id = message_id
     chain = (references or "").split()
     mailing.of(session).chains[seat.id] = [*chain, message_id]
-

@@ -87,31 +87,31 @@ def is_unsubscribe_address(runtime: Runtime, address: str | None) -> bool:
     return any(_KEY.match(key_from_address(t, address or "") or "") for t in runtime.settings.reply_templates)
 
 
-def signed_owner(runtime: Runtime, session: Session, address: str) -> Seat | Account | None:
+def signed_owner(uow: UnitOfWork, address: str) -> Seat | Account | None:
     """The seat (``u`` key) or account (``n`` key) whose mailto address ``address`` is, if signed by this server."""
-    secret = runtime.settings.secret_key
-    for template in runtime.settings.reply_templates:
+    secret = uow.settings.secret_key
+    for template in uow.settings.reply_templates:
         match = _KEY.match(key_from_address(template, address) or "")
         if match is None:
             continue
         kind, number, _ = match.groups()
         if kind == "u":
-            seat = session.get(Seat, int(number))
+            seat = uow.session.get(Seat, int(number))
             if seat is not None and hmac.compare_digest(_key(secret, "u", seat.id, seat.account_id), match.group(0)):
                 return seat
         else:
-            account = session.get(Account, int(number))
+            account = uow.session.get(Account, int(number))
             if account is not None and hmac.compare_digest(_key(secret, "n", account.id, account.id), match.group(0)):
                 return account
     return None
 
 
-def by_address(runtime: Runtime, session: Session, address: str) -> str:
+def by_address(uow: UnitOfWork, address: str) -> str:
     """Act on mail to an unsubscribe address (in the caller's transaction); what was done, for the log.
 
     Nothing is ever answered: an unsubscribe request wants less mail, not more.
     """
-    owner = signed_owner(runtime, session, address)
+    owner = signed_owner(uow, address)
     if isinstance(owner, Seat):
         owner.notify = quieter(owner.notify, "my_turn")
         return f"unsubscribed: seat {owner.id} gets no news emails"

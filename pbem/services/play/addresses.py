@@ -76,8 +76,7 @@ def change_address(uow: UnitOfWork, old: str, new: str) -> AddressChange:
         (new_email, f"This address now receives the game emails that went to {old_email}."),
     ):
         notify.queue(
-            uow.runtime,
-            session,
+            uow,
             game=None,
             seat=None,
             recipient=recipient,

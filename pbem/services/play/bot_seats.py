@@ -22,7 +22,7 @@ from engines.base import Engine
 from pbem.clock import machine_span, utcnow
 from pbem.game_status import GameStatus
 from pbem.models import BOT_ACCOUNTS, SEATS_LEFT, Account, Game, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import PlayedBy
 from pbem.services.play.occupants import occupants
 
@@ -63,15 +63,15 @@ def due_seats(session: Session, engine: Engine, game: Game) -> tuple[PlayedBy, l
     return found.by, [seat.seat for seat in game.seats if seat.seat in found.seats]
 
 
-def nudge_if_due(runtime: Runtime, session: Session, game: Game, engine: Engine) -> None:
+def nudge_if_due(uow: UnitOfWork, game: Game, engine: Engine) -> None:
     """Ask the worker to play the bot's seats (or the game's defaults for seats nobody plays) once
     this transaction commits, if one must act.
 
     Called on every order: who plays the game's seats is read from the order's lock
     (:mod:`pbem.services.play.occupants`), never by loading every seat and account.
     """
-    if due(session, engine, game) is not None:
-        UnitOfWork.of(session).nudge("play_bots", game.id)
+    if due(uow.session, engine, game) is not None:
+        uow.nudge("play_bots", game.id)
 
 
 _SEATS, _ACCOUNTS = Seat.__table__, Account.__table__

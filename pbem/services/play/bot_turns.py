@@ -77,7 +77,7 @@ def play(uow: UnitOfWork, game_id: int) -> int:
     else:
         _, step = play_one(session, game, engine, seats[0])
     only = asked_after_automatic(session, engine, game)
-    settle(uow.runtime, session, game, engine, old_turn=old_turn, events=step.events, announce=step.announce, only=only)
+    settle(uow, game, engine, old_turn=old_turn, events=step.events, announce=step.announce, only=only)
     return 1
 
 

@@ -52,8 +52,9 @@ def is_hard(report: Bounce | None) -> bool:
     return report is not None and bool(_HARD.search(report.reason))
 
 
-def record(runtime: Runtime, session: Session, outbox_id: int, report: Bounce | None) -> str:
+def record(uow: UnitOfWork, outbox_id: int, report: Bounce | None) -> str:
     """Count a report that came back to the bounce address of ``outbox_id``; returns the verdict."""
+    session = uow.session
     row = session.get(OutboxMessage, outbox_id)
     if row is None or row.status not in OUT:
         return f"bounce for email {outbox_id}, which was not sent: ignored"
@@ -66,14 +67,15 @@ def record(runtime: Runtime, session: Session, outbox_id: int, report: Bounce | 
     if not is_hard(report):
         return f"soft bounce recorded for {account.email}"
     account.hard_bounces = (account.hard_bounces or 0) + 1
-    if account.hard_bounces >= runtime.settings.hard_bounce_limit and account.unreachable_since is None:
-        mark_unreachable(runtime, session, account)
+    if account.hard_bounces >= uow.settings.hard_bounce_limit and account.unreachable_since is None:
+        mark_unreachable(uow, account)
         return f"hard bounce {account.hard_bounces} for {account.email}: address now unreachable"
     return f"hard bounce {account.hard_bounces} recorded for {account.email}"
 
 
-def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> None:
+def mark_unreachable(uow: UnitOfWork, account: Account) -> None:
     """Stop mailing ``account``, tell its games' other players, and let the late-seat policy take its seats."""
+    session = uow.session
     account.unreachable_since = utcnow()
     session.execute(
         update(OutboxMessage)
@@ -100,7 +102,7 @@ def mark_unreachable(runtime: Runtime, session: Session, account: Account) -> No
             if other.id == seat.id or other.account.unreachable_since is not None:
                 continue
             notify.queue_for_seat(
-                runtime, session, game, other, template="notice",
+                uow, game, other, template="notice",
                 subject=notify.subject_for(game, f"{seat.public_label} cannot be reached"),
                 kind=EmailKind.NOTICE, headline=line, details=[],
             )  # fmt: skip

@@ -14,7 +14,7 @@ from pbem.clock import utcnow
 from pbem.game_status import GameStatus, LogKind
 from pbem.models import Game
 from pbem.outbox_status import OutboxStatus
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import AT_DEADLINE_WORDS, AtDeadline, Occupant, at_deadline
 from pbem.services.mailout import absence, notify
 from pbem.services.mailout.kinds import EmailKind
@@ -43,7 +43,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
     stand_ins = occupants(session, game)
     late_players = [name for name in missing if name not in stand_ins]
     gone = {name: occupant for name, occupant in stand_ins.items() if occupant.left}
-    if late.postpone(uow.runtime, session, game, engine, late_players, now):
+    if late.postpone(uow, game, engine, late_players, now):
         return True
     bot_played, bot_events, default_events = _play_for_missing(session, game, engine, missing, stand_ins)
     for seat in game.seats:
@@ -64,8 +64,7 @@ def apply_deadline(uow: UnitOfWork, game_id: int) -> bool:
         *default_events,
     ]
     settle(
-        uow.runtime,
-        session,
+        uow,
         game,
         engine,
         old_turn=game.turn,
@@ -142,10 +141,10 @@ def send_due_reminders(uow: UnitOfWork, game_id: int) -> int:
     game.next_reminder = next_reminder(game, now)
     if not due or game.deadline is None or game.deadline <= now:
         return 0
-    return _queue_reminders(uow.runtime, session, game)
+    return _queue_reminders(uow, game)
 
 
-def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
+def _queue_reminders(uow: UnitOfWork, game: Game) -> int:
     """Queue a reminder for each seat still to act, saying what happens at the deadline if it does not
     (:func:`pbem.seating.at_deadline`); returns how many.
 
@@ -154,15 +153,14 @@ def _queue_reminders(runtime: Runtime, session: Session, game: Game) -> int:
     the player comes back by acting.
     """
     waiting = sorted(get_engine(game.engine).to_act(game.state))
-    away = vacations.away_seats(session, game, waiting, game.deadline) if game.deadline else {}
+    away = vacations.away_seats(uow.session, game, waiting, game.deadline) if game.deadline else {}
     sent = 0
     for seat in game.seats:
         if seat.seat not in waiting:
             continue
         then = at_deadline(game.house_rules, seat, grace_used=game.grace_used or 0, away=seat.seat in away)
         row = notify.queue_for_seat(
-            runtime,
-            session,
+            uow,
             game,
             seat,
             template="turn",

@@ -108,7 +108,7 @@ def vote(uow: UnitOfWork, game_id: int, seat_id: int, agree: bool) -> DrawResult
 
 def _tell_table(uow: UnitOfWork, game: Game, seat: Seat, headline: str) -> None:
     """The other seats hear of a vote (``seat`` has its own answer)."""
-    notify.send_views(uow.runtime, uow.session, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
+    notify.send_views(uow, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
 
 
 def _standing(seats: list[Seat]) -> str:
@@ -148,7 +148,7 @@ def end_if_agreed(uow: UnitOfWork, game: Game, engine: Engine) -> bool:
     append_log(uow.session, game, kind=LogKind.DRAW, source="player", text=LOG_PREFIX + ", ".join(names),
                events=[result["summary"]])  # fmt: skip
     game.version += 1
-    finish(uow.runtime, uow.session, game, result, events=[result["summary"]])
+    finish(uow, game, result, events=[result["summary"]])
     return True
 
 

@@ -136,8 +136,7 @@ def _email_admin(uow: UnitOfWork, subject: str, details: list[str]) -> None:
     if not address:
         return
     notify.queue(
-        uow.runtime,
-        uow.session,
+        uow,
         game=None,
         seat=None,
         recipient=address,

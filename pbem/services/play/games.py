@@ -18,7 +18,7 @@ from engines.rng import Rng
 from pbem.clock import MAX_DURATION_SECONDS, format_duration, utcnow
 from pbem.game_status import RUNNING, GameStatus, LogKind
 from pbem.models import BOT_DOMAIN, Game, Seat, bot_address, is_bot_address, public_name
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import who_plays
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
@@ -160,7 +160,7 @@ def create_game(uow: UnitOfWork, request: NewGame, rules: HouseRules | None = No
     session.flush()
     if not request.name:
         game.name = f"{engine.title} #{game.id}"
-    seat_and_start(uow.runtime, session, game, engine, players)
+    seat_and_start(uow, game, engine, players)
     return game.id
 
 
@@ -191,8 +191,9 @@ def new_game_row(
     )
 
 
-def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, players: list[tuple[str, str]]) -> None:
+def seat_and_start(uow: UnitOfWork, game: Game, engine: Engine, players: list[tuple[str, str]]) -> None:
     """Draw the seats from the game's seed, set the engine up and send every seat its first email."""
+    session = uow.session
     order = list(range(len(players)))
     Rng(game.seed ^ 0xD8A3).shuffle(order)
     drawn = [players[i] for i in order]
@@ -211,15 +212,14 @@ def seat_and_start(runtime: Runtime, session, game: Game, engine: Engine, player
     schedule_deadline(engine, game)
     session.refresh(game, ["seats"])
     notify.send_views(
-        runtime,
-        session,
+        uow,
         game,
         headline=f"A game of {engine.title} has started.",
         kind=EmailKind.WELCOME,
         events=[*step.events, rules_line(game)],
         first=True,
     )
-    bot_seats.nudge_if_due(runtime, session, game, engine)
+    bot_seats.nudge_if_due(uow, game, engine)
 
 
 def new_seat(game: Game, account, seat_name: str, position: int) -> Seat:
@@ -257,22 +257,22 @@ def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed:
     game.version += 1
 
 
-def _announce(runtime: Runtime, session, game: Game, headline: str) -> None:
-    notify.send_views(runtime, session, game, headline=headline, kind=EmailKind.ADMIN)
+def _announce(uow: UnitOfWork, game: Game, headline: str) -> None:
+    notify.send_views(uow, game, headline=headline, kind=EmailKind.ADMIN)
 
 
 def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
     """Stop the clock: the remaining time is kept and restored on resume."""
-    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as (session, game):
+    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as (_session, game):
         if game.deadline:
             game.paused_remaining = max(0, int((game.deadline - utcnow()).total_seconds()))
         game.status, game.deadline, game.next_reminder = GameStatus.PAUSED, None, None
-        _announce(uow.runtime, session, game, "The game is paused." + (f" ({reason})" if reason else ""))
+        _announce(uow, game, "The game is paused." + (f" ({reason})" if reason else ""))
 
 
 def resume(uow: UnitOfWork, game_id: int) -> None:
     """Restart the clock with the time that was left (at least a minute)."""
-    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (session, game):
+    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (_session, game):
         game.status = GameStatus.ACTIVE
         if game.paused_remaining is not None:
             now = utcnow()
@@ -280,15 +280,15 @@ def resume(uow: UnitOfWork, game_id: int) -> None:
         else:
             schedule_deadline(engine_for(game), game)
         game.paused_remaining = None
-        _announce(uow.runtime, session, game, "The game is resumed.")
+        _announce(uow, game, "The game is resumed.")
 
 
 def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
-    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as (session, game):
+    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as (_session, game):
         game.status, game.deadline, game.next_reminder = GameStatus.CANCELLED, None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
-        notify.send_views(uow.runtime, session, game, headline=headline, kind=EmailKind.CANCELLED)
+        notify.send_views(uow, game, headline=headline, kind=EmailKind.CANCELLED)
 
 
 def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
@@ -296,14 +296,14 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
     problem = _duration_problem("an extension", seconds)
     if problem:
         raise ServiceError(problem)
-    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as (session, game):
+    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as (_session, game):
         now = utcnow()
         try:
             until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
         except OverflowError:
             raise ServiceError("that extension would move the deadline past the end of the calendar") from None
         move_deadline(game, until, now)
-        _announce(uow.runtime, session, game, f"The deadline is extended to {shared_words(game.deadline)}.")
+        _announce(uow, game, f"The deadline is extended to {shared_words(game.deadline)}.")
         return game.deadline
 
 
@@ -344,15 +344,14 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
             raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
         before, last_email = seat.public_label, seat.last_message_id
         had_player = who_plays(game.house_rules, seat).has_player
-        departing = seat_changes.hand_over(uow.runtime, session, game, seat, account_for(session, email, name))
+        departing = seat_changes.hand_over(uow, game, seat, account_for(session, email, name))
         if had_player:  # the bot reads no email; a player who left was told when they left
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
-            seat_changes.tell_departing(uow.runtime, session, game, seat, departing, last_email, why)
+            seat_changes.tell_departing(uow, game, seat, departing, last_email, why)
         headline = f"{seat.public_label} takes over from {before}."
-        notify.send_views(uow.runtime, session, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
+        notify.send_views(uow, game, headline=headline, kind=EmailKind.ADMIN, told=seat)
         notify.queue_for_seat(
-            uow.runtime,
-            session,
+            uow,
             game,
             seat,
             template="turn",

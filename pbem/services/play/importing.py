@@ -97,13 +97,12 @@ def import_game(uow: UnitOfWork, data: Any, players: list[str] | None = None) ->
         schedule_deadline(engine, game)
     if status in RUNNING:
         notify.send_views(
-            uow.runtime,
-            session,
+            uow,
             game,
             headline=f"{game.name} has moved to this server; it goes on where it stood.",
             kind=EmailKind.MOVED,
         )
-        bot_seats.nudge_if_due(uow.runtime, session, game, engine)
+        bot_seats.nudge_if_due(uow, game, engine)
     game_id, count = game.id, game.log_seq
     result = verify(uow, game_id)
     if not result.ok:  # the replay above matched the export, so this would be a fault of the import itself

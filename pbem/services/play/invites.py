@@ -138,7 +138,7 @@ def accept(uow: UnitOfWork, code: str, account_id: int) -> LobbyResult:
     """Take a seat by the invite link (the game starts if it was the last)."""
     session = uow.session
     game = _by_code(session, code)
-    return lobby.take_seat(uow.runtime, session, game.id, get_account(session, account_id), invited=True)
+    return lobby.take_seat(uow, game.id, get_account(session, account_id), invited=True)
 
 
 def game_code(uow: UnitOfWork, game_id: int, account_id: int) -> str | None:
@@ -169,8 +169,7 @@ def _tell_holders(uow: UnitOfWork, game: Game, creator_id: int) -> None:
     )
     for entry in entries:
         notify.queue(
-            uow.runtime,
-            session,
+            uow,
             game=None,
             seat=None,
             recipient=entry.account.email,

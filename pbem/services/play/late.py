@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from engines.base import Engine
 from pbem.game_status import LogKind
 from pbem.models import Game, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import (
     AT_DEADLINE_WORDS,
     STAND_IN_WORDS,
@@ -81,7 +81,7 @@ def _move_deadline(game: Game, until: dt.datetime, now: dt.datetime) -> None:
     game.version += 1
 
 
-def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, late: list[str], now: dt.datetime) -> bool:
+def postpone(uow: UnitOfWork, game: Game, engine: Engine, late: list[str], now: dt.datetime) -> bool:
     """Move the deadline for a vacation or a grace period; True if it moved (nothing else happens then).
 
     ``late``: the missing seats whose players are late (a seat nobody plays is never waited for).
@@ -89,7 +89,7 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
     if not late:
         return False
     labels = ", ".join(seat_label(game, name) for name in late)
-    away = vacations.away_seats(session, game, late, now)
+    away = vacations.away_seats(uow.session, game, late, now)
     if away:
         back = max(away.values())
         until = vacations.held_until(game, back)
@@ -100,14 +100,14 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             f"the deadline moves to {shared_words(until)}, {vacations.window_words(game)} after the return."
         )
         append_log(
-            session,
+            uow.session,
             game,
             kind=LogKind.ADMIN,
             source="deadline",
             text="vacation wait: " + ", ".join(sorted(away)),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
+        notify.send_views(uow, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
         return True
     rules = rules_of(game)
     if rules.late_kind == "grace" and (game.grace_used or 0) < rules.late_n:
@@ -120,14 +120,14 @@ def postpone(runtime: Runtime, session: Session, game: Game, engine: Engine, lat
             f"the deadline is extended to {shared_words(game.deadline)}."
         )
         append_log(
-            session,
+            uow.session,
             game,
             kind=LogKind.ADMIN,
             source="deadline",
             text=f"grace {game.grace_used}/{rules.late_n}: " + ", ".join(late),
             events=[line],
         )
-        notify.send_views(runtime, session, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
+        notify.send_views(uow, game, headline=line, kind=EmailKind.ADMIN, only=_asked(engine, late))
         return True
     return False
 
@@ -208,9 +208,7 @@ def tell_late_seats(
 
 def late_notice_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     """A late notice no email of the deadline took, as an email of its own."""
-    notify.queue_for_seat(
-        uow.runtime, uow.session, seat.game, seat, template="async_late", kind=EmailKind.LATE, view=False, blocks=[fold]
-    )
+    notify.queue_for_seat(uow, seat.game, seat, template="async_late", kind=EmailKind.LATE, view=False, blocks=[fold])
 
 
 def drop_late_players(uow: UnitOfWork, game: Game, late: list[str]) -> list[str]:
@@ -229,5 +227,5 @@ def drop_late_players(uow: UnitOfWork, game: Game, late: list[str]) -> list[str]
             f"You missed {limit} deadline(s) in a row, so the game's house rules took you out of it; "
             f"{STAND_IN_WORDS[occupant.by].replace('for them', 'for the seat')} from now on."
         )
-        seat_changes.tell_departing(uow.runtime, uow.session, game, seat, seat.account, last_email, why)
+        seat_changes.tell_departing(uow, game, seat, seat.account, last_email, why)
     return lines

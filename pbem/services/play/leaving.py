@@ -45,8 +45,8 @@ def leave(uow: UnitOfWork, game: Game, seat: Seat, reason: Left, log_text: str, 
     append_log(session, game, kind=LogKind.ADMIN, source=SOURCES[reason], seat=seat.seat, text=log_text, events=[line])
     game.version += 1
     if announce:
-        notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.ADMIN, told=seat)
+        notify.send_views(uow, game, headline=line, kind=EmailKind.ADMIN, told=seat)
         if draws.end_if_agreed(uow, game, engine_for(game)):  # the seat was the last not to agree
             return occupant
-    bot_seats.nudge_if_due(uow.runtime, session, game, engine_for(game))
+    bot_seats.nudge_if_due(uow, game, engine_for(game))
     return occupant

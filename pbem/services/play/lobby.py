@@ -29,7 +29,7 @@ from engines import get_engine
 from pbem.clock import utcnow
 from pbem.game_status import RUNNING, GameStatus
 from pbem.models import Account, Game, JoinRequest, LobbyEntry, Seat, public_name
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import notify
 from pbem.services.mailout.kinds import EmailKind
@@ -103,11 +103,10 @@ def _closed(game: Game) -> LobbyResult:
     return LobbyResult(False, f"{game.name} is {game.status}; it has no seat to take", game.id)
 
 
-def take_seat(
-    runtime: Runtime, session: Session, game_id: int, account: Account, *, invited: bool = False
-) -> LobbyResult:
+def take_seat(uow: UnitOfWork, game_id: int, account: Account, *, invited: bool = False) -> LobbyResult:
     """Give ``account`` a seat of the open game (in the caller's transaction); start the game if full.
     An invite-only game seats only whoever came by its invite link (``invited``)."""
+    session = uow.session
     game = lock_game(session, game_id)
     if game.status != GameStatus.OPEN:
         return _closed(game)
@@ -130,7 +129,7 @@ def take_seat(
     if count < (game.seats_wanted or 0):
         left = game.seats_wanted - count
         return LobbyResult(True, f"You took a seat in {game.name}; {left} more to fill before it starts.", game.id)
-    start(runtime, session, game)
+    start(uow, game)
     return LobbyResult(True, f"You took the last seat in {game.name}: it has started. Your first email is on its way.",
                        game.id, started=True)  # fmt: skip
 
@@ -145,11 +144,11 @@ def at_the_table(session: Session, game_id: int, account_id: int) -> bool:
     )
 
 
-def start(runtime: Runtime, session: Session, game: Game) -> None:
+def start(uow: UnitOfWork, game: Game) -> None:
     """Draw the seats among those who joined (in joining order, then shuffled by the seed) and begin."""
-    entries = session.scalars(select(LobbyEntry).where(LobbyEntry.game_id == game.id).order_by(LobbyEntry.id))
+    entries = uow.session.scalars(select(LobbyEntry).where(LobbyEntry.game_id == game.id).order_by(LobbyEntry.id))
     players = [(entry.account.name, entry.account.email) for entry in entries]
-    games.seat_and_start(runtime, session, game, get_engine(game.engine), players)
+    games.seat_and_start(uow, game, get_engine(game.engine), players)
     game.seats_wanted = None
 
 
@@ -159,7 +158,7 @@ def join(uow: UnitOfWork, game_id: int, account_id: int) -> LobbyResult:
     account = session.get(Account, account_id)
     if account is None:
         raise NotFound("this account does not exist any more; sign in again")
-    return take_seat(uow.runtime, session, game_id, account)
+    return take_seat(uow, game_id, account)
 
 
 def leave(uow: UnitOfWork, game_id: int, account_id: int) -> LobbyResult:
@@ -203,8 +202,7 @@ def ask_to_join(uow: UnitOfWork, game_id: int, sender: str | None) -> LobbyResul
     session.add(request)
     session.flush()
     notify.queue(
-        uow.runtime,
-        session,
+        uow,
         game=game,
         seat=None,
         recipient=address,
@@ -246,7 +244,7 @@ def confirm_by_reply(uow: UnitOfWork, token: str, sender: str | None, name: str 
     request.status = "done"
     account = account_for(session, request.email)
     named = _name_from_reply(uow, account, name)
-    result = take_seat(uow.runtime, session, request.game_id, account)
+    result = take_seat(uow, request.game_id, account)
     return replace(result, message=f"{result.message} {named}") if named else result
 
 

@@ -147,7 +147,7 @@ def submit(
         folds.add(session, seat, fold)
     if active and any(v.ok for v in verdicts):
         absence.record_acted(seat)
-        settle(uow.runtime, session, game, engine, old_turn=old_turn, events=events, announce=announce)
+        settle(uow, game, engine, old_turn=old_turn, events=events, announce=announce)
     return Submission(verdicts, turn_changed=game.turn != old_turn, finished=game.status == GameStatus.FINISHED)
 
 
@@ -226,16 +226,13 @@ def may_wait(runtime: Runtime, game: Game, seat: Seat, reply: Reply, verdicts: l
     )
 
 
-def queue_receipt(
-    runtime: Runtime, session: Session, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]
-) -> None:
+def queue_receipt(uow: UnitOfWork, game: Game, seat: Seat, reply: Reply, verdicts: list[Verdict]) -> None:
     """The answer to one message on its own: at once, or deferred to the seat's next email
     (and then rendered only if it goes alone)."""
     fold = receipt_fold(reply, verdicts, status_text(game, seat) if reply.status else "")
-    wait = may_wait(runtime, game, seat, reply, verdicts)
+    wait = may_wait(uow.runtime, game, seat, reply, verdicts)
     notify.queue_for_seat(
-        runtime,
-        session,
+        uow,
         game,
         seat,
         template="receipt",
@@ -250,4 +247,4 @@ def queue_receipt(
 
 def receipt_alone(uow: UnitOfWork, seat: Seat, fold: Fold) -> None:
     """The receipt no email of the transaction took, as an email of its own."""
-    queue_receipt(uow.runtime, uow.session, seat.game, seat, fold.alone["reply"], fold.alone["verdicts"])
+    queue_receipt(uow, seat.game, seat, fold.alone["reply"], fold.alone["verdicts"])

@@ -29,7 +29,7 @@ from sqlalchemy import func, or_, select
 from pbem.clock import utcnow
 from pbem.game_status import RUNNING
 from pbem.models import Game, PressMessage, Seat
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import folds, notify, preferences, threads
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.mailout.press_mail import sender_label
@@ -141,7 +141,7 @@ def send_press(
     session.add(press)
     session.flush()
     for seat in recipients:
-        _queue_press_email(uow.runtime, session, game, press, seat)
+        _queue_press_email(uow, game, press, seat)
     names = tuple(s.seat for s in recipients)
     where = "every other seat" if addressee is None else addressee.seat
     if addressee_hidden:  # an answer to anonymous press: its sender stays unnamed
@@ -158,7 +158,7 @@ def _sent_lately(session, game_id: int, seat: str) -> int:
     )
 
 
-def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessage, seat: Seat) -> None:
+def _queue_press_email(uow: UnitOfWork, game: Game, press: PressMessage, seat: Seat) -> None:
     """The press in ``seat``'s mail: a block at the top of the seat's next email of this transaction
     (the turn that the sender's orders start, say), else an email of its own at the transaction's end,
     which for a seat whose player gets news only with their turn (``my_turn``) waits for its next one.
@@ -173,31 +173,28 @@ def _queue_press_email(runtime: Runtime, session, game: Game, press: PressMessag
     data = {"headline": headline, "text": press.text, "private": private, "answer": answer}
     fold = folds.Fold("press", data, sender=press_alone, alone={"press_id": press.id})
     if foldable:  # at the top of the seat's next email of this transaction, else alone at its end
-        folds.add(session, seat, fold)
+        folds.add(uow.session, seat, fold)
     else:
-        _press_email(runtime, session, game, seat, fold)
+        _press_email(uow, game, seat, fold)
 
 
 def press_alone(uow: UnitOfWork, seat: Seat, fold: folds.Fold) -> None:
     """Press no email of the transaction took, as an email of its own: for a seat whose player gets news
     only with their turn (``my_turn``), waiting for its next email (or alone within a day)."""
     game = seat.game
-    _press_email(uow.runtime, uow.session, game, seat, fold, deferred=preferences.news_waits(game, seat))
+    _press_email(uow, game, seat, fold, deferred=preferences.news_waits(game, seat))
 
 
-def _press_email(
-    runtime: Runtime, session, game: Game, seat: Seat, fold: folds.Fold, *, deferred: bool = False
-) -> None:
+def _press_email(uow: UnitOfWork, game: Game, seat: Seat, fold: folds.Fold, *, deferred: bool = False) -> None:
     """The press of ``fold`` as an email to ``seat`` (``deferred``: waiting for the seat's next email)."""
     notify.queue(
-        runtime,
-        session,
+        uow,
         game=game,
         seat=seat,
         recipient=seat.account.email,
         template="async_press",
         kind=EmailKind.PRESS,
-        message_id=threads.message_id(runtime, game, "press", fold.alone["press_id"]),
+        message_id=threads.message_id(uow.runtime, game, "press", fold.alone["press_id"]),
         deferred=fold if deferred else None,
         headline=fold.data["headline"],
         press_text=fold.data["text"],

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from pbem.game_status import GameStatus
 from pbem.models import Game, LobbyEntry, Seat, public_name
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.seating import left_of, who_plays
 from pbem.services.mailout import notify
 from pbem.services.mailout.kinds import EmailKind
@@ -66,10 +66,10 @@ def offer(uow: UnitOfWork, game_id: int, seat_id: int) -> RematchResult:
         return RematchResult(True, f"The rematch has started already: {found.name} (game {found.id}).", found.id)
     opened = found is None
     if opened:
-        found = _open(uow.runtime, session, game, seat)
+        found = _open(uow, game, seat)
         if found is None:
             return RematchResult(False, "too few players stayed to the end for a rematch of this game")
-    joined = lobby.take_seat(uow.runtime, session, found.id, seat.account)
+    joined = lobby.take_seat(uow, found.id, seat.account)
     if not joined.ok:
         return RematchResult(False, joined.message, found.id)
     if joined.started:
@@ -85,8 +85,9 @@ def offer(uow: UnitOfWork, game_id: int, seat_id: int) -> RematchResult:
     )
 
 
-def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Game | None:
+def _open(uow: UnitOfWork, game: Game, proposer: Seat) -> Game | None:
     """A new open game for the table (bot seats taken by the bot at once); every other player is asked."""
+    session = uow.session
     engine = engine_for(game)
     table = table_of(game)
     if len(table) < engine.min_players:
@@ -118,8 +119,7 @@ def _open(runtime: Runtime, session: Session, game: Game, proposer: Seat) -> Gam
         if seat.id in bots or seat.id == proposer.id:
             continue
         notify.queue_for_seat(
-            runtime,
-            session,
+            uow,
             game,
             seat,
             template="turn",

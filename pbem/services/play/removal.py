@@ -36,5 +36,5 @@ def remove_player(uow: UnitOfWork, game_id: int, seat_name: str, reason: str = "
     note = f"{seat.seat}: {reason}" if reason else seat.seat
     plays = PLAYS[leave(uow, game, seat, Left.REMOVED, f"remove: {note}").by]
     why = f"The admin removed you from the game{f' ({reason})' if reason else ''}; {plays} plays the seat now."
-    seat_changes.tell_departing(uow.runtime, uow.session, game, seat, seat.account, last_email, why)
+    seat_changes.tell_departing(uow, game, seat, seat.account, last_email, why)
     return plays

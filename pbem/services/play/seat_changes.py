@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.game_status import LogKind
 from pbem.models import Account, Game, Seat, public_name
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify, threads
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.play import vacations
@@ -21,7 +21,7 @@ from pbem.services.play.settling import append_log, engine_for
 from pbem.tokens import new_token
 
 
-def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, account: Account) -> Account:
+def hand_over(uow: UnitOfWork, game: Game, seat: Seat, account: Account) -> Account:
     """Give ``seat`` to ``account`` (in the caller's locked transaction); returns the departing account.
 
     The departing player's vacations end (a deadline they held comes in), the
@@ -29,14 +29,14 @@ def hand_over(runtime: Runtime, session: Session, game: Game, seat: Seat, accoun
     new player's thread starts afresh; the board shows the new player's name.
     """
     departing = seat.account
-    vacations.end_now(session, game, seat, utcnow())
+    vacations.end_now(uow.session, game, seat, utcnow())
     seat.account = account
     seat.missed_deadlines = 0
     seat.left_at = seat.left_reason = None  # a seat whose player left, taken over, is played by its new player
     rotate_tokens_of(seat)
     seat.last_message_id = None
     if not game.anonymous:  # an anonymous game's board names "Player N" whoever plays
-        relabel(session, game, seat, public_name(account.name, seat.position, account.email))
+        relabel(uow.session, game, seat, public_name(account.name, seat.position, account.email))
     return departing
 
 
@@ -52,13 +52,10 @@ def relabel(session: Session, game: Game, seat: Seat, name: str) -> None:
     append_log(session, game, kind=LogKind.RELABEL, source="admin", seat=seat.seat, text=name)
 
 
-def tell_departing(
-    runtime: Runtime, session: Session, game: Game, seat: Seat, account: Account, last_email: str | None, why: str
-) -> None:
+def tell_departing(uow: UnitOfWork, game: Game, seat: Seat, account: Account, last_email: str | None, why: str) -> None:
     """The departing player hears, in the game's thread, that the seat is no longer theirs."""
     notify.queue(
-        runtime,
-        session,
+        uow,
         game=game,
         seat=None,
         recipient=account.email,

@@ -13,7 +13,7 @@ from engines.base import Engine
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
 from pbem.models import Game, LogEntry
-from pbem.runtime import Runtime
+from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify, observers
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people import ratings
@@ -103,8 +103,7 @@ def sync_summary(engine: Engine, game: Game) -> None:
 
 
 def settle(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game,
     engine: Engine,
     *,
@@ -123,13 +122,12 @@ def settle(
     sync_summary(engine, game)
     outcome = engine.outcome(game.state)
     if outcome is not None:
-        finish(runtime, session, game, dict(outcome.to_json()), events=events, missed=missed)
+        finish(uow, game, dict(outcome.to_json()), events=events, missed=missed)
         return
     if game.turn != old_turn or missed:
         schedule_deadline(engine, game)
         notify.send_views(
-            runtime,
-            session,
+            uow,
             game,
             headline="",  # the email's first line names the turn and its phase
             kind=EmailKind.TURN,
@@ -137,23 +135,21 @@ def settle(
             missed=missed or [],
             only=only,
         )
-        observers.queue_updates(runtime, session, game, headline=f"{game.phase}.", what=game.phase, events=events)
+        observers.queue_updates(uow, game, headline=f"{game.phase}.", what=game.phase, events=events)
     elif announce:
         notify.send_views(
-            runtime,
-            session,
+            uow,
             game,
             headline="News from the table.",
             kind=EmailKind.ANNOUNCE,
             events=events,
             only=only,
         )
-    bot_seats.nudge_if_due(runtime, session, game, engine)  # after the deadline is set: it may bring it to now
+    bot_seats.nudge_if_due(uow, game, engine)  # after the deadline is set: it may bring it to now
 
 
 def finish(
-    runtime: Runtime,
-    session: Session,
+    uow: UnitOfWork,
     game: Game,
     result: dict[str, Any],
     *,
@@ -167,12 +163,10 @@ def finish(
     game.result = result
     game.finished_at = utcnow()
     game.deadline = game.next_reminder = None
-    ratings.rate_game(session, game)
+    ratings.rate_game(uow.session, game)
     headline = f"Game over. {result['summary']}"
-    notify.send_views(
-        runtime, session, game, headline=headline, kind=EmailKind.GAME_OVER, events=events, missed=missed or []
-    )
-    observers.queue_updates(runtime, session, game, headline=headline, what="game over", events=events)
+    notify.send_views(uow, game, headline=headline, kind=EmailKind.GAME_OVER, events=events, missed=missed or [])
+    observers.queue_updates(uow, game, headline=headline, what="game over", events=events)
 
 
 def engine_for(game: Game) -> Engine:

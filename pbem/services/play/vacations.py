@@ -176,7 +176,7 @@ def declare_vacation(uow: UnitOfWork, game_id: int, seat_id: int, days: int) -> 
         session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text=f"vacation: {days}d", events=[line]
     )
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
+    notify.send_views(uow, game, headline=line, kind=EmailKind.VACATION, told=seat)
     return VacationResult(
         True,
         f"vacation declared until {shared_words(ends)} ({days} day(s)); deadlines that wait for you "
@@ -206,7 +206,7 @@ def end_vacation(uow: UnitOfWork, game_id: int, seat_id: int) -> VacationResult:
         line += f" The deadline that waited for {seat.seat} is now {shared_words(game.deadline)}."
     append_log(session, game, kind=LogKind.ADMIN, source="player", seat=seat.seat, text="vacation ended", events=[line])
     game.version += 1
-    notify.send_views(uow.runtime, session, game, headline=line, kind=EmailKind.VACATION, told=seat)
+    notify.send_views(uow, game, headline=line, kind=EmailKind.VACATION, told=seat)
     back = "welcome back: your vacation has ended, and every other player has been told"
     if held:
         back += f"; the deadline that waited for you is now {shared_words(game.deadline)}"
