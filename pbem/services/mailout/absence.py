@@ -125,9 +125,9 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
     missed = seat.missed_deadlines
     who = AT_DEADLINE_WORDS[played_for(game, seat)]
     often = (
-        "one email a week about this game"
+        "in one digest with your other games', once a week while each of them plays for you"
         if lvl is Level.WEEKLY
-        else "this game's news in one daily digest with your other games'"
+        else "in one daily digest with your other games'"
     )
     why = (
         f"you have missed {missed} deadlines in a row"
@@ -135,8 +135,7 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
         else "you have sent no orders in your other games for a while"
     )
     return (
-        f"Your seat is being played for you: {why}, and at each "
-        f"deadline {who}. So as not to fill your inbox you now get {often}, with the news "
-        "since the last one. Reply with your orders (or play on your page) to come back: then every email "
-        "comes again."
+        f"Your seat is being played for you: {why}, and at each deadline {who}. So as not to fill your "
+        f"inbox, this game's news now comes {often}. Reply with your orders (or play on your page) to come "
+        "back: then every email comes again."
     )
