@@ -1,7 +1,7 @@
 """Mail that respects absent players, through the real notify and outbox path: backed-off seats
-(their news in one digest for all their games, daily, then weekly), reminders only to seats asked to act and in words that
-say who plays the seat at the deadline, and in games played one seat at a time, grace and bot
-notices only to those asked to act."""
+(their news in one digest for all their games, daily, then weekly), reminders only to seats asked
+to act and in words that say who plays the seat at the deadline, and in games played one seat at
+a time, grace and bot notices only to those asked to act."""
 
 from __future__ import annotations
 
