@@ -112,4 +112,3 @@ def advance(session: Session, seat: Seat, message_id: str, references: str | Non
     seat.last_message_id = message_id
     chain = (references or "").split()
     mailing.of(session).chains[seat.id] = [*chain, message_id]
-
