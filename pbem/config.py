@@ -262,7 +262,8 @@ class Settings:
     #: ``PBEM_KEEP_EMAILS``: how long a sent email's text is kept (then only its envelope).
     keep_email_seconds: int = 14 * 86_400
     #: ``PBEM_ABSENT_AFTER``: deadlines a seat's player missed in a row before their mail about that game is
-    #: backed off (one email a day; a week from twice as many); 0: never.
+    #: backed off (its news held for the player's one digest of all their games: daily, weekly from twice as
+    #: many); 0: never.
     absent_after: int = 2
     #: ``PBEM_HARD_BOUNCES``: hard bounces in a row after which an address is no longer mailed.
     hard_bounce_limit: int = 3

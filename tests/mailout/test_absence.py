@@ -1,7 +1,7 @@
 """Mail that respects absent players, through the real notify and outbox path: backed-off seats
-(one email a day per game, then a week), reminders only to seats asked to act and in words that
-say who plays the seat at the deadline, and in games played one seat at a time, grace and bot
-notices only to those asked to act."""
+(their news in one digest for all their games, daily, then weekly), reminders only to seats asked
+to act and in words that say who plays the seat at the deadline, and in games played one seat at
+a time, grace and bot notices only to those asked to act."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_a_player_absent_from_three_games_gets_one_digest_a_day_in_all(runtime):
     assert daily.recipient == held[0].recipient and daily.status in GOES
     text = " ".join(daily.body_text.split())
     assert text.count("Your seat is being played for you") == 3
-    assert "this game's news in one daily digest with your other games'" in text and "to come back" in text
+    assert "this game's news now comes in one daily digest with your other games'" in text and "to come back" in text
     for game_id in tables:
         assert "You missed the deadline; the game's defaults were applied for Suns." in text
         others = [m for m in outbox(runtime, game_id=game_id, kind="turn") if m.seat_id != suns[game_id]]
@@ -97,7 +97,7 @@ def test_a_player_long_absent_gets_one_digest_a_week_with_the_news_since(runtime
     [weekly] = outbox(runtime, kind="digest")
     text = " ".join(weekly.body_text.split())
     assert weekly.subject.startswith("[pbem] weekly digest") and "Your weekly digest" in text
-    assert text.count("one email a week about this game") == 2 and "to come back" in text
+    assert text.count("once a week while each of them plays for you") == 2 and "to come back" in text
     for game_id in tables:
         miss(runtime, game_id, "Suns")
     assert runtime.in_unit(digest.send_digests) == 0, "within the week the news waits"
@@ -105,6 +105,9 @@ def test_a_player_long_absent_gets_one_digest_a_week_with_the_news_since(runtime
     held = {m.id for g in tables for m in outbox(runtime, game_id=g) if m.status == "held"}
     assert held
     days_pass(runtime, 7)
+    assert runtime.in_unit(digest.overdue_recipients) == [weekly.recipient], (
+        "a week since: due, even if the run was missed"
+    )
     assert runtime.in_unit(digest.send_digests) == 1, "a week since: the next weekly digest"
     [_, second] = outbox(runtime, kind="digest")
     assert " ".join(second.body_text.split()).count("You missed the deadline; the game's defaults were applied") >= 2
@@ -230,7 +233,8 @@ def test_a_run_of_bot_moves_before_a_players_turn_is_one_email(runtime):
 
 def test_a_player_absent_from_their_games_is_backed_off_in_a_new_one_until_they_act(runtime):
     """Once a seat of theirs is backed off, a game that seats them afterwards starts backed off too (no
-    reminder, one email a day); a game they already played is untouched; their next orders anywhere end it."""
+    reminder, its news in their digest); a game they were already in mails them as before until they miss a
+    deadline there too; their next orders anywhere end it."""
     from pbem.models import Account
 
     played = start_with(runtime, deadline_seconds=3 * 86400)  # before they went quiet: untouched

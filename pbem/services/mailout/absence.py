@@ -29,6 +29,8 @@ from __future__ import annotations
 import datetime as dt
 from enum import IntEnum
 
+from sqlalchemy import ColumnElement, and_, false
+
 from pbem.config import Settings
 from pbem.models import Game, Seat
 from pbem.outbox_status import OutboxStatus
@@ -58,7 +60,7 @@ def level(settings: Settings, game: Game, seat: Seat) -> Level:
         return Level.PLAYING
     missed = seat.missed_deadlines or 0
     if missed >= n:
-        return Level.WEEKLY if missed >= 2 * n else Level.DAILY
+        return Level.WEEKLY if missed >= weekly_from(settings) else Level.DAILY
     return Level.DAILY if absent_here_too(game, seat) else Level.PLAYING
 
 
@@ -110,10 +112,17 @@ def delivery(settings: Settings, game: Game, seat: Seat, kind: str, status: str)
     return OutboxStatus.SUPPRESSED if kind == EmailKind.REMINDER else OutboxStatus.HELD
 
 
-def weekly_only(settings: Settings, seats: list[tuple[Game, Seat]]) -> bool:
-    """Whether a digest of these seats' news goes only weekly: every seat's player has long been absent
-    (a digest reader's own held mail, or a seat at the daily level, keeps it daily)."""
-    return bool(seats) and all(level(settings, game, seat) is Level.WEEKLY for game, seat in seats)
+def weekly_from(settings: Settings) -> int:
+    """Missed deadlines in a row from which a seat is at the weekly level: twice N."""
+    return 2 * settings.absent_after
+
+
+def long_absent(settings: Settings) -> ColumnElement[bool]:
+    """SQL for a seat at the weekly level (as :func:`level` decides it), for the digest's one query of
+    whether a recipient's held news may wait for the week."""
+    if not settings.absent_after:
+        return false()
+    return and_(Seat.missed_deadlines >= weekly_from(settings), Seat.left_at.is_(None))
 
 
 def note(settings: Settings, game: Game, seat: Seat) -> str:
@@ -125,9 +134,9 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
     missed = seat.missed_deadlines
     who = AT_DEADLINE_WORDS[played_for(game, seat)]
     often = (
-        "one email a week about this game"
+        "in one digest with your other games', once a week while each of them plays for you"
         if lvl is Level.WEEKLY
-        else "this game's news in one daily digest with your other games'"
+        else "in one daily digest with your other games'"
     )
     why = (
         f"you have missed {missed} deadlines in a row"
@@ -135,8 +144,7 @@ def note(settings: Settings, game: Game, seat: Seat) -> str:
         else "you have sent no orders in your other games for a while"
     )
     return (
-        f"Your seat is being played for you: {why}, and at each "
-        f"deadline {who}. So as not to fill your inbox you now get {often}, with the news "
-        "since the last one. Reply with your orders (or play on your page) to come back: then every email "
-        "comes again."
+        f"Your seat is being played for you: {why}, and at each deadline {who}. So as not to fill your "
+        f"inbox, this game's news now comes {often}. Reply with your orders (or play on your page) to come "
+        "back: then every email comes again."
     )

@@ -19,7 +19,8 @@ import datetime as dt
 from collections import Counter, defaultdict
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, or_, select
+from sqlalchemy.orm import aliased
 
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
@@ -46,7 +47,8 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     settings = uow.settings
     session = uow.session
     rows = _held(session, recipient, lock=True)
-    if not rows or not _digest_due(uow, recipient, rows):
+    weekly = bool(rows) and _weekly(uow, recipient)
+    if not rows or (weekly and _digested_within_the_week(uow, recipient)):
         return 0
     by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
     for row in rows:
@@ -57,7 +59,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
     pref_url = preferences.preferences_url(uow.runtime, account) if account else settings.base_url
     pref = (account.notify if account else None) or "digest"
-    often = "weekly" if _weekly(uow, rows) else "daily"
+    often = "weekly" if weekly else "daily"
     headline = f"Your {often} digest: {len(rows)} update(s) in {len(sections)} game(s)."
     row = notify.queue(
         uow,
@@ -79,27 +81,34 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     return len(rows)
 
 
-def _weekly(uow: UnitOfWork, rows: list[OutboxMessage]) -> bool:
-    """Whether these held rows make a weekly digest: every one is of a seat whose player has long been absent."""
-    session = uow.session
-    seats = [session.get(Seat, row.seat_id) if row.seat_id is not None else None for row in rows]
-    if any(seat is None for seat in seats):
-        return False
-    return absence.weekly_only(uow.settings, [(seat.game, seat) for seat in seats if seat is not None])
+def _weekly(uow: UnitOfWork, recipient: str) -> bool:
+    """Whether the recipient's held news makes a weekly digest: every held row is of a seat whose player has
+    long been absent (:func:`pbem.services.mailout.absence.long_absent`)."""
+    return not uow.session.scalar(select(exists(_keeps_daily(uow, OutboxMessage, recipient))))
 
 
-def _digest_due(uow: UnitOfWork, recipient: str, rows: list[OutboxMessage]) -> bool:
-    """A digest is due daily; a weekly one only a week after the recipient's last digest."""
-    if not _weekly(uow, rows):
-        return True
-    last = uow.session.scalar(
-        select(func.max(OutboxMessage.created_at)).where(
-            OutboxMessage.recipient == recipient,
-            OutboxMessage.kind == EmailKind.DIGEST,
-            OutboxMessage.status != OutboxStatus.SUPPRESSED,
-        )
+def _keeps_daily(uow: UnitOfWork, row: Any, recipient: Any) -> Any:
+    """The held rows of ``recipient`` that keep their digest daily: of no seat, or of a seat not long absent."""
+    long_absent = select(Seat.id).where(Seat.id == row.seat_id, absence.long_absent(uow.settings))
+    return (
+        select(row.id)
+        .where(row.status == OutboxStatus.HELD, row.recipient == recipient)
+        .where(or_(row.seat_id.is_(None), ~exists(long_absent)))
     )
-    return last is None or last <= utcnow() - absence.WEEK
+
+
+def _digested_this_week(row: Any, recipient: Any) -> Any:
+    """A digest that went to ``recipient`` within the week."""
+    return select(row.id).where(
+        row.kind == EmailKind.DIGEST,
+        row.recipient == recipient,
+        row.status != OutboxStatus.SUPPRESSED,
+        row.created_at > utcnow() - absence.WEEK,
+    )
+
+
+def _digested_within_the_week(uow: UnitOfWork, recipient: str) -> bool:
+    return bool(uow.session.scalar(select(exists(_digested_this_week(OutboxMessage, recipient)))))
 
 
 def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
@@ -204,17 +213,18 @@ OVERDUE = dt.timedelta(hours=25)
 
 def overdue_recipients(uow: UnitOfWork) -> list[str]:
     """Recipients whose oldest held email has waited past a day (the daily run was missed) and whose
-    digest is due (a weekly one waits for its week)."""
-    cutoff = utcnow() - OVERDUE
-    session = uow.session
-    waited = sorted(
-        session.scalars(
-            select(OutboxMessage.recipient)
-            .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.created_at < cutoff)
-            .distinct()
-        )
+    digest is due (a weekly one waits for its week): one query, however many players are long absent."""
+    held, other = aliased(OutboxMessage), aliased(OutboxMessage)
+    due = or_(
+        exists(_keeps_daily(uow, other, held.recipient)),
+        ~exists(_digested_this_week(aliased(OutboxMessage), held.recipient)),
     )
-    return [recipient for recipient in waited if _digest_due(uow, recipient, _held(session, recipient))]
+    query = (
+        select(held.recipient)
+        .where(held.status == OutboxStatus.HELD, held.created_at < utcnow() - OVERDUE, due)
+        .distinct()
+    )
+    return sorted(uow.session.scalars(query))
 
 
 def _held(session, recipient: str, *, lock: bool = False) -> list[OutboxMessage]:
