@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from sqlalchemy import exists, or_, select
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import Session, aliased
 
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
@@ -53,7 +53,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     by_game: dict[int | None, list[OutboxMessage]] = defaultdict(list)
     for row in rows:
         by_game[row.game_id].append(row)
-    sections = [_section(uow.runtime, session, game_id, group) for game_id, group in by_game.items()]
+    sections = [_section(uow, game_id, group) for game_id, group in by_game.items()]
     for row in rows:
         move(row, OutboxStatus.DIGESTED)
     account = session.scalars(select(Account).where(Account.email == recipient)).one_or_none()
@@ -111,8 +111,9 @@ def _digested_within_the_week(uow: UnitOfWork, recipient: str) -> bool:
     return bool(uow.session.scalar(select(exists(_digested_this_week(OutboxMessage, recipient)))))
 
 
-def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
+def _section(uow: UnitOfWork, game_id: int | None, group: list[OutboxMessage]) -> dict[str, Any]:
     """One game's part of a digest: what happened, every press in full, and the latest view."""
+    session = uow.session
     game = session.get(Game, game_id) if game_id is not None else None
     news = [row for row in group if row.kind != EmailKind.PRESS]
     views = [row for row in news if row.kind != EmailKind.LATE]  # a late notice shows no view: its lines are kept
@@ -126,10 +127,10 @@ def _section(runtime: Runtime, session, game_id: int | None, group: list[OutboxM
         "events": _events_since(session, game, group[0].created_at) if game else [],
         "press": [item for item in (_press_item(session, game, row) for row in group) if item],
         "late": _late_lines(news),
-        "absent_note": absence.note(runtime.settings, game, seat) if game and seat else "",
+        "absent_note": absence.note(uow.settings, game, seat) if game and seat else "",
         "latest": drafts.text_and_html(last)[0].rstrip() if views else "",
         "reply_to": reply,
-        **_now(runtime, game, seat),
+        **_now(uow.runtime, game, seat),
     }
 
 
@@ -183,7 +184,7 @@ def _due(game: Game, seat: Seat) -> str:
     return f"Your move is due by {notify.deadline_words(game, seat)}."
 
 
-def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
+def _events_since(session: Session, game: Game, since: dt.datetime) -> list[str]:
     """The game's public event lines since the first held email (everyone at the table may read them)."""
     entries = session.scalars(
         select(LogEntry).where(LogEntry.game_id == game.id, LogEntry.created_at >= since).order_by(LogEntry.seq)
@@ -191,7 +192,7 @@ def _events_since(session, game: Game, since: dt.datetime) -> list[str]:
     return [line for entry in entries for line in (entry.events or [])]
 
 
-def _press_item(session, game: Game | None, row: OutboxMessage) -> dict[str, str] | None:
+def _press_item(session: Session, game: Game | None, row: OutboxMessage) -> dict[str, str] | None:
     """A held press email as its reader may see it: who wrote (or "anonymous") and the text."""
     press_id = press_mail.press_id_from_message_id(row.message_id) if row.kind == EmailKind.PRESS else None
     message = session.get(PressMessage, press_id) if press_id else None

@@ -37,7 +37,7 @@ from sqlalchemy import func, select, update
 
 from pbem.clock import utcnow
 from pbem.models import Account, SigninLink, SigninRequest
-from pbem.runtime import Runtime, UnitOfWork
+from pbem.runtime import UnitOfWork
 from pbem.services import ServiceError
 from pbem.services.mailout import budget, notify
 from pbem.services.mailout.kinds import EmailKind
@@ -236,11 +236,12 @@ def forget_old(uow: UnitOfWork) -> int:
     return done.rowcount or 0
 
 
-def _usable(session, runtime: Runtime, token: str) -> SigninLink | None:
-    nonce = nonce_of(runtime.settings.secret_key, token)
+def _usable(uow: UnitOfWork, token: str) -> SigninLink | None:
+    """The sign-in link ``token`` names, if it is still open (used, expired and forged tokens name none)."""
+    nonce = nonce_of(uow.settings.secret_key, token)
     if nonce is None:
         return None
-    link = session.scalars(select(SigninLink).where(SigninLink.nonce == nonce)).one_or_none()
+    link = uow.session.scalars(select(SigninLink).where(SigninLink.nonce == nonce)).one_or_none()
     return link if _open(link) else None
 
 
@@ -277,7 +278,7 @@ def check_link(uow: UnitOfWork, token: str, binding: str | None) -> str | None:
     """None if this browser may use the link (opening it does not use it: mail scanners open links),
     else why not (:data:`INVALID` or :data:`ELSEWHERE`)."""
     session = uow.session
-    link = _usable(session, uow.runtime, token)
+    link = _usable(uow, token)
     if link is None:
         return INVALID
     return None if _bound_here(session, link, binding) else ELSEWHERE
@@ -304,7 +305,7 @@ def _spend(session, link: SigninLink) -> int:
 def redeem(uow: UnitOfWork, token: str, binding: str | None) -> int:
     """Use the link once, in a browser that asked for it: the account id to sign in, or :class:`ServiceError`."""
     session = uow.session
-    link = _usable(session, uow.runtime, token)
+    link = _usable(uow, token)
     if link is None:
         raise ServiceError(INVALID)
     if not _bound_here(session, link, binding):
