@@ -188,6 +188,24 @@ def test_pause_resume_cancel_extend(runtime):
     assert runtime.in_reading(verify, game_id).ok
 
 
+def test_a_resumed_game_keeps_its_deadline_hour_and_all_the_time_it_had_left(runtime):
+    from zoneinfo import ZoneInfo
+
+    from pbem.services.play.deadline_hour import DeadlineHour
+
+    paris = DeadlineHour(20, 0, "Europe/Paris")
+    game_id = start(runtime, deadline_seconds=2 * 86400, deadline_hour=paris)
+    runtime.in_unit(games.pause, game_id)
+    with runtime.db.write() as session:  # paused with five hours left: resumed, the deadline lands at no 20:00
+        session.execute(update(Game).where(Game.id == game_id).values(paused_remaining=5 * 3600 + 17 * 60))
+    runtime.in_unit(games.resume, game_id)
+    due = game_row(runtime, game_id).deadline
+    local = due.replace(tzinfo=dt.UTC).astimezone(ZoneInfo("Europe/Paris"))
+    assert (local.hour, local.minute) == (20, 0), "at the game's hour"
+    left = due - utcnow()
+    assert dt.timedelta(hours=5, minutes=16) < left <= dt.timedelta(hours=5, minutes=17) + dt.timedelta(days=1)
+
+
 def test_replace_player_rotates_tokens(runtime):
     game_id = start(runtime)
     before = game_row(runtime, game_id).seats[0]

@@ -126,6 +126,15 @@ def deadline_at_hour(now: dt.datetime, seconds: int, at: DeadlineHour | None) ->
     return next_occurrence(plain - slack(seconds), at)
 
 
+def owed_at_hour(earliest: dt.datetime, phase_seconds: float, at: DeadlineHour | None) -> dt.datetime:
+    """A deadline for a time owed in full (a vacation's return window, what a paused game had left):
+    ``earliest`` (naive UTC) moved on to the hour ``at``, never earlier, where phases of ``phase_seconds``
+    are anchored to it (a day or more); else ``earliest`` itself."""
+    if at is None or phase_seconds < SHORTEST_ANCHORED:
+        return earliest
+    return next_occurrence(earliest, at)
+
+
 def next_occurrence(earliest: dt.datetime, at: DeadlineHour) -> dt.datetime:
     """The first time at or after ``earliest`` (naive UTC) that the zone's clock shows the hour (naive UTC)."""
     place: ZoneInfo = zone(at.zone_name)

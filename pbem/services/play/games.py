@@ -25,10 +25,17 @@ from pbem.services.mailout import notify
 from pbem.services.mailout.kinds import EmailKind
 from pbem.services.people.players import account_for, parse_player
 from pbem.services.play import bot_seats, seat_changes
-from pbem.services.play.deadline_hour import DeadlineHour
+from pbem.services.play.deadline_hour import DeadlineHour, owed_at_hour
 from pbem.services.play.house_rules import HouseRules, rules_of
 from pbem.services.play.locking import lock_game
-from pbem.services.play.settling import append_log, engine_for, next_reminder, schedule_deadline, sync_summary
+from pbem.services.play.settling import (
+    append_log,
+    engine_for,
+    next_reminder,
+    schedule_deadline,
+    sync_summary,
+    turn_seconds,
+)
 from pbem.tokens import new_token
 from pbem.zoned import shared_words
 
@@ -271,12 +278,15 @@ def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
 
 
 def resume(uow: UnitOfWork, game_id: int) -> None:
-    """Restart the clock with the time that was left (at least a minute)."""
+    """Restart the clock with the time that was left (at least a minute), the deadline at the game's deadline
+    hour if it has one (the first after that time: the players get all of it)."""
     with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (_session, game):
         game.status = GameStatus.ACTIVE
         if game.paused_remaining is not None:
             now = utcnow()
-            move_deadline(game, now + dt.timedelta(seconds=max(game.paused_remaining, 60)), now)
+            left = now + dt.timedelta(seconds=max(game.paused_remaining, 60))
+            at = DeadlineHour.from_policy(game.deadline_policy)
+            move_deadline(game, owed_at_hour(left, turn_seconds(engine_for(game), game) or 0, at), now)
         else:
             schedule_deadline(engine_for(game), game)
         game.paused_remaining = None

@@ -30,7 +30,7 @@ from pbem.models import Game, Seat, Vacation
 from pbem.runtime import UnitOfWork
 from pbem.services.mailout import notify
 from pbem.services.mailout.kinds import EmailKind
-from pbem.services.play.deadline_hour import SHORTEST_ANCHORED, DeadlineHour, next_occurrence
+from pbem.services.play.deadline_hour import DeadlineHour, owed_at_hour
 from pbem.services.play.house_rules import rules_of
 from pbem.services.play.locking import lock_game, seat_of_game
 from pbem.services.play.settling import append_log, next_reminder, turn_seconds
@@ -52,11 +52,7 @@ def held_until(game: Game, vacation_end: dt.datetime) -> dt.datetime:
     """When a deadline that waited for a vacation ending at ``vacation_end`` falls due: a return window later,
     at the game's deadline hour if it has one (the first after the window: never less than the window)."""
     window = return_window(game)
-    at = DeadlineHour.from_policy(game.deadline_policy)
-    earliest = vacation_end + window
-    if at is None or window.total_seconds() < SHORTEST_ANCHORED:
-        return earliest
-    return next_occurrence(earliest, at)
+    return owed_at_hour(vacation_end + window, window.total_seconds(), DeadlineHour.from_policy(game.deadline_policy))
 
 
 def window_words(game: Game) -> str:
