@@ -129,7 +129,7 @@ def utcnow() -> dt.datetime:
     return aware_now().replace(tzinfo=None)
 
 
-#: When the daily digest goes out (UTC, game time): Celery beat's schedule and the rule that spares a
+#: When the daily digest goes out (UTC, game time): the sweep's digests and the rule that spares a
 #: digest reader a reminder the digest tells (:mod:`pbem.services.mailout.preferences`) read this one hour.
 DIGEST_HOUR = 6
 
@@ -140,8 +140,13 @@ def next_digest(after: dt.datetime) -> dt.datetime:
     return today if today > after else today + dt.timedelta(days=1)
 
 
+def last_digest(at: dt.datetime) -> dt.datetime:
+    """The latest digest hour at or before ``at`` (naive UTC, game time): news held before it is due."""
+    return next_digest(at) - dt.timedelta(days=1)
+
+
 def aware_now() -> dt.datetime:
-    """Game time, time-zone aware (Celery beat's clock for the daily digest's hour)."""
+    """Game time, time-zone aware."""
     if not setting().accelerated:
         return dt.datetime.now(dt.UTC)
     return dt.datetime.fromtimestamp(now_seconds(), dt.UTC)

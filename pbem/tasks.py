@@ -26,7 +26,6 @@ class Task(StrEnum):
     PLAY_BOTS = "play_bots"
     SWEEP = "sweep"
     SEND_DIGESTS = "send_digests"
-    SEND_OVERDUE_DIGESTS = "send_overdue_digests"
     ANSWER_SIGNIN_REQUESTS = "answer_signin_requests"
     TIDY = "tidy"
 

@@ -14,7 +14,6 @@ from pbem import clock
 from pbem.cli import main
 from pbem.clock import ClockError, ClockSetting, parse_setting
 from pbem.config import ConfigError, load_settings
-from worker import daily_digest_schedule
 
 
 @pytest.fixture(autouse=True)
@@ -114,20 +113,14 @@ def test_pbem_check_refuses_a_malformed_clock(tmp_path):
     assert result.stdout.startswith("configuration: PROBLEM: PBEM_CLOCK_RATE needs PBEM_CLOCK_EPOCH")
 
 
-def test_the_daily_digest_falls_at_its_hour_of_game_time():
-    """Beat's daily entry reads the server's clock: on a fast clock its mornings come fast too."""
-    assert worker.app.conf.timezone == "UTC"  # the app reads its settings (and the process's clock) first
-    clock.configure(ClockSetting(1000.0, time.time() - 100))
-    schedule = daily_digest_schedule()
-    now = clock.aware_now()
-    assert schedule.now() - now < dt.timedelta(minutes=5), "the schedule's now is game time"
-    last_morning = now.replace(hour=clock.DIGEST_HOUR, minute=0, second=0, microsecond=0)
-    if last_morning > now:
-        last_morning -= dt.timedelta(days=1)
-    due, _next = schedule.is_due(last_morning - dt.timedelta(hours=1))
-    assert due, "a run before the last morning leaves the digest due"
-    due, wait = schedule.is_due(last_morning + dt.timedelta(minutes=1))
-    assert not due and wait <= 86400
+def test_the_digest_hour_is_read_on_the_servers_clock():
+    """The sweep sends the news held since before the latest digest hour of game time: on a fast clock
+    its mornings come fast too."""
+    at = dt.datetime(2026, 12, 1, 5, 59)
+    assert clock.last_digest(at) == dt.datetime(2026, 11, 30, clock.DIGEST_HOUR)
+    assert clock.last_digest(at.replace(hour=6, minute=0)) == dt.datetime(2026, 12, 1, clock.DIGEST_HOUR)
+    assert clock.next_digest(at) == dt.datetime(2026, 12, 1, clock.DIGEST_HOUR)
+    assert "digest" not in worker.app.conf.beat_schedule, "one way: the sweep, not a second timer of its own"
 
 
 def test_timed_tasks_wait_real_seconds_for_game_time(fast_clock, monkeypatch):

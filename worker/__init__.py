@@ -72,17 +72,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_hijack_root_logger": False,
         "beat_schedule": {
             "sweep": {"task": Task.SWEEP.celery_name, "schedule": clock.sweep_interval()},
-            "digest": {"task": Task.SEND_DIGESTS.celery_name, "schedule": daily_digest_schedule()},
             "tidy": {"task": Task.TIDY.celery_name, "schedule": crontab(minute=17)},
         },
         "beat_schedule_filename": str(Path(settings.instance) / "celerybeat-schedule"),
         "timezone": "UTC",
     }
-
-
-def daily_digest_schedule() -> crontab:
-    """:data:`pbem.clock.DIGEST_HOUR` by the server's clock (game time), so a fast test clock has its mornings too."""
-    return crontab(hour=clock.DIGEST_HOUR, minute=0, nowfun=clock.aware_now)
 
 
 app = Celery("pbem", include=["worker.tasks"])

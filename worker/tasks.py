@@ -107,20 +107,11 @@ def sweep() -> dict[str, int]:
 @shared_task(name=Task.SEND_DIGESTS.celery_name, acks_late=True)
 @quiet()
 def send_digests() -> int:
-    """Once a day: one digest per account holding news emails (idempotent: held rows are used once)."""
+    """The digests due (the sweep's nudge from the digest hour on): each recipient's in a unit of its own
+    (idempotent: held rows are used once)."""
     runtime = get_runtime()
     with runtime.reading() as uow:
-        recipients = digest.held_recipients(uow)
-    return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
-
-
-@shared_task(name=Task.SEND_OVERDUE_DIGESTS.celery_name, acks_late=True)
-@quiet()
-def send_overdue_digests() -> int:
-    """The sweep's catch-up when the daily digest run was missed (idempotent like the daily one)."""
-    runtime = get_runtime()
-    with runtime.reading() as uow:
-        recipients = digest.overdue_recipients(uow)
+        recipients = digest.due_recipients(uow)
     return sum(_in_unit(runtime, digest.send_digest_to, email) > 0 for email in recipients)
 
 

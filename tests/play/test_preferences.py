@@ -3,14 +3,18 @@ time), every, my_turn, digest, and a game's own none; every email says how to ch
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from sqlalchemy import update
 
 from engines.rng import Rng
+from pbem import clock
 from pbem.clock import utcnow
 from pbem.models import OutboxMessage
 from pbem.services import NotFound, ServiceError
 from pbem.services.mailout import digest, outbox, preferences, subscriptions
+from pbem.services.ops import sweep as sweeping
 from pbem.services.play import games
 from tests.play.helpers import outbox as rows
 from tests.play.helpers import play_first_legal, start_with, to_act
@@ -127,6 +131,9 @@ def test_digest_holds_news_and_sends_one_daily_digest(runtime):
 
     from worker.tasks import send_digests
 
+    assert send_digests() == 0, "held since the latest digest hour: the next one takes it"
+    with runtime.db.write() as session:
+        session.execute(update(OutboxMessage).values(created_at=clock.last_digest(utcnow()) - dt.timedelta(hours=1)))
     assert send_digests() == 1
     digests = rows(runtime, kind="digest")
     assert len(digests) == 1 and digests[0].recipient == "ann@example.org" and digests[0].status == "pending"
@@ -205,18 +212,27 @@ def test_malformed_preference_tokens_are_simply_unknown(runtime, token):
     assert preferences.account_id_from_token(runtime.settings.secret_key, token) is None
 
 
-def test_held_mail_goes_out_a_day_late_even_if_the_daily_run_was_missed(runtime):
+def test_held_mail_goes_in_the_first_digest_after_the_digest_hour_even_if_a_run_was_missed(runtime):
+    """The sweep asks for the digests due: news held since before the latest digest hour (however long
+    ago: a run missed while the worker was down is made up), never news held since."""
     game_id = start_with(runtime)
     runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
     next_turn(runtime, game_id, Rng(8))
     held = rows(runtime, status="held")
     assert held
-    assert tasks.send_overdue_digests() == 0  # held this morning: the daily run will take it
-    with runtime.db.write() as session:
-        session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
-    assert tasks.send_overdue_digests() == 1
+    nudges: list[str] = []
+    runtime.nudger = lambda task, args: nudges.append(task)
+    hour = clock.last_digest(utcnow())
+    with runtime.db.write() as session:  # held after the latest digest hour: the next one takes it
+        session.execute(update(OutboxMessage).values(created_at=hour + dt.timedelta(seconds=1)))
+    assert runtime.in_unit(sweeping.sweep).digests == [] and tasks.send_digests() == 0
+    assert "send_digests" not in nudges
+    with runtime.db.write() as session:  # held before it (three days before: runs were missed)
+        session.execute(update(OutboxMessage).values(created_at=hour - dt.timedelta(days=3)))
+    assert runtime.in_unit(sweeping.sweep).digests == ["ann@example.org"] and "send_digests" in nudges
+    assert tasks.send_digests() == 1
     assert not rows(runtime, status="held") and len(rows(runtime, kind="digest")) == 1
-    assert tasks.send_overdue_digests() == 0
+    assert tasks.send_digests() == 0
 
 
 def test_the_digest_keeps_every_press_and_every_event(runtime):
@@ -237,20 +253,6 @@ def test_the_digest_keeps_every_press_and_every_event(runtime):
         assert whisper in text
     assert "Moons" not in text.split("What happened")[0] and "an anonymous player (private)" in text
     assert "What happened:" in text and max(len(line) for line in text.splitlines()) <= 72
-
-
-def test_the_sweep_nudges_digests_a_missed_daily_run_left_waiting(runtime):
-    from pbem.services.ops import sweep
-
-    game_id = start_with(runtime)
-    runtime.in_unit(subscriptions.set_preference, "ann@example.org", "digest")
-    next_turn(runtime, game_id, Rng(9))
-    nudges: list[str] = []
-    runtime.nudger = lambda task, args: nudges.append(task)
-    assert runtime.in_unit(sweep.sweep).digests == [] and "send_overdue_digests" not in nudges
-    with runtime.db.write() as session:
-        session.execute(update(OutboxMessage).values(created_at=utcnow() - digest.OVERDUE))
-    assert runtime.in_unit(sweep.sweep).digests == ["ann@example.org"] and "send_overdue_digests" in nudges
 
 
 def test_sneak_mails_a_seat_only_when_something_is_asked_with_what_happened_since(runtime):

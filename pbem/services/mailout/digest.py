@@ -3,9 +3,10 @@
 Accounts whose preference is ``digest`` get their turn and news emails written
 to the outbox as ``held`` (see :mod:`pbem.services.mailout.preferences`), and so do
 players backed off for missed deadlines (:mod:`pbem.services.mailout.absence`): the
-digest is one budget for all of a player's games.  Once a day
-(the beat's ``send_digests``) each recipient with held rows gets one digest (once a
-week, when every game in it plays for a player long absent):
+digest is one budget for all of a player's games.  Once a day, at
+:data:`pbem.clock.DIGEST_HOUR` (the sweep's ``send_digests``), each recipient with news
+held since before that hour gets one digest (once a week, when every game in it plays
+for a player long absent):
 per game, the seat's deadline if it must act, every public event since the first held email, every held press
 in full, what each held late notice told, and the latest held email (its private view, links and reply address
 are that recipient's own), so nothing a held email said is lost.  The
@@ -22,6 +23,7 @@ from typing import Any
 from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from pbem import clock
 from pbem.clock import utcnow
 from pbem.game_status import GameStatus
 from pbem.models import Account, Game, LogEntry, OutboxMessage, PressMessage, Seat
@@ -208,13 +210,10 @@ def send_digests(uow: UnitOfWork, account_id: int | None = None) -> int:
     return sum(send_digest_to(uow, email) > 0 for email in held_recipients(uow, account_id))
 
 
-#: Held mail older than this goes out even if the daily run was missed (beat down at the hour).
-OVERDUE = dt.timedelta(hours=25)
-
-
-def overdue_recipients(uow: UnitOfWork) -> list[str]:
-    """Recipients whose oldest held email has waited past a day (the daily run was missed) and whose
-    digest is due (a weekly one waits for its week): one query, however many players are long absent."""
+def due_recipients(uow: UnitOfWork) -> list[str]:
+    """Recipients with news held since before the latest digest hour whose digest is due (a weekly one
+    waits for its week): the sweep's one query, so the digest goes within a sweep of its hour, and a run
+    missed (the worker down at the hour) is made up at the next sweep."""
     held, other = aliased(OutboxMessage), aliased(OutboxMessage)
     due = or_(
         exists(_keeps_daily(uow, other, held.recipient)),
@@ -222,7 +221,7 @@ def overdue_recipients(uow: UnitOfWork) -> list[str]:
     )
     query = (
         select(held.recipient)
-        .where(held.status == OutboxStatus.HELD, held.created_at < utcnow() - OVERDUE, due)
+        .where(held.status == OutboxStatus.HELD, held.created_at < clock.last_digest(utcnow()), due)
         .distinct()
     )
     return sorted(uow.session.scalars(query))

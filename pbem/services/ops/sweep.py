@@ -60,7 +60,7 @@ def sweep(uow: UnitOfWork) -> SweepResult:
     result.inbound = pending_inbound_ids(uow)
     folds.release_overdue(uow)  # a receipt that waited too long for the seat's next email goes alone
     result.outbox = outbox.due_ids(uow, grace=machine_span(OUTBOX_GRACE_SECONDS).total_seconds())
-    result.digests = digest.overdue_recipients(uow)
+    result.digests = digest.due_recipients(uow)
     result.scheduled = deadline_timer.schedule_due_soon(uow)
     if result.deadlines:  # one task for them all (see pbem.services.play.deadline_timer)
         uow.nudge("fire_due_deadlines")
@@ -73,7 +73,7 @@ def sweep(uow: UnitOfWork) -> SweepResult:
     if result.outbox:
         uow.nudge("flush_outbox")
     if result.digests:
-        uow.nudge("send_overdue_digests")
+        uow.nudge("send_digests")
     for game_id in result.bots:
         uow.nudge("play_bots", game_id)
     result.signin_requests = signin.pending_ids(uow)
