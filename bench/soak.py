@@ -365,10 +365,14 @@ class Soak:
         if status != 200 or not view or not view.get("to_act"):
             seat.act_at = None if status == 200 else seat.act_at
             return
-        legal = [order for order in view.get("legal_orders") or [] if order]
+        words = f"soak {self.serial}"
+        legal = [order for order in view.get("legal_orders") or [] if order] + [
+            " ".join(f"{item['order']} {words} {item.get('after', '')}".split())
+            for item in view.get("text_orders") or []
+        ]
         if not legal:
             return
-        order = self.rng.choice(legal).replace("<text>", f"soak {self.serial}")
+        order = self.rng.choice(legal)
         seat.acted_at = now
         if PLAYERS[seat.player] == "web":
             self.http(seat.play_url + ".json", {"orders": order})
