@@ -124,6 +124,34 @@ def test_a_player_long_absent_gets_one_digest_a_week_with_the_news_since(runtime
     assert outbox(runtime, kind="digest")[-1].subject.startswith("[pbem] daily digest")
 
 
+def test_a_daily_game_joining_a_weekly_digest_waits_for_the_digest_hour(runtime):
+    """News of a long-absent player's games held before the digest hour waits for its week; news of a game
+    at the daily level held since the hour waits for the next one: nothing goes at another hour."""
+    from pbem import clock
+
+    weekly = start_with(runtime, deadline_seconds=2 * 86400)
+    set_missed(runtime, weekly, "Suns", 3)
+    miss(runtime, weekly, "Suns")  # the weekly level
+    assert runtime.in_unit(digest.send_digests) == 1
+    miss(runtime, weekly, "Suns")  # held: the week has not passed
+    hour = clock.last_digest(utcnow())
+    with runtime.db.write() as session:
+        session.execute(
+            update(OutboxMessage).where(OutboxMessage.status == "held").values(created_at=hour - dt.timedelta(hours=1))
+        )
+    fresh = start_with(runtime, deadline_seconds=2 * 86400)  # seated while absent: the daily level
+    miss(runtime, fresh, "Suns")
+    daily = [m for m in outbox(runtime, game_id=fresh) if m.status == "held"]
+    assert daily and runtime.in_unit(digest.due_recipients) == [], "no digest before the next digest hour"
+    with runtime.db.write() as session:
+        session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id.in_([m.id for m in daily]))
+            .values(created_at=hour - dt.timedelta(minutes=1))
+        )
+    assert runtime.in_unit(digest.due_recipients) == [daily[0].recipient], "from the hour, the daily game's news goes"
+
+
 def _seat(runtime, game_id: int, name: str) -> Seat:
     return next(seat for seat in game_row(runtime, game_id).seats if seat.seat == name)
 

@@ -86,17 +86,15 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
 def _weekly(uow: UnitOfWork, recipient: str) -> bool:
     """Whether the recipient's held news makes a weekly digest: every held row is of a seat whose player has
     long been absent (:func:`pbem.services.mailout.absence.long_absent`)."""
-    return not uow.session.scalar(select(exists(_keeps_daily(uow, OutboxMessage, recipient))))
+    held = select(OutboxMessage.id).where(OutboxMessage.status == OutboxStatus.HELD)
+    daily = held.where(OutboxMessage.recipient == recipient, _keeps_daily(uow, OutboxMessage))
+    return not uow.session.scalar(select(exists(daily)))
 
 
-def _keeps_daily(uow: UnitOfWork, row: Any, recipient: Any) -> Any:
-    """The held rows of ``recipient`` that keep their digest daily: of no seat, or of a seat not long absent."""
+def _keeps_daily(uow: UnitOfWork, row: Any) -> Any:
+    """SQL for a held row that keeps its recipient's digest daily: of no seat, or of a seat not long absent."""
     long_absent = select(Seat.id).where(Seat.id == row.seat_id, absence.long_absent(uow.settings))
-    return (
-        select(row.id)
-        .where(row.status == OutboxStatus.HELD, row.recipient == recipient)
-        .where(or_(row.seat_id.is_(None), ~exists(long_absent)))
-    )
+    return or_(row.seat_id.is_(None), ~exists(long_absent))
 
 
 def _digested_this_week(row: Any, recipient: Any) -> Any:
@@ -211,14 +209,12 @@ def send_digests(uow: UnitOfWork, account_id: int | None = None) -> int:
 
 
 def due_recipients(uow: UnitOfWork) -> list[str]:
-    """Recipients with news held since before the latest digest hour whose digest is due (a weekly one
-    waits for its week): the sweep's one query, so the digest goes within a sweep of its hour, and a run
-    missed (the worker down at the hour) is made up at the next sweep."""
-    held, other = aliased(OutboxMessage), aliased(OutboxMessage)
-    due = or_(
-        exists(_keeps_daily(uow, other, held.recipient)),
-        ~exists(_digested_this_week(aliased(OutboxMessage), held.recipient)),
-    )
+    """Recipients with news held since before the latest digest hour that is due: of a seat at the daily
+    level (or of none), or of one long absent once a week has passed since their last digest.  The sweep's
+    one query, so the digest goes within a sweep of its hour, and a run missed (the worker down at the
+    hour) is made up at the next sweep."""
+    held = aliased(OutboxMessage)
+    due = or_(_keeps_daily(uow, held), ~exists(_digested_this_week(aliased(OutboxMessage), held.recipient)))
     query = (
         select(held.recipient)
         .where(held.status == OutboxStatus.HELD, held.created_at < clock.last_digest(utcnow()), due)
