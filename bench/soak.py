@@ -51,6 +51,7 @@ from zoneinfo import ZoneInfo
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.procs import tree_rss
+from engines import get_engine
 from tests.support.services import free_port
 from tests.support.smtp_sink import SmtpSink
 
@@ -560,6 +561,7 @@ class Soak:
             "deadlines_at_the_hour": dict(zip(("shown", "at_hour"), self.hour_figures(), strict=True)),
             "emails_per_day": emails_per_day,
             "absent_players": absent_players(db),
+            "not_asked": {"reminders_to_bot_played": reminders_to_bot_played(db), **grace_notices(db)},
             "db_bytes": db_bytes,
             "rss_mb": rss,
         }
@@ -582,6 +584,45 @@ def absent_players(db: sqlite3.Connection) -> list[str]:
     for email, game_id, seat in seats:
         players[email] = players.get(email, False) or (game_id, seat) in acted
     return sorted(email for email, active in players.items() if not active)
+
+
+#: Statuses of an email that went (or goes) to its reader.
+MAILED = ("pending", "sending", "sent", "failed")
+
+
+def reminders_to_bot_played(db: sqlite3.Connection) -> int:
+    """Reminders mailed to a seat whose latest order before them was the bot's: none should ask a player to
+    act for a seat the bot plays."""
+    return db.execute(
+        "SELECT count(*) FROM outbox o JOIN seats s ON s.id = o.seat_id "
+        f"WHERE o.kind = 'reminder' AND o.status IN {MAILED} AND ("
+        "  SELECT source FROM game_log g WHERE g.game_id = o.game_id AND g.seat = s.seat AND g.kind = 'order'"
+        "  AND g.created_at < o.created_at ORDER BY g.seq DESC LIMIT 1) = 'bot'"
+    ).fetchone()[0]
+
+
+def grace_notices(db: sqlite3.Connection) -> dict[str, int]:
+    """In the games played one seat at a time: grace periods, and the notices of them mailed to a seat the
+    grace did not wait for (a bystander) — the notice and its log entry are written in one transaction."""
+    one_at_a_time = {
+        gid for gid, engine in db.execute("SELECT id, engine FROM games") if get_engine(engine).one_at_a_time
+    }
+    names = dict(db.execute("SELECT id, seat FROM seats"))
+    graces = bystanders = 0
+    for game_id, text, at in db.execute("SELECT game_id, text, created_at FROM game_log WHERE kind = 'admin'"):
+        if game_id not in one_at_a_time or not text.startswith("grace "):
+            continue
+        graces += 1
+        late = set(text.split(": ", 1)[1].split(", "))
+        moment = dt.datetime.fromisoformat(at)
+        window = [str(moment + dt.timedelta(seconds=sign * 5)) for sign in (-1, 1)]
+        notices = db.execute(
+            f"SELECT seat_id FROM outbox WHERE game_id = ? AND kind = 'admin' AND status IN {MAILED} "
+            "AND created_at BETWEEN ? AND ?",
+            (game_id, *window),
+        )
+        bystanders += sum(names[seat_id] not in late for (seat_id,) in notices)
+    return {"grace_periods_one_at_a_time": graces, "grace_notices_to_bystanders": bystanders}
 
 
 def summary(soak: Soak, result: dict[str, Any]) -> list[str]:
@@ -610,6 +651,9 @@ def summary(soak: Soak, result: dict[str, Any]) -> list[str]:
         f"memory of pbem serve's processes: {result['rss_mb'][0]} MB -> {result['rss_mb'][1]} MB",
         f"tracebacks in the server's log: {soak.tracebacks()}",
         f"absent players: {', '.join(result['absent_players']) or 'none'}",
+        "mailed to those not asked to act: {reminders_to_bot_played} reminders to a seat the bot played; "
+        "{grace_notices_to_bystanders} grace notices to bystanders, of {grace_periods_one_at_a_time} grace "
+        "periods in one-at-a-time games".format(**result["not_asked"]),
         "emails per player per day (busiest day):",
     ]
     for player, counts in result["emails_per_day"].items():

@@ -57,12 +57,14 @@ def check(run: tuple[dict, str], days: float) -> None:
 def check_figures(figures: dict, days: float) -> None:
     assert set(figures) == {
         "days", "games", "stuck", "duplicates", "emails_per_day", "absent_players", "db_bytes", "rss_mb",
-        "deadlines_at_the_hour",
+        "deadlines_at_the_hour", "not_asked",
     }  # fmt: skip
     assert figures["days"] == days
     hour = figures["deadlines_at_the_hour"]  # the grace games' (20:00 Paris); a vacation's wait ends at any hour
     assert hour["shown"] > 0 and hour["at_hour"] >= hour["shown"] - 2, hour
     assert figures["stuck"] == 0 and figures["duplicates"] == 0
+    not_asked = figures["not_asked"]  # no reminder for a seat the bot plays, no grace notice to a bystander
+    assert not_asked["reminders_to_bot_played"] == 0 and not_asked["grace_notices_to_bystanders"] == 0, not_asked
     games = figures["games"]
     assert {game["engine"] for game in games} == installed_engines() >= ENGINES_BUILT_IN, "every engine, none skipped"
     for game in games:

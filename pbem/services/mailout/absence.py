@@ -118,8 +118,8 @@ def weekly_from(settings: Settings) -> int:
 
 
 def long_absent(settings: Settings) -> ColumnElement[bool]:
-    """SQL for a seat at the weekly level (as :func:`level` decides it), for the digest's one query of
-    whether a recipient's held news may wait for the week."""
+    """SQL for a seat at the weekly level, for the digest's one query of whether a recipient's held news may
+    wait for the week: :func:`level`'s rule but its test of a bot's seat, whose address is never mailed."""
     if not settings.absent_after:
         return false()
     return and_(Seat.missed_deadlines >= weekly_from(settings), Seat.left_at.is_(None))

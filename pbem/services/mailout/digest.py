@@ -48,7 +48,7 @@ def send_digest_to(uow: UnitOfWork, recipient: str) -> int:
     """Queue one digest for ``recipient`` from its held rows; returns how many rows it gathered."""
     settings = uow.settings
     session = uow.session
-    rows = _held(session, recipient, lock=True)
+    rows = _held(session, recipient)
     weekly = bool(rows) and _weekly(uow, recipient)
     if not rows or (weekly and _digested_within_the_week(uow, recipient)):
         return 0
@@ -213,21 +213,22 @@ def due_recipients(uow: UnitOfWork) -> list[str]:
     level (or of none), or of one long absent once a week has passed since their last digest.  The sweep's
     one query, so the digest goes within a sweep of its hour, and a run missed (the worker down at the
     hour) is made up at the next sweep."""
-    held = aliased(OutboxMessage)
-    due = or_(_keeps_daily(uow, held), ~exists(_digested_this_week(aliased(OutboxMessage), held.recipient)))
+    week_passed = ~exists(_digested_this_week(aliased(OutboxMessage), OutboxMessage.recipient))
     query = (
-        select(held.recipient)
-        .where(held.status == OutboxStatus.HELD, held.created_at < clock.last_digest(utcnow()), due)
+        select(OutboxMessage.recipient)
+        .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.created_at < clock.last_digest(utcnow()))
+        .where(or_(_keeps_daily(uow, OutboxMessage), week_passed))
         .distinct()
     )
     return sorted(uow.session.scalars(query))
 
 
-def _held(session, recipient: str, *, lock: bool = False) -> list[OutboxMessage]:
-    """The recipient's held rows, oldest first (locked for the digest that takes them)."""
+def _held(session: Session, recipient: str) -> list[OutboxMessage]:
+    """The recipient's held rows, oldest first, locked for the digest that takes them."""
     query = (
         select(OutboxMessage)
         .where(OutboxMessage.status == OutboxStatus.HELD, OutboxMessage.recipient == recipient)
         .order_by(OutboxMessage.id)
+        .with_for_update()
     )
-    return list(session.scalars(query.with_for_update() if lock else query))
+    return list(session.scalars(query))

@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from engines import get_engine
 from pbem.clock import utcnow
-from pbem.config import Settings
 from pbem.engine_output import drawn, example_order, rules_url
 from pbem.game_status import OVER, GameStatus
 from pbem.mail.message import safe_message_id, safe_subject
@@ -124,7 +123,7 @@ def queue(
     if game is not None:
         context.update(links(uow.runtime, game, seat))
     threaded = seat is not None and game is not None
-    status = _status(uow.settings, uow.session, game, seat, kind, status, deferred, quiet)
+    status = _status(uow, game, seat, kind, status, deferred, quiet)
     blocks, since = _blocks(uow.session, seat, recipient, status, kind, blocks, threaded)
     if since:
         context["earlier"] = since
@@ -163,8 +162,7 @@ def queue(
 
 
 def _status(
-    settings: Settings,
-    session: Session,
+    uow: UnitOfWork,
     game: Game | None,
     seat: Seat | None,
     kind: EmailKind,
@@ -175,12 +173,12 @@ def _status(
     """The row's status: the caller's, else the player's preference's; ``quiet`` news waits for the seat's
     next email; a backed-off player's budget holds it for their digest (or suppresses a reminder)."""
     status = (
-        folds.DEFERRED if deferred is not None else status or preferences.delivery_status(session, game, seat, kind)
+        folds.DEFERRED if deferred is not None else status or preferences.delivery_status(uow.session, game, seat, kind)
     )
     if quiet and status == OutboxStatus.PENDING:
         status = preferences.WAITING
     if game is not None and seat is not None and seat.account is not None:
-        status = absence.delivery(settings, game, seat, kind, status)
+        status = absence.delivery(uow.settings, game, seat, kind, status)
     return status
 
 

@@ -76,7 +76,7 @@ def _chain(uow: UnitOfWork, game: Game, seat: Seat) -> list[str]:
     email's own chain (RFC 5322 lets a chain be trimmed to its ends).  Emails
     written in one transaction extend the chain in hand (see :func:`advance`).
     """
-    chains = uow.part(mailing.Mailing).chains
+    chains = mailing.of(uow.session).chains
     if seat.id in chains:
         return list(chains[seat.id])
     first = root(uow.runtime, game, seat)

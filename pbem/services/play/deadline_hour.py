@@ -27,12 +27,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from pbem.clock import format_duration
 from pbem.services.people.accounts import time_zones
 from pbem.zoned import zone
+
+if TYPE_CHECKING:
+    from pbem.models import Game
 
 #: The most a phase with a deadline hour may fall short of its length.
 MAX_SLACK = dt.timedelta(hours=3)
@@ -76,6 +79,11 @@ class DeadlineHour:
         if not at:
             return None
         return cls(int(at["hour"]), int(at.get("minute", 0)), str(at.get("zone") or "UTC"))
+
+    @classmethod
+    def of_game(cls, game: Game) -> DeadlineHour | None:
+        """The game's deadline hour, None if its deadlines fall at any hour."""
+        return cls.from_policy(game.deadline_policy)
 
 
 def parse_hour(hour_text: str, zone_text: str) -> DeadlineHour | None:

@@ -256,11 +256,10 @@ def locked_for(uow: UnitOfWork, game_id: int, action: str, allowed: Collection[s
 
 @contextmanager
 def admin_action(uow: UnitOfWork, game_id: int, action: str, note: str, allowed: Collection[str]):
-    """A locked transaction for an admin action, logged, refused in the wrong status."""
-    session = uow.session
+    """The game locked for an admin action, logged, refused in the wrong status."""
     game = locked_for(uow, game_id, action, allowed)
-    append_log(session, game, kind=LogKind.ADMIN, source="admin", text=f"{action}: {note}".strip(": "))
-    yield session, game
+    append_log(uow.session, game, kind=LogKind.ADMIN, source="admin", text=f"{action}: {note}".strip(": "))
+    yield game
     game.version += 1
 
 
@@ -270,7 +269,7 @@ def _announce(uow: UnitOfWork, game: Game, headline: str) -> None:
 
 def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
     """Stop the clock: the remaining time is kept and restored on resume."""
-    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as (_session, game):
+    with admin_action(uow, game_id, "pause", reason, {GameStatus.ACTIVE}) as game:
         if game.deadline:
             game.paused_remaining = max(0, int((game.deadline - utcnow()).total_seconds()))
         game.status, game.deadline, game.next_reminder = GameStatus.PAUSED, None, None
@@ -280,12 +279,12 @@ def pause(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
 def resume(uow: UnitOfWork, game_id: int) -> None:
     """Restart the clock with the time that was left (at least a minute), the deadline at the game's deadline
     hour if it has one (the first after that time: the players get all of it)."""
-    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as (_session, game):
+    with admin_action(uow, game_id, "resume", "", {GameStatus.PAUSED}) as game:
         game.status = GameStatus.ACTIVE
         if game.paused_remaining is not None:
             now = utcnow()
             left = now + dt.timedelta(seconds=max(game.paused_remaining, 60))
-            at = DeadlineHour.from_policy(game.deadline_policy)
+            at = DeadlineHour.of_game(game)
             move_deadline(game, owed_at_hour(left, turn_seconds(engine_for(game), game) or 0, at), now)
         else:
             schedule_deadline(engine_for(game), game)
@@ -294,7 +293,7 @@ def resume(uow: UnitOfWork, game_id: int) -> None:
 
 
 def cancel(uow: UnitOfWork, game_id: int, reason: str = "") -> None:
-    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as (_session, game):
+    with admin_action(uow, game_id, "cancel", reason, RUNNING | {GameStatus.OPEN}) as game:
         game.status, game.deadline, game.next_reminder = GameStatus.CANCELLED, None, None
         game.finished_at = utcnow()
         headline = "The game is cancelled." + (f" The admin's reason: {reason}" if reason else "")
@@ -306,7 +305,7 @@ def extend_deadline(uow: UnitOfWork, game_id: int, seconds: int) -> dt.datetime:
     problem = _duration_problem("an extension", seconds)
     if problem:
         raise ServiceError(problem)
-    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as (_session, game):
+    with admin_action(uow, game_id, "extend", f"{seconds}s", {GameStatus.ACTIVE}) as game:
         now = utcnow()
         try:
             until = max(game.deadline or now, now) + dt.timedelta(seconds=seconds)
@@ -346,7 +345,7 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
     example reply for the phase the game is in."""
     name, email = parse_player(player)
     note = f"{seat_name} -> {email}"
-    with admin_action(uow, game_id, "replace", note, RUNNING) as (session, game):
+    with admin_action(uow, game_id, "replace", note, RUNNING) as game:
         seat = seat_by_name(game, seat_name)
         if any(s.account.email == email and s is not seat for s in game.seats):
             raise ServiceError(f"{email} already plays in game {game_id}")
@@ -354,7 +353,7 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
             raise ServiceError(f"{email} already plays {seat.seat} in game {game_id}")
         before, last_email = seat.public_label, seat.last_message_id
         had_player = who_plays(game.house_rules, seat).has_player
-        departing = seat_changes.hand_over(uow, game, seat, account_for(session, email, name))
+        departing = seat_changes.hand_over(uow, game, seat, account_for(uow.session, email, name))
         if had_player:  # the bot reads no email; a player who left was told when they left
             why = f"The admin gave the seat to another player; {seat.public_player} plays it from now on."
             seat_changes.tell_departing(uow, game, seat, departing, last_email, why)
@@ -374,7 +373,7 @@ def replace_player(uow: UnitOfWork, game_id: int, seat_name: str, player: str) -
 
 def rotate_tokens(uow: UnitOfWork, game_id: int, seat_name: str) -> None:
     allowed = RUNNING | {GameStatus.FINISHED}
-    with admin_action(uow, game_id, "rotate", seat_name, allowed) as (_session, game):
+    with admin_action(uow, game_id, "rotate", seat_name, allowed) as game:
         seat_changes.rotate_tokens_of(seat_by_name(game, seat_name))
 
 

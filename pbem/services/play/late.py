@@ -114,7 +114,7 @@ def postpone(uow: UnitOfWork, game: Game, engine: Engine, late: list[str], now: 
         period = turn_seconds(engine, game) or DEFAULT_PERIOD
         game.grace_used = (game.grace_used or 0) + 1
         # A grace period is a phase's length more, at the game's deadline hour as any deadline.
-        _move_deadline(game, deadline_at_hour(now, period, DeadlineHour.from_policy(game.deadline_policy)), now)
+        _move_deadline(game, deadline_at_hour(now, period, DeadlineHour.of_game(game)), now)
         line = (
             f"The deadline passed; missing: {labels}. Grace period {game.grace_used} of {rules.late_n}: "
             f"the deadline is extended to {shared_words(game.deadline)}."

@@ -72,7 +72,7 @@ def schedule_deadline(engine: Engine, game: Game, now: dt.datetime | None = None
     from now, at the game's deadline hour if it has one (:mod:`pbem.services.play.deadline_hour`)."""
     now = now or utcnow()
     seconds = turn_seconds(engine, game)
-    at = DeadlineHour.from_policy(game.deadline_policy)
+    at = DeadlineHour.of_game(game)
     game.deadline = deadline_at_hour(now, seconds, at) if seconds else None
     game.reminders_sent = []
     game.next_reminder = next_reminder(game, now)

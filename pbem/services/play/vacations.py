@@ -52,7 +52,7 @@ def held_until(game: Game, vacation_end: dt.datetime) -> dt.datetime:
     """When a deadline that waited for a vacation ending at ``vacation_end`` falls due: a return window later,
     at the game's deadline hour if it has one (the first after the window: never less than the window)."""
     window = return_window(game)
-    return owed_at_hour(vacation_end + window, window.total_seconds(), DeadlineHour.from_policy(game.deadline_policy))
+    return owed_at_hour(vacation_end + window, window.total_seconds(), DeadlineHour.of_game(game))
 
 
 def window_words(game: Game) -> str:
