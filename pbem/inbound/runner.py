@@ -8,8 +8,8 @@ not a redelivery, and a copy for each of two reply addresses is two messages),
 and nudges the worker after the commit, so that a transport can acknowledge as
 soon as the bytes are safe.
 
-:func:`process` parses one stored message (before any transaction: on SQLite a
-write transaction holds the one write lock), then runs
+:func:`process` parses one stored message (on SQLite before any transaction, as a
+write transaction holds the one write lock; on PostgreSQL under the row's claim), then runs
 :data:`pbem.inbound.pipeline.PIPELINE` on it inside a single transaction: the
 orders, the receipt, any bounce bookkeeping and the message's own verdict commit
 together or not at all.  A crash leaves
@@ -155,13 +155,17 @@ def process(
     from pbem.inbound import pipeline
 
     try:
-        raw, prepared = _prepared(runtime, inbound_id)
+        # SQLite: read and parsed before the unit, which holds the one write lock.  PostgreSQL: read
+        # with the row's claim and parsed under it (a row lock keeps no one else waiting): one statement.
+        raw, prepared = _prepared(runtime, inbound_id) if runtime.db.is_sqlite else (None, None)
         with runtime.unit() as uow:
             row = _claim(uow.session, inbound_id, skip_locked, raw)
             if row is None:
                 return "busy" if skip_locked else "missing"
             if row.status != "pending":
                 return row.status
+            if prepared is None:
+                prepared = pipeline.prepare(row.raw)
             outcome = pipeline.run(uow, row, steps or pipeline.PIPELINE, prepared)
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
@@ -177,19 +181,14 @@ def process(
 
 
 def _prepared(runtime: Runtime, inbound_id: int):
-    """``(raw, parsed)`` of the pending message, read and parsed before its unit of work opens (on
-    SQLite that unit holds the one write lock, which parsing a large message must not keep from every
-    other writer); ``(None, None)`` if it is not pending.  One statement where reads need no transaction."""
+    """``(raw, parsed)`` of the pending message on SQLite, read and parsed before its unit of work
+    opens (that unit holds the one write lock, which parsing a large message must not keep from every
+    other writer); ``(None, None)`` if it is not pending."""
     from pbem.inbound import pipeline
 
     query = select(_INBOUND.c.raw).where(_INBOUND.c.id == inbound_id, _INBOUND.c.status == "pending")
-    if runtime.db.is_sqlite:
-        with runtime.reading() as uow:
-            session = uow.session
-            found = session.execute(query).first()
-    else:
-        with runtime.db.statements() as connection:
-            found = connection.execute(query).first()
+    with runtime.reading() as uow:
+        found = uow.session.execute(query).first()
     if found is None:
         return None, None
     raw = bytes(found[0])

@@ -69,8 +69,9 @@ def parse_headers(raw: bytes) -> Message:
 
 def header(message: Message, name: str) -> str:
     """One header decoded to text (RFC 2047 words), on one line; "" if absent or unreadable."""
+    wanted = name.lower()
     try:  # the raw value: compat32's own would turn 8-bit bytes into replacement characters
-        value = next((v for k, v in message.raw_items() if k.lower() == name.lower()), None)
+        value = next((v for k, v in message.raw_items() if k.lower() == wanted), None)
     except Exception:  # a broken header must not stop the pipeline
         return ""
     if value is None:
@@ -160,6 +161,15 @@ _REMEMBERED_LENGTH = 1000
 _remembered_addresses = functools.lru_cache(maxsize=256)(_addresses)
 
 
+@functools.lru_cache(maxsize=256)
+def _named(value: str) -> tuple[str, ...]:
+    """Every address ``value`` names, well-formed or not (a player's From: is read once per process)."""
+    try:
+        return tuple(address for _, address in getaddresses([value]) if address)
+    except Exception:
+        return ()
+
+
 def sole_sender(message: Message) -> tuple[str | None, str | None]:
     """``(address, None)`` for a message with one ``From:`` header naming one address; ``(None, why)``
     with two senders (the MTA's verdict, SPF, DKIM or DMARC, may be about the other one, so neither
@@ -167,10 +177,7 @@ def sole_sender(message: Message) -> tuple[str | None, str | None]:
     values = headers(message, "From")
     if len(values) > 1:
         return None, "two From: headers"
-    try:
-        named = [address for _, address in getaddresses([_capped(values[0])]) if address] if values else []
-    except Exception:
-        named = []
+    named = _named(_capped(values[0])) if values else ()
     if len(named) > 1:
         return None, "several addresses in From:"
     found = addresses(message, "From")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 import secrets
 from collections.abc import Iterable, Sequence
@@ -42,7 +43,7 @@ def header_line(name: str, value: str) -> str:
     if "\r" in value or "\n" in value:
         raise UnsendableMessage(f"the {name} header contains a line break")
     if name.lower() in ADDRESS_HEADERS:
-        value = _addresses(name, value)
+        value = _remembered_addresses(name, value) if len(value) <= _REMEMBERED_LENGTH else _addresses(name, value)
     elif not value.isascii():
         return f"{name}: " + Header(value, "utf-8", header_name=name).encode(linesep=CRLF, maxlinelen=FOLD_AT)
     line = _fold(f"{name}: {value}")
@@ -61,6 +62,12 @@ def _addresses(name: str, value: str) -> str:
     if not out:
         raise UnsendableMessage(f"the {name} header names no address")
     return ", ".join(out)
+
+
+#: Every email names the same few senders and players, and the email package parses an address
+#: character by character: an address header up to this long is parsed once per process.
+_REMEMBERED_LENGTH = 1000
+_remembered_addresses = functools.lru_cache(maxsize=1024)(_addresses)
 
 
 def _fold(line: str) -> str:
