@@ -293,17 +293,32 @@ class Adjudication:
         winner_into: dict[str, str] = {}
         for province in moved:
             winner_into[self.dest[province]] = province
+        dislodged = self._dislodged(moved, winner_into)
+        standoffs = self._standoffs(moved, winner_into)
+        after = self._board_after(moved, dislodged)
+        return MovementResult(self.results(moved, dislodged), self.order, after, dislodged, standoffs)
+
+    def _dislodged(self, moved: set[str], winner_into: dict[str, str]) -> dict[str, tuple[Unit, str | None]]:
+        """The units driven out (a unit that moved away is not), each with the province it may not
+        retreat to: its attacker's, unless the attack came by convoy."""
         dislodged: dict[str, tuple[Unit, str | None]] = {}
         for target, attacker in winner_into.items():
             if target in self.units and target not in moved:
                 dislodged[target] = (self.units[target], None if self.convoyed[attacker] else attacker)
-        standoffs = {
+        return dislodged
+
+    def _standoffs(self, moved: set[str], winner_into: dict[str, str]) -> set[str]:
+        """The provinces left empty by a bounce, which no unit may retreat to."""
+        return {
             target
             for target, attackers in self.attackers.items()
             if target not in winner_into
             and (target not in self.units or target in moved)
             and any(self.prevent(a) > 0 for a in attackers)
         }
+
+    def _board_after(self, moved: set[str], dislodged: dict[str, tuple[Unit, str | None]]) -> dict[str, Unit]:
+        """The units by province once the moves are made, the dislodged ones taken off."""
         after: dict[str, Unit] = {}
         for province, unit in self.units.items():
             if province in moved:
@@ -313,7 +328,7 @@ class Adjudication:
                 after[province] = unit
         if len(after) + len(dislodged) != len(self.units):  # pragma: no cover - two units in one province
             raise AssertionError(f"the adjudication put two units in one province: {sorted(after)}")
-        return MovementResult(self.results(moved, dislodged), self.order, after, dislodged, standoffs)
+        return after
 
     def results(self, moved: set[str], dislodged: dict[str, tuple[Unit, str | None]]) -> dict[str, str]:
         found = {}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import shapely
 from shapely.geometry import MultiPoint, Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel, unary_union
 
 from engines.classical.drawing import geography as geo
@@ -304,42 +305,18 @@ def build() -> tuple[dict, list[str]]:
     frame = Frame()
     window = frame.box()
     terrain, pairs, kinds = read_board()
-    mainland = frame.ring(geo.MAINLAND)
-    for ring in geo.INLAND_SEAS.values():
-        mainland = mainland.difference(frame.ring(ring))
-    islands = {name: unary_union([frame.ring(r) for r in rings]) for name, rings in geo.PROVINCE_ISLANDS.items()}
-    impassable = {name: frame.ring(ring).intersection(window) for name, ring in geo.IMPASSABLE_ISLANDS.items()}
-    swiss = frame.ring(geo.SWITZERLAND)
-    impassable["beyond"] = mainland.intersection(frame.ring(geo.BEYOND)).intersection(window)
-    mainland = mainland.difference(impassable["beyond"])
-    playable_land = unary_union([mainland, *islands.values()]).intersection(window).difference(swiss)
-    all_land = unary_union([playable_land, swiss, *impassable.values()])
-    water = window.difference(all_land)
+    islands, impassable, swiss, playable_land, water = land_and_water(frame, window)
 
     seeds = {name: [Point(frame.point(p)) for p in points] for name, points in geo.SEEDS.items()}
-    misplaced = [
-        f"seed outside its {'water' if terrain[name] == 'sea' else 'land'}: {name} {geo.SEEDS[name][i]}"
-        for name, points in seeds.items()
-        for i, point in enumerate(points)
-        if not (water if terrain[name] == "sea" else playable_land).contains(point)
-    ]
+    misplaced = misplaced_seeds(seeds, terrain, playable_land, water)
     land_seeds = {n: s for n, s in seeds.items() if terrain[n] != "sea"}
     sea_seeds = {n: s for n, s in seeds.items() if terrain[n] == "sea"}
-    owners = {}
-    for index, piece in enumerate(polygons_of(playable_land)):
-        for name, geometry in islands.items():
-            if piece.intersection(geometry).area > 0.9 * piece.area and name in geo.ISLAND_PROVINCES:
-                owners[index] = geo.ISLAND_PROVINCES[name]
+    owners = island_owners(playable_land, islands)
     provinces = divide(playable_land, land_seeds, window, owners)
     beyond = provinces.pop("_beyond", None)
     if beyond is not None:
         impassable["beyond"] = unary_union([impassable["beyond"], beyond])
-    seas = divide(water, sea_seeds, window, {})
-    lagoons = seas.pop("_beyond", None)
-    for lagoon in polygons_of(lagoons) if lagoons is not None else []:
-        nearest = min(seas, key=lambda n: seas[n].distance(lagoon))
-        seas[nearest] = unary_union([seas[nearest], lagoon])
-    provinces.update(seas)
+    provinces.update(divide_water(water, sea_seeds, window))
     chiefs = {name: (points[0].x, points[0].y) for name, points in seeds.items()}
     provinces = tidy(provinces, keep_islands={"den"}, seas=set(sea_seeds), chief_points=chiefs)
     provinces["swi"] = swiss.intersection(window)
@@ -357,6 +334,79 @@ def build() -> tuple[dict, list[str]]:
         "provinces": {},
         "impassable": {name: path_of(g) for name, g in sorted(impassable.items()) if not g.is_empty},
     }
+    units, labels = placements(provinces, names, terrain, names_of, frame, window)
+    for name in names:
+        full, centre = names_of[name]
+        unit = units.get(name, unit_spot(provinces[name], None))
+        label = labels.get(name, (unit.x, unit.y))
+        data["provinces"][name] = province_entry(full, centre, terrain[name], unit, label, provinces[name])
+    for coast, lonlat in geo.COASTS.items():
+        province, side = coast.split("/")
+        data["provinces"][province].setdefault("coasts", {})[side] = [round(v, 1) for v in frame.point(lonlat)]
+    return data, report
+
+
+def land_and_water(
+    frame: Frame, window: Polygon
+) -> tuple[dict[str, BaseGeometry], dict[str, BaseGeometry], Polygon, BaseGeometry, BaseGeometry]:
+    """The outlines cut to the frame: the province islands, the impassable land (islands off the
+    board, and the mainland beyond it), Switzerland, the playable land and the water."""
+    mainland = frame.ring(geo.MAINLAND)
+    for ring in geo.INLAND_SEAS.values():
+        mainland = mainland.difference(frame.ring(ring))
+    islands = {name: unary_union([frame.ring(r) for r in rings]) for name, rings in geo.PROVINCE_ISLANDS.items()}
+    impassable = {name: frame.ring(ring).intersection(window) for name, ring in geo.IMPASSABLE_ISLANDS.items()}
+    swiss = frame.ring(geo.SWITZERLAND)
+    impassable["beyond"] = mainland.intersection(frame.ring(geo.BEYOND)).intersection(window)
+    mainland = mainland.difference(impassable["beyond"])
+    playable_land = unary_union([mainland, *islands.values()]).intersection(window).difference(swiss)
+    all_land = unary_union([playable_land, swiss, *impassable.values()])
+    water = window.difference(all_land)
+    return islands, impassable, swiss, playable_land, water
+
+
+def misplaced_seeds(
+    seeds: dict[str, list[Point]], terrain: dict[str, str], playable_land: BaseGeometry, water: BaseGeometry
+) -> list[str]:
+    """The report's lines for seeds that lie outside the land (or, for a sea, the water) they share out."""
+    return [
+        f"seed outside its {'water' if terrain[name] == 'sea' else 'land'}: {name} {geo.SEEDS[name][i]}"
+        for name, points in seeds.items()
+        for i, point in enumerate(points)
+        if not (water if terrain[name] == "sea" else playable_land).contains(point)
+    ]
+
+
+def island_owners(playable_land: BaseGeometry, islands: dict[str, BaseGeometry]) -> dict[int, tuple[str, ...]]:
+    """The provinces of each piece of land that is (nearly all) a province island: its owners in
+    :func:`divide` when no seed lies on it."""
+    owners = {}
+    for index, piece in enumerate(polygons_of(playable_land)):
+        for name, geometry in islands.items():
+            if piece.intersection(geometry).area > 0.9 * piece.area and name in geo.ISLAND_PROVINCES:
+                owners[index] = geo.ISLAND_PROVINCES[name]
+    return owners
+
+
+def divide_water(water: BaseGeometry, sea_seeds: dict[str, list[Point]], window: Polygon) -> dict[str, BaseGeometry]:
+    """The water shared out among the seas; a lagoon (water with no seed) joins the nearest sea."""
+    seas = divide(water, sea_seeds, window, {})
+    lagoons = seas.pop("_beyond", None)
+    for lagoon in polygons_of(lagoons) if lagoons is not None else []:
+        nearest = min(seas, key=lambda n: seas[n].distance(lagoon))
+        seas[nearest] = unary_union([seas[nearest], lagoon])
+    return seas
+
+
+def placements(
+    provinces: dict[str, BaseGeometry],
+    names: list[str],
+    terrain: dict[str, str],
+    names_of: dict[str, tuple[str, str]],
+    frame: Frame,
+    window: Polygon,
+) -> tuple[dict[str, Point], dict[str, tuple[float, float]]]:
+    """Where each province's unit and name go (the impassable ones have neither)."""
     shown = [n for n in names if terrain[n] != "impassable"]
     units = {
         n: unit_spot(provinces[n], Point(frame.point(geo.UNIT_AT[n])) if n in geo.UNIT_AT else None) for n in shown
@@ -364,23 +414,23 @@ def build() -> tuple[dict, list[str]]:
     coasts = {c: Point(frame.point(lonlat)) for c, lonlat in geo.COASTS.items()}
     kinds = {n: (terrain[n] == "sea", bool(names_of[n][1])) for n in shown}
     labels = place_labels(provinces, units, list(coasts.values()), kinds, window)
-    for name in names:
-        full, centre = names_of[name]
-        unit = units.get(name, unit_spot(provinces[name], None))
-        label = labels.get(name, (unit.x, unit.y))
-        data["provinces"][name] = {
-            "name": full,
-            "terrain": terrain[name],
-            "unit": [round(unit.x, 1), round(unit.y, 1)],
-            "label": [round(label[0], 1), round(label[1], 1)],
-            "paths": path_of(provinces[name]),
-        }
-        if centre:
-            data["provinces"][name]["centre"] = HOMES.get(centre, "")
-    for coast, lonlat in geo.COASTS.items():
-        province, side = coast.split("/")
-        data["provinces"][province].setdefault("coasts", {})[side] = [round(v, 1) for v in frame.point(lonlat)]
-    return data, report
+    return units, labels
+
+
+def province_entry(
+    full: str, centre: str, terrain: str, unit: Point, label: tuple[float, float], geometry: BaseGeometry
+) -> dict:
+    """One province in ``map.json`` (its coasts added after)."""
+    entry = {
+        "name": full,
+        "terrain": terrain,
+        "unit": [round(unit.x, 1), round(unit.y, 1)],
+        "label": [round(label[0], 1), round(label[1], 1)],
+        "paths": path_of(geometry),
+    }
+    if centre:
+        entry["centre"] = HOMES.get(centre, "")
+    return entry
 
 
 def adjacency_report(provinces, terrain, pairs, kinds) -> list[str]:
