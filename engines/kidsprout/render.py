@@ -135,6 +135,35 @@ def excuse_lines(title: str, excuses: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def last_lines(view: dict[str, Any]) -> list[str]:
+    """The Activity just led, recapped while the next one's coins are sealed and once the game is over."""
+    last = view["last"]
+    if not last or view["phase"] not in ("coins", "over"):
+        return []
+    sprouts = ", ".join(f"{seat} {item['coin']}" for seat, item in last["sprouts"].items())
+    night = ", Overnight" if last["overnight"] else ""
+    return [
+        RULE,
+        *wrap(
+            f"Last: day {last['day']}, Activity {last['round']}, {last['activity']}: {last['leader']} "
+            f"led ({sprouts}; {last['points']} points{night})."
+        ),
+    ]
+
+
+def reader_lines(view: dict[str, Any]) -> list[str]:
+    """The closing lines: the reader's seat and prompt, or, in an onlooker's copy, who is still to act."""
+    you = view.get("you")
+    if not you:
+        return wrap(f"Waiting for: {', '.join(view['to_act'])}") if view["to_act"] else []
+    lines = [RULE, *wrap(f"You are {view['seat']} ({you['troop']}), {you['player']}.")]
+    if you["sealed"] and you["replaced"]:
+        lines.append(f"You have replaced your sealed Sprout {you['replaced']} time(s).")
+    if view.get("prompt"):
+        lines += wrap(view["prompt"])
+    return lines
+
+
 def render(view: dict[str, Any]) -> str:
     lines = [cut(f"KidSprout Jumboree {view['variant']} - {view['phase_text']}", WIDTH)]
     activity = view["activity"]
@@ -154,15 +183,7 @@ def render(view: dict[str, Any]) -> str:
         lines.append(f"Tied for oldest: {', '.join(view['tied'])}")
     if view["phase"] == "excuses" and view["passed"]:
         lines.append(f"Passed since the last excuse: {', '.join(view['passed'])}")
-    last = view["last"]
-    if last and view["phase"] in ("coins", "over"):
-        sprouts = ", ".join(f"{seat} {item['coin']}" for seat, item in last["sprouts"].items())
-        night = ", Overnight" if last["overnight"] else ""
-        lines.append(RULE)
-        lines += wrap(
-            f"Last: day {last['day']}, Activity {last['round']}, {last['activity']}: {last['leader']} "
-            f"led ({sprouts}; {last['points']} points{night})."
-        )
+    lines += last_lines(view)
     if view["day_scores"]:
         days = "; ".join(
             f"day {i + 1}: " + ", ".join(f"{s} {p}" for s, p in day.items()) for i, day in enumerate(view["day_scores"])
@@ -171,14 +192,5 @@ def render(view: dict[str, Any]) -> str:
     if view.get("result"):
         lines.append(RULE)
         lines += wrap(view["result"]["summary"])
-    you = view.get("you")
-    if you:
-        lines.append(RULE)
-        lines += wrap(f"You are {view['seat']} ({you['troop']}), {you['player']}.")
-        if you["sealed"] and you["replaced"]:
-            lines.append(f"You have replaced your sealed Sprout {you['replaced']} time(s).")
-        if view.get("prompt"):
-            lines += wrap(view["prompt"])
-    elif view["to_act"]:
-        lines += wrap(f"Waiting for: {', '.join(view['to_act'])}")
+    lines += reader_lines(view)
     return "\n".join(lines) + "\n"

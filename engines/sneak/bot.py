@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from engines.base import State
 from engines.rng import Rng
@@ -48,6 +49,55 @@ def _deal(state: State, seat: str, rng: Rng) -> dict[str, list[str]]:
     return histories
 
 
+def _blank_performed(state: State, seat: str) -> list[dict[str, Any]]:
+    """The performed challenges, with each Write answer ``seat`` was not shown replaced by :data:`UNSEEN`."""
+    performed = []
+    for record in state["performed"]:
+        if record["kind"] == "write":
+            answers = {
+                s: (text if s == seat or s in record["public"] or text is None else UNSEEN)
+                for s, text in record["answers"].items()
+            }
+            record = {**record, "answers": answers}
+        performed.append(record)
+    return performed
+
+
+def _current_answers(state: State, seat: str, camps: dict[str, list[str]], rng: Rng) -> dict[str, dict[str, Any]]:
+    """The sealed answers to the current challenge: ``seat``'s own as given, the others' guessed.
+
+    The random draws stay in seat order (a Sneak's camp, then a card to show), so a seeded bot
+    chooses the same way every time."""
+    current = state["current"]
+    challenge = current_challenge(state)
+    chooses = challenge is not None and challenge.sneak_chooses
+    answers = {}
+    for s, answer in current["answers"].items():
+        if s == seat:
+            answers[s] = dict(answer)
+            continue
+        follow = rng.choice([SPORK, FOON]).lower() if chooses and camps[s][-1] == SNEAK else None
+        text = UNSEEN
+        if challenge is not None and challenge.show:  # a sealed choice of which own Write card to show
+            cards = [r["id"] for r in match_writes(state) if s in r["answers"]]
+            text = rng.choice(cards) if cards else UNSEEN
+        answers[s] = {"text": text, "as": follow}
+    return answers
+
+
+def _ballots(state: State, seat: str, camps: dict[str, list[str]], rng: Rng) -> dict[str, str]:
+    """The ballots cast so far: ``seat``'s own, the Sneak's, and a random other seat for everyone else."""
+    ballots = {}
+    for s, ballot in state["vote"]["ballots"].items():
+        if s == seat:
+            ballots[s] = ballot
+        elif camps[s][-1] == SNEAK:
+            ballots[s] = SNEAK_BALLOT
+        else:
+            ballots[s] = rng.choice([t for t in state["seats"] if t != s])
+    return ballots
+
+
 def determinize(state: State, seat: str, rng: Rng) -> State:
     """Re-deal the other seats' camps as the public record allows; blank what the seat cannot read."""
     world = dict(state)
@@ -59,44 +109,45 @@ def determinize(state: State, seat: str, rng: Rng) -> State:
     world["known"] = {
         s: [dict(k) if s == seat else {**k, "text": UNSEEN} for k in state["known"][s]] for s in state["seats"]
     }
-    performed = []
-    for record in state["performed"]:
-        if record["kind"] == "write":
-            answers = {
-                s: (text if s == seat or s in record["public"] or text is None else UNSEEN)
-                for s, text in record["answers"].items()
-            }
-            record = {**record, "answers": answers}
-        performed.append(record)
-    world["performed"] = performed
+    world["performed"] = _blank_performed(state, seat)
     current = state["current"]
     if current is not None:
-        challenge = current_challenge(state)
-        chooses = challenge is not None and challenge.sneak_chooses
-        answers = {}
-        for s, answer in current["answers"].items():
-            if s == seat:
-                answers[s] = dict(answer)
-                continue
-            follow = rng.choice([SPORK, FOON]).lower() if chooses and camps[s][-1] == SNEAK else None
-            text = UNSEEN
-            if challenge is not None and challenge.show:  # a sealed choice of which own Write card to show
-                cards = [r["id"] for r in match_writes(state) if s in r["answers"]]
-                text = rng.choice(cards) if cards else UNSEEN
-            answers[s] = {"text": text, "as": follow}
-        world["current"] = {**current, "answers": answers}
+        world["current"] = {**current, "answers": _current_answers(state, seat, camps, rng)}
     vote = state["vote"]
     if vote is not None:
-        ballots = {}
-        for s, ballot in vote["ballots"].items():
-            if s == seat:
-                ballots[s] = ballot
-            elif camps[s][-1] == SNEAK:
-                ballots[s] = SNEAK_BALLOT
-            else:
-                ballots[s] = rng.choice([t for t in state["seats"] if t != s])
-        world["vote"] = {**vote, "ballots": ballots}
+        world["vote"] = {**vote, "ballots": _ballots(state, seat, camps, rng)}
     return world
+
+
+def _named(seats: list[str], voter: str, seat: str, ballot: str | None, guess: float) -> dict[str, float]:
+    """Whom ``voter`` names, with what chance: ``seat`` its own ballot, any other voter a random other seat."""
+    if voter == seat:
+        return {} if ballot in (None, SNEAK_BALLOT) else {ballot: 1.0}
+    return {t: guess for t in seats if t != voter}
+
+
+def _add_caller_points(
+    points: dict[str, float],
+    seats: list[str],
+    sneak: str,
+    seat: str,
+    ballot: str | None,
+    caller: str | None,
+    later_call: float,
+    guess: float,
+) -> None:
+    """Add the caller's bonus or penalty: exact for ``seat`` calling, expected for anyone else (or
+    for whoever may call later, shared among the other seats)."""
+    blind_caller = 3 * guess - 2 * (1 - guess)
+    if caller == seat and caller != sneak and ballot not in (None, SNEAK_BALLOT):
+        points[seat] += 3 if ballot == sneak else -2
+    elif caller is not None and caller not in (seat, sneak):
+        points[caller] += blind_caller
+    elif caller is None and later_call:
+        callers = [s for s in seats if s != seat]
+        for other in callers:
+            if other != sneak:
+                points[other] += later_call * blind_caller / len(callers)
 
 
 def vote_points(
@@ -110,26 +161,13 @@ def vote_points(
     for voter in seats:
         if voter == sneak:
             continue
-        if voter == seat:
-            named = {} if ballot in (None, SNEAK_BALLOT) else {ballot: 1.0}
-        else:
-            named = {t: guess for t in seats if t != voter}
-        for target, chance in named.items():
+        for target, chance in _named(seats, voter, seat, ballot, guess).items():
             right = target == sneak
             points[voter] += chance * (5 if right else -1)
             points[sneak] += chance * (-1 if right else 3)
             if not right:
                 points[target] += chance
-    blind_caller = 3 * guess - 2 * (1 - guess)
-    if caller == seat and caller != sneak and ballot not in (None, SNEAK_BALLOT):
-        points[seat] += 3 if ballot == sneak else -2
-    elif caller is not None and caller not in (seat, sneak):
-        points[caller] += blind_caller
-    elif caller is None and later_call:
-        callers = [s for s in seats if s != seat]
-        for other in callers:
-            if other != sneak:
-                points[other] += later_call * blind_caller / len(callers)
+    _add_caller_points(points, seats, sneak, seat, ballot, caller, later_call, guess)
     return points
 
 

@@ -134,6 +134,25 @@ def _moves(raw: Any, where: str) -> tuple[tuple[str, CounterMove], ...]:
     return tuple(sorted(moves))
 
 
+def _effects(effects: Any, kind: str, where: str) -> tuple[bool, tuple[tuple[str, CounterMove], ...], str | None]:
+    """A challenge's ``effects`` as (switch, counters, show), or ValueError: only an act challenge
+    may show cards or move counters, and never both."""
+    if not isinstance(effects, dict) or set(effects) - {"switch", "counters", "show"}:
+        raise ValueError(f"{where}: effects may hold switch, counters and show")
+    switch = effects.get("switch", False)
+    if not isinstance(switch, bool):
+        raise ValueError(f"{where}: switch must be true or false")
+    show = effects.get("show")
+    if show is not None and (show not in SHOW_TO or kind != "act"):
+        raise ValueError(f"{where}: show must be left, right or everyone, on an act challenge")
+    counters = _moves(effects.get("counters", {}), where)
+    if counters and kind != "act":
+        raise ValueError(f"{where}: only act challenges move counters")
+    if counters and show:
+        raise ValueError(f"{where}: a challenge cannot both show cards and move counters")
+    return switch, counters, show
+
+
 def parse_challenge(raw: Any, index: int) -> Challenge:
     """One challenge from its JSON form, or ValueError saying what is wrong."""
     where = f"challenge {index + 1}"
@@ -152,20 +171,7 @@ def parse_challenge(raw: Any, index: int) -> Challenge:
     sneak_as = raw.get("sneak_as")
     if sneak_as is not None and sneak_as not in CAMPS:
         raise ValueError(f"{where}: sneak_as must be 'spork' or 'foon'")
-    effects = raw.get("effects") or {}
-    if not isinstance(effects, dict) or set(effects) - {"switch", "counters", "show"}:
-        raise ValueError(f"{where}: effects may hold switch, counters and show")
-    switch = effects.get("switch", False)
-    if not isinstance(switch, bool):
-        raise ValueError(f"{where}: switch must be true or false")
-    show = effects.get("show")
-    if show is not None and (show not in SHOW_TO or kind != "act"):
-        raise ValueError(f"{where}: show must be left, right or everyone, on an act challenge")
-    counters = _moves(effects.get("counters", {}), where)
-    if counters and kind != "act":
-        raise ValueError(f"{where}: only act challenges move counters")
-    if counters and show:
-        raise ValueError(f"{where}: a challenge cannot both show cards and move counters")
+    switch, counters, show = _effects(raw.get("effects") or {}, kind, where)
     challenge = Challenge(
         id=cid,
         kind=kind,

@@ -35,6 +35,10 @@ _build = cache(Build)
 _branch = cache(Branch)
 _spore = cache(Spore)
 
+# Step -> the directions a freed branch may point (any but back at its source square): built once,
+# not per step of ``branch_moves``.
+_FREE_POINTS = {step: tuple(d for d in DIRECTIONS if d != OPPOSITE[step]) for step in DIRECTIONS}
+
 
 def neutralises(sizes: list[int], pips: int, attackers: list[int], superior: bool) -> bool:
     """Whether these attacking branch sizes neutralise a tower of these piece sizes."""
@@ -169,7 +173,7 @@ def branch_moves(pos: Position, seat: str, source: str | None = None) -> Iterato
                 continue
             # The text frees the direction only on the square the parent branch points at.
             free = loose or (cell["kind"] == "branch" and step == cell["dir"])
-            points = [d for d in DIRECTIONS if d != OPPOSITE[step]] if free else [step]
+            points = _FREE_POINTS[step] if free else [step]
             for size in sizes:
                 for point in points:
                     yield _branch(size, square, step, point)

@@ -31,9 +31,10 @@ def new_deck() -> list[str]:
     return [rank + suit for suit in "SHDC" for rank in ranks]
 
 
-def final_result(state: dict[str, Any]) -> dict[str, Any]:
-    """Scores, tie-break figures and ranking of a finished game (stored in the state)."""
-    seats: list[str] = state["seats"]
+def _clear_board(
+    state: dict[str, Any], seats: list[str]
+) -> tuple[dict[str, list[int]], dict[str, int], dict[str, list[int]]]:
+    """(stash, pips returned, tie-break figures) per seat once neutralised sprawl has gone home."""
     board = state["board"]
     stash = {seat: list(state["stash"][seat]) for seat in seats}
     dead = {sq for sq, cell in board.items() if cell["kind"] == "tower" and cell["neutral"]}
@@ -58,16 +59,29 @@ def final_result(state: dict[str, Any]) -> dict[str, Any]:
             returned[cell["owner"]] += cell["size"]
         else:
             figures[cell["owner"]][2] += 1
-    cards = {seat: list(state["coup"]["cards"][seat]) for seat in seats} if "coup" in state else {}
-    bonus = {seat: sum(card_points(card) for card in cards.get(seat, [])) for seat in seats}
-    scores = {seat: stash_pips(stash[seat]) - bonus[seat] for seat in seats}
-    keys = {seat: (scores[seat], *(-value for value in figures[seat])) for seat in seats}
+    return stash, returned, figures
+
+
+def _ranking(seats: list[str], keys: dict[str, tuple[int, ...]]) -> list[list[str]]:
+    """Seats best first, grouped where every key ties (seat order within a group)."""
     ranking: list[list[str]] = []
     for seat in sorted(seats, key=lambda s: (keys[s], seats.index(s))):
         if ranking and keys[ranking[-1][0]] == keys[seat]:
             ranking[-1].append(seat)
         else:
             ranking.append([seat])
+    return ranking
+
+
+def final_result(state: dict[str, Any]) -> dict[str, Any]:
+    """Scores, tie-break figures and ranking of a finished game (stored in the state)."""
+    seats: list[str] = state["seats"]
+    stash, returned, figures = _clear_board(state, seats)
+    cards = {seat: list(state["coup"]["cards"][seat]) for seat in seats} if "coup" in state else {}
+    bonus = {seat: sum(card_points(card) for card in cards.get(seat, [])) for seat in seats}
+    scores = {seat: stash_pips(stash[seat]) - bonus[seat] for seat in seats}
+    keys = {seat: (scores[seat], *(-value for value in figures[seat])) for seat in seats}
+    ranking = _ranking(seats, keys)
     return {
         "scores": scores,
         "stash": {seat: dict(zip(map(str, SIZES), stash[seat], strict=True)) for seat in seats},

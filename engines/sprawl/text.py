@@ -128,6 +128,32 @@ def option_lines(options: dict[str, Any]) -> list[str]:
     return lines
 
 
+def shared_tower_lines(view: dict[str, Any]) -> list[str]:
+    """Towers holding more than one seat's pieces, spelled out: the board cell shows only the controller."""
+    mixed = [
+        f"{sq}: " + ", ".join(f"{owner} {size}" for owner, size in c["pieces"])
+        for sq, c in view["board"]["cells"].items()
+        if c["kind"] == "tower" and len({owner for owner, _ in c["pieces"]}) > 1
+    ]
+    if not mixed:
+        return []
+    return _wrap("Shared towers, controlled by the top piece (bottom to top): " + "; ".join(mixed) + ".", "  ")
+
+
+def coup_lines(view: dict[str, Any]) -> list[str]:
+    """The counting-coup deck, the reader's cards and who has replied (nothing without the variant)."""
+    coup = view.get("coup")
+    if not coup:
+        return []
+    lines = _wrap(f"Counting coup: {coup['deck']} cards left in the deck.")
+    if view.get("seat") and view.get("cards"):
+        lines += _wrap("Your cards: " + " ".join(view["cards"]) + ".")
+    pending = coup["pending"]
+    if pending and pending["replied"]:
+        lines += _wrap("Replied so far: " + ", ".join(pending["replied"]) + ".")
+    return lines
+
+
 def render(view: dict[str, Any]) -> str:
     seat = view.get("seat")
     lines = _wrap(f"SPRAWL - {view['phase']}")
@@ -142,21 +168,8 @@ def render(view: dict[str, Any]) -> str:
     lines.append("")
     lines += seat_lines(view)
     lines += _wrap(SEATS_LEGEND)
-    mixed = [
-        f"{sq}: " + ", ".join(f"{owner} {size}" for owner, size in c["pieces"])
-        for sq, c in view["board"]["cells"].items()
-        if c["kind"] == "tower" and len({owner for owner, _ in c["pieces"]}) > 1
-    ]
-    if mixed:
-        lines += _wrap("Shared towers, controlled by the top piece (bottom to top): " + "; ".join(mixed) + ".", "  ")
-    coup = view.get("coup")
-    if coup:
-        lines += _wrap(f"Counting coup: {coup['deck']} cards left in the deck.")
-        if seat and view.get("cards"):
-            lines += _wrap("Your cards: " + " ".join(view["cards"]) + ".")
-        pending = coup["pending"]
-        if pending and pending["replied"]:
-            lines += _wrap("Replied so far: " + ", ".join(pending["replied"]) + ".")
+    lines += shared_tower_lines(view)
+    lines += coup_lines(view)
     if view["last"]:
         lines.append("")
         lines.append("Last:")
