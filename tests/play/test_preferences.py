@@ -165,8 +165,12 @@ def test_a_digest_reader_gets_a_reminder_alone_only_when_no_digest_can_tell_it_i
     import datetime as dt
 
     from pbem.clock import next_digest
+    from pbem.models import Game
 
     game_id = start_with(runtime, deadline_seconds=3 * 86400)
+    with runtime.db.write() as session:  # a reminder two days ahead: due below whatever the hour the test runs
+        game = session.get(Game, game_id)
+        game.deadline_policy = {**game.deadline_policy, "reminders": [2 * 86400]}
     reader = account_of(runtime, game_id, "Suns")
     runtime.in_unit(subscriptions.set_preference, reader.email, "digest")
     next_turn(runtime, game_id, Rng(3))
