@@ -14,10 +14,12 @@ import functools
 import hashlib
 import itertools
 import re
+from collections.abc import Callable
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
+from typing import TypeVar
 
 _ADDRESS = re.compile(r"^[^@\s<>\"',;()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*$")
 #: Any ``<...>`` token: enough to recognise a redelivered message.
@@ -130,7 +132,7 @@ def addresses(message: Message, *names: str) -> list[str]:
     found: dict[str, None] = {}
     for name in names:
         values = tuple(_capped(value) for value in headers(message, name))
-        parsed = _remembered_addresses(values) if sum(map(len, values)) <= _REMEMBERED_LENGTH else _addresses(values)
+        parsed = _remembered_addresses(values)
         for address in parsed:
             found.setdefault(address)
             if len(found) >= MAX_ADDRESSES:
@@ -155,15 +157,31 @@ def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(cleaned for _, address in pairs if (cleaned := clean_address(address)))
 
 
-#: A message's pipeline reads its From and To again and again (the email package parses an
-#: address character by character); headers up to this long are parsed once.
-_REMEMBERED_LENGTH = 1000
-_remembered_addresses = functools.lru_cache(maxsize=256)(_addresses)
+#: The longest header value, in characters, whose parse a process remembers: the same few senders
+#: and players recur (a message's pipeline reads its From and To again and again, and every email the
+#: server sends names them), and the email package parses an address character by character.
+REMEMBERED_LENGTH = 1000
+T = TypeVar("T")
 
 
-@functools.lru_cache(maxsize=256)
+def remembered(parse: Callable[..., T], maxsize: int = 256) -> Callable[..., T]:
+    """``parse`` (of strings, or tuples of them) remembered for arguments of up to
+    :data:`REMEMBERED_LENGTH` characters in all; longer ones are parsed each time and never kept."""
+    cached = functools.lru_cache(maxsize=maxsize)(parse)
+
+    def call(*args: str | tuple[str, ...]) -> T:
+        length = sum(len(arg) if isinstance(arg, str) else sum(map(len, arg)) for arg in args)
+        return cached(*args) if length <= REMEMBERED_LENGTH else parse(*args)
+
+    return call
+
+
+_remembered_addresses = remembered(_addresses)
+
+
+@remembered
 def _named(value: str) -> tuple[str, ...]:
-    """Every address ``value`` names, well-formed or not (a player's From: is read once per process)."""
+    """Every address ``value`` names, well-formed or not."""
     try:
         return tuple(address for _, address in getaddresses([value]) if address)
     except Exception:
@@ -180,8 +198,7 @@ def sole_sender(message: Message) -> tuple[str | None, str | None]:
     named = _named(_capped(values[0])) if values else ()
     if len(named) > 1:
         return None, "several addresses in From:"
-    found = addresses(message, "From")
-    return (found[0] if found else None), None
+    return next((cleaned for address in named if (cleaned := clean_address(address))), None), None
 
 
 def display_name(message: Message) -> str:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import re
 import secrets
 from collections.abc import Iterable, Sequence
 from email.header import Header
 from email.utils import formataddr, getaddresses
+
+from pbem.mail.message import remembered
 
 CRLF = "\r\n"
 #: Header lines are folded at this column where a space allows (RFC 5322's "should").
@@ -43,7 +44,7 @@ def header_line(name: str, value: str) -> str:
     if "\r" in value or "\n" in value:
         raise UnsendableMessage(f"the {name} header contains a line break")
     if name.lower() in ADDRESS_HEADERS:
-        value = _remembered_addresses(name, value) if len(value) <= _REMEMBERED_LENGTH else _addresses(name, value)
+        value = _remembered_addresses(name, value)
     elif not value.isascii():
         return f"{name}: " + Header(value, "utf-8", header_name=name).encode(linesep=CRLF, maxlinelen=FOLD_AT)
     line = _fold(f"{name}: {value}")
@@ -64,10 +65,7 @@ def _addresses(name: str, value: str) -> str:
     return ", ".join(out)
 
 
-#: Every email names the same few senders and players, and the email package parses an address
-#: character by character: an address header up to this long is parsed once per process.
-_REMEMBERED_LENGTH = 1000
-_remembered_addresses = functools.lru_cache(maxsize=1024)(_addresses)
+_remembered_addresses = remembered(_addresses, maxsize=1024)
 
 
 def _fold(line: str) -> str:

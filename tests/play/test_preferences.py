@@ -18,7 +18,7 @@ from pbem.services.ops import sweep as sweeping
 from pbem.services.play import games
 from tests.play.helpers import outbox as rows
 from tests.play.helpers import play_first_legal, start_with, to_act
-from tests.support.play import PLAYERS, game_row, next_turn
+from tests.support.play import PLAYERS, digest_hour_away, game_row, next_turn
 from worker import tasks
 
 
@@ -159,18 +159,15 @@ def remind_by(runtime, game_id: int, deadline) -> None:
     runtime.in_unit(deadlines.send_due_reminders, game_id)
 
 
+@digest_hour_away()
 def test_a_digest_reader_gets_a_reminder_alone_only_when_no_digest_can_tell_it_in_time(runtime):
     """The digest lists the seat's deadline; a reminder goes alone only for a deadline before the next
     digest, of a turn no digest has told yet."""
     import datetime as dt
 
     from pbem.clock import next_digest
-    from pbem.models import Game
 
     game_id = start_with(runtime, deadline_seconds=3 * 86400)
-    with runtime.db.write() as session:  # a reminder two days ahead: due below whatever the hour the test runs
-        game = session.get(Game, game_id)
-        game.deadline_policy = {**game.deadline_policy, "reminders": [2 * 86400]}
     reader = account_of(runtime, game_id, "Suns")
     runtime.in_unit(subscriptions.set_preference, reader.email, "digest")
     next_turn(runtime, game_id, Rng(3))

@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
 from sqlalchemy import func, select
 
 from engines import get_engine
 from engines.playout import fill_text
 from engines.rng import Rng
+from pbem import clock
 from pbem.models import Game, OutboxMessage, Seat
 from pbem.outbox_status import OutboxStatus
 from pbem.services.mailout import drafts
 from pbem.services.play import games, orders
 
 PLAYERS = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
+
+
+@contextmanager
+def digest_hour_away() -> Iterator[None]:
+    """The daily digest's hour half a day from now: what a digest tells, or spares a digest reader (a
+    reminder due before the next digest goes alone), then reads the same whatever the hour a test runs."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(clock, "DIGEST_HOUR", (clock.utcnow().hour + 12) % 24)
+        yield
 
 
 def start(runtime, engine="kidsprout", players=PLAYERS, **kwargs) -> int:
