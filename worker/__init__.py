@@ -26,6 +26,7 @@ from pbem.runtime import get_runtime, make_runtime, set_runtime
 from pbem.services.ops.secrets import secret_key_problem
 from pbem.tasks import Task, task_named
 from worker import broker
+from worker.gathering import Gathering
 from worker.preload import preload
 
 #: The sweep's period in game time; real seconds between sweeps: :func:`pbem.clock.sweep_interval`.
@@ -117,7 +118,11 @@ def _configure(sender: Celery, **_: Any) -> None:
 
 
 def send(task: str, args: tuple[Any, ...]) -> None:
-    """The nudger: services name a task, this sends it through the broker."""
+    """The nudger: services name a task, this sends it through the broker (the ids of stored
+    messages gathered into one task per short window: see :mod:`worker.gathering`)."""
+    if task == Task.PROCESS_INBOUND:
+        stored_messages.add(*args)
+        return
     _publish(task, args)
 
 
@@ -134,6 +139,8 @@ def _publish(task: str, args: tuple[Any, ...], **options: Any) -> None:
     app.send_task(task_named(task).celery_name, args=list(args), declare=[], **options)
 
 
+#: The ids of messages this process stored, sent to the worker a window at a time.
+stored_messages = Gathering(lambda ids: _publish(Task.PROCESS_INBOUND, (ids,)))
 _inline = threading.local()
 
 

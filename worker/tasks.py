@@ -37,10 +37,10 @@ def flush_outbox() -> int:
 
 @shared_task(name=Task.PROCESS_INBOUND.celery_name, acks_late=True)
 @quiet()
-def process_inbound(message_id: int) -> str:
-    from pbem.inbound.runner import process
-
-    return process(get_runtime(), message_id)
+def process_inbound(message_ids: list[int] | int) -> list[str]:
+    """The stored messages named, in the order given: the ids a window gathered (worker.gathering);
+    a lone id is what a nudge queued before gathering carried."""
+    return _process_each([message_ids] if isinstance(message_ids, int) else message_ids)
 
 
 @shared_task(name=Task.PROCESS_PENDING_INBOUND.celery_name, acks_late=True)
@@ -51,17 +51,23 @@ def process_pending_inbound() -> int:
     Messages another worker is processing are skipped, so several of these can
     run at once without waiting on each other.  Returns how many it processed.
     """
+    with get_runtime().reading() as uow:
+        pending = sweeping.pending_inbound_ids(uow)
+    return sum(status not in ("busy", "pending") for status in _process_each(pending, skip_locked=True))
+
+
+def _process_each(message_ids: list[int], *, skip_locked: bool = False) -> list[str]:
+    """Each message in a unit of its own, so one message's failure leaves the others done; each
+    delivers its own emails as a task of its own would.  The statuses, in order."""
     from pbem.inbound.runner import process
     from worker import fresh_inline_budget
 
     runtime = get_runtime()
-    handled = 0
-    with runtime.reading() as uow:
-        pending = sweeping.pending_inbound_ids(uow)
-    for message_id in pending:
-        fresh_inline_budget()  # each message's emails go out as its own task's would
-        handled += process(runtime, message_id, skip_locked=True) not in ("busy", "pending")
-    return handled
+    statuses = []
+    for message_id in message_ids:
+        fresh_inline_budget()
+        statuses.append(process(runtime, message_id, skip_locked=skip_locked))
+    return statuses
 
 
 @shared_task(name=Task.FIRE_DEADLINE.celery_name, acks_late=True)

@@ -217,6 +217,31 @@ def test_a_message_piped_to_pbem_ingest_is_answered_without_waiting_for_the_swee
     assert len(delivered) == 1 and "sealed" in receipt.body_text.lower(), deployment.logs()
 
 
+def test_one_gathered_task_answers_each_of_its_messages_in_order_and_a_lone_id_still_works(deployment):
+    """Only a worker runs, no beat: the answers can come only from the tasks sent here.
+
+    The ids a listener gathered (worker.gathering) travel as one task; a lone id is the
+    form a task queued before gathering has, which the worker still takes."""
+    runtime = deployment.runtime
+    game_id = start(runtime, reminders=[])
+    first, second, third = store_lost(runtime, game_id, ["play 1\nstatus", "play 2\nstatus", "status"], 0)
+    deployment.start("worker")
+    runtime.nudge("process_inbound", [first, second])
+    runtime.nudge("process_inbound", third)
+    wait_until(lambda: len(outbox_rows(runtime, kind="receipt", status="sent")) == 3, 60, "three receipts")
+    with runtime.db.read() as session:
+        rows = {row.id: row for row in session.scalars(select(InboundMessage))}
+        assert [rows[i].status for i in (first, second, third)] == ["done"] * 3, deployment.logs()
+        assert rows[first].processed_at <= rows[second].processed_at  # in the order the task gave them
+    receipts = sorted(outbox_rows(runtime, kind="receipt"), key=lambda row: row.id)
+    said = [row.body_text for row in receipts]  # the lone id's task may run beside the pair's
+    assert sum("order is in: play 1" in text for text in said) == 1, said
+    assert sum("order is in: play 2" in text for text in said) == 1, said
+    assert sum("Done: status" in text and "order is in" not in text for text in said) == 1, said
+    sent = [m.message["Message-ID"] for m in deployment.sink.messages]
+    assert all(sent.count(row.message_id) == 1 for row in receipts), "each answer once"
+
+
 def test_a_worker_delivers_the_emails_its_task_queued_and_shares_out_a_burst(deployment):
     """The deadline task of an eight-player game queues more emails than it delivers itself."""
     from worker import INLINE_DELIVERIES

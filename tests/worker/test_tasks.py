@@ -37,6 +37,7 @@ def test_the_dispatch_sends_each_task_under_its_registered_name(sqlite_runtime, 
     for task in Task:
         worker.send(task.value, (1,))
         worker.send_later(task.value, (2,), 5.0)
+    worker.stored_messages.flush()  # stored messages' nudges are gathered for a moment (worker.gathering)
     assert {name for name, _, _ in sent} == registered()
     assert all(name in worker.app.tasks for name, _, _ in sent)
 
