@@ -60,14 +60,16 @@ class FaultSetting:
     raise_: bool = False  # raise at the point instead of stalling (all-or-nothing tests)
 
 
-#: The variable naming the fault point (read first, alone, at every point: see :mod:`pbem.faults`).
-FAULT_POINT = "PBEM_FAULT"
+def fault_point() -> str | None:
+    """The point named by ``PBEM_FAULT`` alone: the points lie on every order's path, and the rest of
+    the setting matters only at the named one."""
+    return os.environ.get("PBEM_FAULT") or None
 
 
 def fault_setting() -> FaultSetting:
     """Read at each fault point, so a test can set it for one child process (see :mod:`pbem.faults`)."""
     return FaultSetting(
-        os.environ.get(FAULT_POINT) or None,
+        fault_point(),
         os.environ.get("PBEM_FAULT_MARKER") or None,
         float(os.environ.get("PBEM_FAULT_SLEEP", "60")),
         bool(os.environ.get("PBEM_FAULT_RAISE")),

@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from pbem.config import FAULT_POINT, fault_setting
+from pbem.config import fault_point, fault_setting
 
 
 class Injected(RuntimeError):
@@ -20,7 +20,7 @@ class Injected(RuntimeError):
 
 
 def point(name: str) -> None:
-    if os.environ.get(FAULT_POINT) != name:  # the points lie on every order's path: one lookup when unset
+    if fault_point() != name:
         return
     fault = fault_setting()
     if fault.raise_:

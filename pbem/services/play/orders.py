@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from sqlalchemy.orm import Session
-
 from engines.base import OrderError, State
 from engines.playout import canonical_json
 from pbem.game_status import GameStatus, LogKind
@@ -64,7 +62,8 @@ STATUS_WORDS = {
 }
 
 
-def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Session, source: str):
+def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], uow: UnitOfWork, source: str):
+    session = uow.session
     verdicts: list[Verdict] = []
     events: list[str] = []
     announce = False
@@ -87,7 +86,7 @@ def _apply_lines(engine, game: Game, seat: Seat, lines: list[str], session: Sess
             continue
         except Exception as error:  # the engine broke its contract on this line: it costs this line only
             fault = engine_faults.Fault(engine.name, method, error, game_id=game.id, seat=seat.seat, line=line)
-            state = _undo_fault(engine, game, seat, UnitOfWork.of(session), fault, before, applied)
+            state = _undo_fault(engine, game, seat, uow, fault, before, applied)
             verdicts.append(Verdict(line, False, engine_faults.ANSWER))
             continue
         state = step.state
@@ -140,7 +139,7 @@ def submit(
         verdicts = [Verdict(line, False, why) for line in lines]
         events, announce = [], False
     else:
-        verdicts, events, announce = _apply_lines(engine, game, seat, lines, session, source)
+        verdicts, events, announce = _apply_lines(engine, game, seat, lines, uow, source)
     if reply is not None:  # the seat's next email of this transaction shows it first, else it goes alone
         fold = receipt_fold(reply, verdicts, "your view follows in this email")
         fold.sender, fold.alone = receipt_alone, {"reply": reply, "verdicts": verdicts}
