@@ -67,7 +67,8 @@ def fault_point() -> str | None:
 
 
 def fault_setting() -> FaultSetting:
-    """Read at each fault point, so a test can set it for one child process (see :mod:`pbem.faults`)."""
+    """Read at the point :func:`fault_point` names, so a test can set it for one child process
+    (see :mod:`pbem.faults`)."""
     return FaultSetting(
         fault_point(),
         os.environ.get("PBEM_FAULT_MARKER") or None,

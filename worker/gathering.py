@@ -37,11 +37,12 @@ class Gathering:
         self._publish = publish
         self.window = window
         self.most = most
-        self._start()
-        os.register_at_fork(after_in_child=self._start)  # a forked child has the lock but not the thread
-        atexit.register(self.flush)  # a short-lived process (``pbem ingest``) sends what it gathered
+        self._hooked = False
+        self._reset()
 
-    def _start(self) -> None:
+    def _reset(self) -> None:
+        """Nothing gathered and no thread yet: at the start, and in a forked child (which inherits
+        the parent's lock and ids but not its thread)."""
         self._ready = threading.Condition()
         self._ids: list[int] = []
         self._thread: threading.Thread | None = None
@@ -52,11 +53,20 @@ class Gathering:
             self._ids.append(message_id)
             full = self._take() if len(self._ids) >= self.most else None
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="pbem-gathering", daemon=True)
-                self._thread.start()
+                self._start_thread()
             self._ready.notify()
         if full:
             self._send(full)
+
+    def _start_thread(self) -> None:
+        """The sending thread, and, the first time, the process hooks: only a process that gathers
+        gets them (importing ``worker`` stays free of side effects)."""
+        if not self._hooked:
+            self._hooked = True
+            os.register_at_fork(after_in_child=self._reset)
+            atexit.register(self.flush)  # a short-lived process (``pbem ingest``) sends what it gathered
+        self._thread = threading.Thread(target=self._run, name="pbem-gathering", daemon=True)
+        self._thread.start()
 
     def flush(self) -> None:
         """Send whatever is gathered now."""
