@@ -85,7 +85,8 @@ def test_a_kidsprout_game_in_a_real_browser(live_server, browser):
     page.get_by_label("Name (optional)").fill("Browser camp")
     page.get_by_label("Players, one per line").fill("\n".join(PLAYERS))
     page.get_by_label("Deadline per turn", exact=True).fill("2d")
-    page.get_by_role("button", name="Create and start").click()
+    page.get_by_role("button", name="Create and start").click()  # starts the post; the page is not there yet
+    page.wait_for_url(re.compile(r".*/admin/games/\d+"))
     assert page.get_by_text("started; every player has been sent their first email").is_visible()
     game_id = int(re.search(r"/admin/games/(\d+)", page.url).group(1))
 

@@ -217,6 +217,8 @@ def test_a_tap_on_the_board_fills_the_form_and_a_final_move_asks_first(site, chr
 
 
 def test_without_javascript_the_same_pages_work(site, chromium):
+    from playwright.sync_api import expect
+
     game_id = start(site.runtime, "rankchain", PLAYERS, name="Plain table")
     seat, token = acting_seat(site, game_id)
     context = context_for(chromium, 390, java_script_enabled=False)
@@ -231,8 +233,8 @@ def test_without_javascript_the_same_pages_work(site, chromium):
         order = sorted(get_engine("rankchain").legal_orders(game_row(site.runtime, game_id).state, seat))[0]
         page.locator("#order-choice").select_option(order)
         page.locator("[data-send]").click()
-        # the server asks, as the script would have
-        assert page.get_by_role("heading", name="Send this order?").is_visible()
+        # the server asks, as the script would have; the click only starts the form's post, so wait for the answer
+        expect(page.get_by_role("heading", name="Send this order?")).to_be_visible()
         assert page.locator("code.order-line").inner_text() == order
         shoot(page, "no-js-confirm-390")
         page.get_by_role("button", name="Yes, send it").click()
