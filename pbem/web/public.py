@@ -69,14 +69,6 @@ def time_left(deadline: dt.datetime | None, now: dt.datetime | None = None) -> s
     return f"in {minutes} min" if minutes else "in less than a minute"
 
 
-def utc_filter(value: dt.datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if value else ""
-
-
-def iso_filter(value: dt.datetime | None) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
 def duration_words_filter(value: int | None) -> str:
     return duration_words(value)
 
@@ -87,8 +79,6 @@ def time_left_global(value: dt.datetime | None) -> str:
 
 def init_app(app: Flask) -> None:
     """The date and time filters every template uses (installed by the app factory)."""
-    app.add_template_filter(utc_filter, "utc")
-    app.add_template_filter(iso_filter, "iso")
     app.add_template_filter(duration_words_filter, "duration_words")
     app.add_template_global(time_left_global, "time_left")
 

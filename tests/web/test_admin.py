@@ -348,6 +348,9 @@ def test_game_page_shows_log_and_inbound_verdicts(admin_client, sqlite_runtime, 
     assert "<code>play 5</code>" in html  # the admin sees the orders themselves
     assert "my orders" in html and "1 line(s) accepted, 0 refused." in html
     assert re.search(r'<td data-label="Source">web</td>', html)
+    # its times are written as every page writes them (the browser puts them in the reader's zone)
+    assert re.search(r'<td data-label="When"><time datetime="[^"]+" data-when>[^<]+ UTC</time></td>', html)
+    assert re.search(r'<td data-label="Received"><time datetime="[^"]+" data-when>', html)
 
 
 def test_create_game_splits_players_written_with_commas_or_refuses_them(admin_client, sqlite_runtime):
