@@ -11,6 +11,7 @@ order is answered at once (``receipt_wait_seconds=0``), as the mail benchmarks d
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -18,7 +19,8 @@ import sqlalchemy as sa
 
 from engines import get_engine
 from pbem.inbound.runner import process, receive
-from pbem.services.mailout import outbox
+from pbem.models import Observer
+from pbem.services.mailout import observers, outbox
 from pbem.services.play import orders
 from tests.mail.helpers import mail, seat_address, seat_of
 from tests.support.play import game_row, start
@@ -115,3 +117,31 @@ def test_an_order_by_email_stored_processed_and_answered(table, at_once):
     assert game_row(runtime, game_id).turn == 1, "the order counted must not end the turn"
     for part, (count, seen) in counts.items():
         assert 0 < count <= ceilings[part], f"{part}:\n" + "\n".join(seen)
+
+
+def test_an_order_that_ends_a_turn_before_an_observer_writes_each_table_once(table):
+    """The turn's rows (the game, its log, every seat's email and newest Message-ID, the observer's
+    email) are flushed once, at commit: a read on the way (who observes) must not flush the rows
+    queued so far, which would write each table twice."""
+    runtime, game_id, _ = table
+    runtime.in_unit(observers.subscribe, game_id, "fan@example.net")
+    with runtime.db.read() as session:
+        token = session.scalars(sa.select(Observer.token)).one()
+    assert runtime.in_unit(observers.confirm, token).ok
+    seats = sorted(get_engine("kidsprout").to_act(game_row(runtime, game_id).state))
+    for name in seats[:-1]:
+        seat = seat_of(runtime, game_id, name)
+        runtime.in_unit(orders.submit, game_id, seat.id, [coin(runtime, game_id, name)], source="web")
+    last = seat_of(runtime, game_id, seats[-1])
+    line = coin(runtime, game_id, seats[-1])
+    counter = Statements(runtime.db.engine)
+    _, seen = counter.count(lambda: runtime.in_unit(orders.submit, game_id, last.id, [line], source="web"))
+    assert game_row(runtime, game_id).turn == 2, "the order counted must end the turn"
+    verbs = [statement.split()[0] for statement in seen]
+    last_read = max(index for index, verb in enumerate(verbs) if verb == "SELECT")
+    assert all(verb == "SELECT" for verb in verbs[1:last_read]), "a write before a read:\n" + "\n".join(seen)
+    if runtime.db.engine.dialect.name == "postgresql":  # SQLite's driver inserts the emails one by one
+        written = [statement for statement in seen if statement.startswith(("INSERT", "UPDATE"))]
+        writes = Counter(" ".join(statement.split()[:3]) for statement in written)
+        assert writes["INSERT INTO outbox"] == 1 and writes["UPDATE seats SET"] == 1, "\n".join(seen)
+        assert writes["INSERT INTO game_log"] == 1 and writes["UPDATE games SET"] == 1, "\n".join(seen)

@@ -194,12 +194,14 @@ def queue_updates(
     what: str,
     events: Iterable[str] = (),
 ) -> int:
-    """Queue the public update to every active observer (in the caller's transaction)."""
-    observers = list(
-        uow.session.scalars(
-            select(Observer).where(Observer.game_id == game.id, Observer.status == "active").order_by(Observer.id)
-        )
-    )
+    """Queue the public update to every active observer (in the caller's transaction).
+
+    The query does not flush the unit first: nothing a turn writes (the game, its log, the seats'
+    emails) decides who observes, and a flush here would split the unit's rows into two writes
+    each, the ones queued so far and the ones after (flushed once, at commit)."""
+    query = select(Observer).where(Observer.game_id == game.id, Observer.status == "active").order_by(Observer.id)
+    with uow.session.no_autoflush:
+        observers = list(uow.session.scalars(query))
     if not observers:
         return 0
     engine = get_engine(game.engine)
