@@ -41,7 +41,8 @@ def test_a_blueprint_added_later_gets_the_headers_and_error_pages(app):
     failed = client.get("/extra/broken")
     body = failed.get_data(as_text=True)
     assert failed.status_code == 500 and "nothing was changed" in body and "Traceback" not in body
-    assert "csrf_token" in app.jinja_env.globals and "utc" in app.jinja_env.filters
+    assert "csrf_token" in app.jinja_env.globals and "moment" in app.jinja_env.globals
+    assert "duration_words" in app.jinja_env.filters
 
 
 def test_the_runtime_is_built_once_and_set_for_the_process(tmp_path, monkeypatch, sqlite_url):
