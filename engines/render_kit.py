@@ -196,9 +196,11 @@ class _Scan(HTMLParser):
 
 #: A start or end tag, cut at the first ``>`` (a quote left open means an attribute held one).
 _TAG = re.compile(r"<(/?)([a-zA-Z][^\t\n\r\f />\x00]*)([^>]*)>")
-#: In a tag's attributes: whatever the full scan might object to (a CSS ``background:`` is not).
+#: In a tag's attributes: whatever the full scan might object to.  A CSS ``background:`` is not, written
+#: so (the colon at once): with a space before its colon the name may stand outside a quoted value,
+#: an attribute of its own (``<div href :>``), so only the full parse can tell.
 _RISKY = re.compile(
-    r"(?:^|[\s/\"'])on|(?<![\w-])(?:href|src|srcset|background)(?![\w-])(?!\s*:)|javascript|expression|url"
+    r"(?:^|[\s/\"'])on|(?<![\w-])(?:href|src|srcset|background)(?![\w-])(?!:)|javascript|expression|url"
     r"|&(?!amp;|lt;|gt;|quot;|#39;|#34;)",  # markupsafe's entities stand for punctuation, never letters
     re.IGNORECASE,
 )

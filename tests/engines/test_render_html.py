@@ -55,6 +55,8 @@ def test_kit_escapes_and_reads():
         '<p onclick="x()">a</p>',
         '<a href="javascript:x()">a</a>',
         '<p style="background:url(https://e.org/t)">a</p>',
+        "<div href :>",  # a space before the colon: an attribute of its own, not a CSS property
+        "<div background :x>",
     ],
 )
 def test_email_problems_finds_what_clients_block(markup):
