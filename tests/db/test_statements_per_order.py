@@ -137,9 +137,9 @@ def test_an_order_that_ends_a_turn_before_an_observer_writes_each_table_once(tab
     counter = Statements(runtime.db.engine)
     _, seen = counter.count(lambda: runtime.in_unit(orders.submit, game_id, last.id, [line], source="web"))
     assert game_row(runtime, game_id).turn == 2, "the order counted must end the turn"
-    verbs = [statement.split()[0] for statement in seen]
+    verbs = [statement.split()[0] for statement in seen if not statement.startswith("BEGIN")]  # SQLite's own
     last_read = max(index for index, verb in enumerate(verbs) if verb == "SELECT")
-    assert all(verb == "SELECT" for verb in verbs[1:last_read]), "a write before a read:\n" + "\n".join(seen)
+    assert all(verb == "SELECT" for verb in verbs[:last_read]), "a write before a read:\n" + "\n".join(seen)
     if runtime.db.engine.dialect.name == "postgresql":  # SQLite's driver inserts the emails one by one
         written = [statement for statement in seen if statement.startswith(("INSERT", "UPDATE"))]
         writes = Counter(" ".join(statement.split()[:3]) for statement in written)

@@ -241,18 +241,11 @@ def _reader_zone(session: Session, account: Account | None, recipient: str) -> s
     """The zone the reader chose, if any: their seat's account's, else (an answer to a command, a sign-in
     link) the account of the address written to."""
     if account is None:
-        account = _account_of(session, normalise_email(recipient))
+        # Without flushing the unit: the rows queued so far (a turn's emails, say, before an observer's)
+        # are written once, at commit; an account is written as it is made (players.account_for).
+        with session.no_autoflush:
+            account = session.scalars(select(Account).where(Account.email == normalise_email(recipient))).first()
     return known(account.tz) if account is not None else None
-
-
-def _account_of(session: Session, email: str) -> Account | None:
-    """The account of ``email``, one this unit made included, without flushing the unit: the rows
-    queued so far (a turn's emails, say, before an observer's) are written once, at commit."""
-    made = next((row for row in session.new if isinstance(row, Account) and row.email == email), None)
-    if made is not None:
-        return made
-    with session.no_autoflush:
-        return session.scalars(select(Account).where(Account.email == email)).first()
 
 
 def _footer(game: Game | None, account: Account | None, context: dict[str, Any]) -> tuple[str, str] | None:
