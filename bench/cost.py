@@ -142,7 +142,7 @@ def wrap_order_path(parts: Parts) -> None:
     parts.wrap("engine: apply the order", engine_class, "apply_order")
     parts.wrap("engine: who acts, deadlines, summary", orders, "settle")
     parts.wrap("email: the seat's waiting news (folds.take: its rows, read once per unit)", folds, "take")
-    parts.wrap("log entry (the row; written at flush)", orders, "append_log")
+    parts.wrap("log entry (the row, written at once)", orders, "append_log")
     parts.wrap(VIEW, notify, "seat_view_context", "seat_draft_context", "seat_prompt_context")
     parts.wrap(VIEW, drafts, "drawn")  # a kept view drawn when its email is rendered
     parts.wrap(TEMPLATES, drafts, "render")

@@ -2,11 +2,12 @@
 
 What the emails of one transaction share until it commits: the blocks waiting
 for each seat's next email (:mod:`pbem.services.mailout.folds`), each seat's
-thread as the transaction's emails extend it (:mod:`pbem.services.mailout.threads`),
-and the seats' waiting rows once read.  A block no email of the transaction took
-goes as an email of its own just before the commit (:meth:`Mailing.before_commit`),
-by the sender the block carries: the service that made it says once how it goes
-alone, and no entry point has to remember to send what is left.
+thread as the transaction's emails extend it (:mod:`pbem.services.mailout.threads`)
+and its newest Message-ID, written once at the end, and the seats' waiting rows once
+read.  A block no email of the transaction took goes as an email of its own just
+before the commit (:meth:`Mailing.before_commit`), by the sender the block
+carries: the service that made it says once how it goes alone, and no entry
+point has to remember to send what is left.
 """
 
 from __future__ import annotations
@@ -14,13 +15,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.models import Seat
 from pbem.runtime import UnitOfWork
 
 if TYPE_CHECKING:
     from pbem.services.mailout.folds import Fold
+
+
+#: Each seat's newest Message-ID, for every seat a transaction wrote to: one statement at its end.
+_NEWEST = (
+    update(Seat.__table__)
+    .where(Seat.__table__.c.id == bindparam("seat_id"))
+    .values(last_message_id=bindparam("message_id"))
+)
 
 
 @dataclass
@@ -36,9 +47,12 @@ class Mailing:
     waiting_made: list[Any] = field(default_factory=list)
     #: Seat id -> the References its next email of this transaction carries.
     chains: dict[int, list[str]] = field(default_factory=dict)
+    #: Seat id -> the Message-ID of its newest email of this transaction, written at its end.
+    newest: dict[int, str] = field(default_factory=dict)
 
     def before_commit(self, uow: UnitOfWork) -> None:
-        """Send alone, in the order they came, the blocks no email of the transaction took."""
+        """Send alone, in the order they came, the blocks no email of the transaction took; then write each
+        seat's newest Message-ID (see :meth:`newest_email`)."""
         left = [(seat_id, fold) for seat_id, blocks in self.folds.items() for fold in blocks]
         self.folds = {}
         unsent = sorted({fold.block for _, fold in left if fold.sender is None})
@@ -46,6 +60,24 @@ class Mailing:
             raise LookupError(f"no sender for a {', '.join(unsent)} block left over in this transaction")
         for seat_id, fold in left:
             fold.sender(uow, self.seats[seat_id], fold)
+        if self.newest:
+            rows = [{"seat_id": seat_id, "message_id": message_id} for seat_id, message_id in self.newest.items()]
+            uow.session.connection().execute(_NEWEST, rows)
+            self.newest = {}
+
+    def newest_email(self, seat: Seat, message_id: str) -> None:
+        """``message_id`` is the seat's newest email: written with every other seat's at the transaction's end.
+
+        Beneath the ORM, on purpose: a turn's emails would make every seat's row dirty, and the ORM's
+        flush of those rows (its per-object bookkeeping, not the statement) cost the order path more CPU
+        than the whole statement does (BENCHMARKS.md, "The log entry and the seats' newest Message-ID
+        beneath the ORM").  The seat keeps the value as committed, so nothing else of it is written twice.
+        A seat made in this transaction has no row yet: the ORM's insert carries the value."""
+        if seat.id is None:
+            seat.last_message_id = message_id
+            return
+        set_committed_value(seat, "last_message_id", message_id)
+        self.newest[seat.id] = message_id
 
 
 def add(session: Session, seat: Seat, fold: Fold) -> None:

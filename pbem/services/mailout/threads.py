@@ -107,6 +107,7 @@ def headers(uow: UnitOfWork, game: Game, seat: Seat, message_id: str, answers: l
 
 def advance(session: Session, seat: Seat, message_id: str, references: str | None) -> None:
     """``message_id`` is now the seat's newest email: the next one follows it."""
-    seat.last_message_id = message_id
+    mail = mailing.of(session)
+    mail.newest_email(seat, message_id)
     chain = (references or "").split()
-    mailing.of(session).chains[seat.id] = [*chain, message_id]
+    mail.chains[seat.id] = [*chain, message_id]
