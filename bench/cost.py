@@ -15,6 +15,9 @@ Both paths run in this one process on a fresh PostgreSQL schema (or
 * and between the two, the emails the service path queued, sent to the sink
   (a turn email is drawn and rendered then, from its draft), per email.
 
+Before the parts, the service path's function calls per order are counted
+(:func:`calls_per_order`): a figure that does not move with the machine.
+
 Each part is a set of functions, wrapped for the run; a part's CPU is this
 thread's CPU time (``time.thread_time``: the sink's thread is not counted)
 spent in its functions and not in another part's, so the parts add up to the
@@ -29,6 +32,7 @@ import argparse
 import contextlib
 import functools
 import os
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -248,6 +252,29 @@ def report(title: str, parts: Parts, done: int, unit: str = "order") -> None:
     print(f"wall time of the measured calls: {1000 * parts.wall / done:.3f} ms per {unit}")
 
 
+def calls_per_order(runtime, count: int) -> float:
+    """Function calls (Python's and its calls into C) per order through the service, unwrapped.
+
+    A count, not a time: two versions of the code compare by it without the machine's noise (on shared
+    cores an order's CPU time moves by a tenth and more from one run to the next).  It weighs a call
+    into C (a JSON dump, a driver's send) like a call of Python, so it ranks changes of the Python
+    path, and a time must still confirm them."""
+    calls = 0
+
+    def counting(_frame: Any, event: str, _arg: Any) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    for game_id, seat_id, line in random_orders(runtime, count):
+        sys.setprofile(counting)
+        try:
+            runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
+        finally:
+            sys.setprofile(None)
+    return calls / count
+
+
 def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
     with SmtpSink() as sink:
         runtime = bench_runtime(
@@ -258,6 +285,8 @@ def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
             mail_limits=MailLimits(per_seat=10**6, per_sender=10**6),
         )
         runtime.nudger = lambda task, args: None
+        measure(Parts(), service_workload(runtime, max(orders_count // 10, 20)))  # warm, unwrapped
+        print(f"\nService path: {calls_per_order(runtime, orders_count):,.0f} function calls per order")
         parts = Parts()
         wrap_order_path(parts)
         sa.event.listen(runtime.db.engine, "before_cursor_execute", parts.statement)

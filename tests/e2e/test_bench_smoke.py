@@ -41,6 +41,7 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         ["--orders", "20", "--messages", "5"],
         ("postgres",),
         [
+            r"Service path: [\d,]+ function calls per order",
             rf"Service path \(orders\.submit\): 20 orders, {RATE} emails queued per order",
             r"Sending the service path's emails \(outbox\.deliver\): \d+ emails",
             r"Mail path \(receive, process, deliver\): 5 orders",
