@@ -16,7 +16,7 @@ Both paths run in this one process on a fresh PostgreSQL schema (or
   (a turn email is drawn and rendered then, from its draft), per email.
 
 Before the parts, the service path's function calls per order are counted
-(:func:`calls_per_order`): a figure that does not move with the machine.
+(:class:`CallCount`): a figure that does not move with the machine.
 
 Each part is a set of functions, wrapped for the run; a part's CPU is this
 thread's CPU time (``time.thread_time``: the sink's thread is not counted)
@@ -177,10 +177,37 @@ def wrap_mail_path(parts: Parts) -> None:
     parts.wrap("send: mark it sent", outbox, "finish")
 
 
-def service_workload(runtime, count: int) -> Callable[[Parts], int]:
+class CallCount:
+    """Function calls (Python's and its calls into C) made while measuring.
+
+    A count, not a time: two versions of the code compare by it without the machine's noise (on shared
+    cores an order's CPU time moves by a tenth and more from one run to the next).  It weighs a call
+    into C (a JSON dump, a driver's send) like a call of Python, so it ranks changes of the Python
+    path, and a time must still confirm them."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _count(self, _frame: Any, event: str, _arg: Any) -> None:
+        if event in ("call", "c_call"):
+            self.calls += 1
+
+    @contextlib.contextmanager
+    def measuring(self) -> Iterator[None]:
+        sys.setprofile(self._count)
+        try:
+            yield
+        finally:
+            sys.setprofile(None)
+
+    def reset(self) -> None:
+        self.calls = 0
+
+
+def service_workload(runtime, count: int) -> Callable[[Parts | CallCount], int]:
     """Random legal KidSprout orders, as ``bench service`` plays them; returns the orders played."""
 
-    def play(parts: Parts) -> int:
+    def play(parts: Parts | CallCount) -> int:
         for game_id, seat_id, line in random_orders(runtime, count):
             with parts.measuring():
                 runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
@@ -189,7 +216,7 @@ def service_workload(runtime, count: int) -> Callable[[Parts], int]:
     return play
 
 
-def measure(parts: Parts, work: Callable[[Parts], int]) -> int:
+def measure(parts: Any, work: Callable[[Any], int]) -> int:
     """Run ``work``, which measures its calls of the path; how many orders it measured."""
     parts.reset()
     return work(parts)
@@ -252,29 +279,6 @@ def report(title: str, parts: Parts, done: int, unit: str = "order") -> None:
     print(f"wall time of the measured calls: {1000 * parts.wall / done:.3f} ms per {unit}")
 
 
-def calls_per_order(runtime, count: int) -> float:
-    """Function calls (Python's and its calls into C) per order through the service, unwrapped.
-
-    A count, not a time: two versions of the code compare by it without the machine's noise (on shared
-    cores an order's CPU time moves by a tenth and more from one run to the next).  It weighs a call
-    into C (a JSON dump, a driver's send) like a call of Python, so it ranks changes of the Python
-    path, and a time must still confirm them."""
-    calls = 0
-
-    def counting(_frame: Any, event: str, _arg: Any) -> None:
-        nonlocal calls
-        if event in ("call", "c_call"):
-            calls += 1
-
-    for game_id, seat_id, line in random_orders(runtime, count):
-        sys.setprofile(counting)
-        try:
-            runtime.in_unit(orders.submit, game_id, seat_id, [line], source="web")
-        finally:
-            sys.setprofile(None)
-    return calls / count
-
-
 def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
     with SmtpSink() as sink:
         runtime = bench_runtime(
@@ -285,13 +289,14 @@ def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
             mail_limits=MailLimits(per_seat=10**6, per_sender=10**6),
         )
         runtime.nudger = lambda task, args: None
-        measure(Parts(), service_workload(runtime, max(orders_count // 10, 20)))  # warm, unwrapped
-        print(f"\nService path: {calls_per_order(runtime, orders_count):,.0f} function calls per order")
+        measure(Parts(), service_workload(runtime, max(orders_count // 10, 20)))  # warm: imports, caches, pool
+        counted = CallCount()
+        done = measure(counted, service_workload(runtime, orders_count))  # the path unwrapped
+        print(f"\nService path: {counted.calls / done:,.0f} function calls per order")
         parts = Parts()
         wrap_order_path(parts)
         sa.event.listen(runtime.db.engine, "before_cursor_execute", parts.statement)
         try:
-            measure(parts, service_workload(runtime, max(orders_count // 10, 20)))  # warm: imports, caches, pool
             done = measure(parts, service_workload(runtime, orders_count))
             report("Service path (orders.submit)", parts, done)
             wrap_mail_path(parts)

@@ -136,7 +136,7 @@ class UnitOfWork:
 
     A unit is its session (whose ORM writes every row but two on the order path, the log
     entry and the seats' newest Message-ID: see ``settling.append_log`` and
-    ``Mailing.newest_email``), the nudges for the worker
+    ``Mailing.extend_thread``), the nudges for the worker
     sent once it commits, and one *part* per package whose services keep something
     for the rest of the transaction (:meth:`part`): outgoing mail's blocks and
     threads (:mod:`pbem.services.mailout.mailing`), the games play has locked

@@ -1,5 +1,5 @@
 """Each seat's newest Message-ID is written once, at the end of the unit, beneath the ORM
-(``Mailing.newest_email``): the seats stay clean for the ORM's flush, the value in hand and in the
+(``Mailing.extend_thread``): the seats stay clean for the ORM's flush, the value in hand and in the
 table agree after the commit, and a rollback leaves the table as it was."""
 
 from __future__ import annotations

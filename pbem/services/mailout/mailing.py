@@ -45,14 +45,13 @@ class Mailing:
     waiting: dict[int, dict[int, list[Any]]] = field(default_factory=dict)
     #: Deferred and waiting rows made in this transaction before their game's were read.
     waiting_made: list[Any] = field(default_factory=list)
-    #: Seat id -> the References its next email of this transaction carries.
+    #: Seat id -> the References its next email of this transaction carries, the seat's newest email's
+    #: Message-ID last (see :meth:`extend_thread`).
     chains: dict[int, list[str]] = field(default_factory=dict)
-    #: Seat id -> the Message-ID of its newest email of this transaction, written at its end.
-    newest: dict[int, str] = field(default_factory=dict)
 
     def before_commit(self, uow: UnitOfWork) -> None:
         """Send alone, in the order they came, the blocks no email of the transaction took; then write each
-        seat's newest Message-ID (see :meth:`newest_email`)."""
+        seat's newest Message-ID (see :meth:`extend_thread`)."""
         left = [(seat_id, fold) for seat_id, blocks in self.folds.items() for fold in blocks]
         self.folds = {}
         unsent = sorted({fold.block for _, fold in left if fold.sender is None})
@@ -60,24 +59,20 @@ class Mailing:
             raise LookupError(f"no sender for a {', '.join(unsent)} block left over in this transaction")
         for seat_id, fold in left:
             fold.sender(uow, self.seats[seat_id], fold)
-        if self.newest:
-            rows = [{"seat_id": seat_id, "message_id": message_id} for seat_id, message_id in self.newest.items()]
+        if self.chains:
+            rows = [{"seat_id": seat_id, "message_id": chain[-1]} for seat_id, chain in self.chains.items()]
             uow.session.connection().execute(_NEWEST, rows)
-            self.newest = {}
 
-    def newest_email(self, seat: Seat, message_id: str) -> None:
-        """``message_id`` is the seat's newest email: written with every other seat's at the transaction's end.
+    def extend_thread(self, seat: Seat, chain: list[str]) -> None:
+        """``chain`` is the seat's thread as its next email refers to it, its newest email last.
 
-        Beneath the ORM, on purpose: a turn's emails would make every seat's row dirty, and the ORM's
+        The seat's row learns its newest Message-ID once, with every other seat's, at the transaction's
+        end, beneath the ORM on purpose: a turn's emails would make every seat's row dirty, and the ORM's
         flush of those rows (its per-object bookkeeping, not the statement) cost the order path more CPU
         than the whole statement does (BENCHMARKS.md, "The log entry and the seats' newest Message-ID
-        beneath the ORM").  The seat keeps the value as committed, so nothing else of it is written twice.
-        A seat made in this transaction has no row yet: the ORM's insert carries the value."""
-        if seat.id is None:
-            seat.last_message_id = message_id
-            return
-        set_committed_value(seat, "last_message_id", message_id)
-        self.newest[seat.id] = message_id
+        beneath the ORM").  The seat holds the value as committed, so the ORM never writes it again."""
+        self.chains[seat.id] = chain
+        set_committed_value(seat, "last_message_id", chain[-1])
 
 
 def add(session: Session, seat: Seat, fold: Fold) -> None:

@@ -107,7 +107,4 @@ def headers(uow: UnitOfWork, game: Game, seat: Seat, message_id: str, answers: l
 
 def advance(session: Session, seat: Seat, message_id: str, references: str | None) -> None:
     """``message_id`` is now the seat's newest email: the next one follows it."""
-    mail = mailing.of(session)
-    mail.newest_email(seat, message_id)
-    chain = (references or "").split()
-    mail.chains[seat.id] = [*chain, message_id]
+    mailing.of(session).extend_thread(seat, [*(references or "").split(), message_id])

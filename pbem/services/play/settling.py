@@ -22,6 +22,8 @@ from pbem.services.play import bot_seats
 from pbem.services.play.deadline_hour import DeadlineHour, deadline_at_hour
 
 DEFAULT_REMINDERS = (24 * 3600, 3600)
+#: The log entry's insert, built once (every order writes one).
+_LOG_INSERT = insert(LogEntry.__table__)
 
 
 def next_seq(game: Game) -> int:
@@ -57,7 +59,7 @@ def append_log(
         "events": events or [],
         "created_at": utcnow(),
     }
-    session.connection().execute(insert(LogEntry.__table__), values)
+    session.connection().execute(_LOG_INSERT, values)
 
 
 def turn_seconds(engine: Engine, game: Game) -> int | None:
