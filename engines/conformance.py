@@ -414,7 +414,7 @@ def check_idle_seats_refused(engine: Engine, state: State, rng: Rng, serial: int
     if not idle or not to_act:
         return
     actor = sorted(to_act)[0]
-    text = fill_text(rng.choice(engine.legal_orders(state, actor)), rng, serial)
+    text = choose_order(engine, state, actor, rng, serial)
     for seat in idle:
         try:
             engine.apply_order(state, seat, engine.parse_order(state, seat, text))

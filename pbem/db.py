@@ -27,8 +27,9 @@ def normalise_url(url: str) -> str:
     return url
 
 
-#: orjson writes only what the standard library writes the same way: a datetime or a dataclass is
-#: handed to ``default``, which refuses it as the standard library does.
+#: A datetime, date, time or dataclass, which orjson would write as text and the standard library
+#: refuses, is handed to ``default`` and refused as before.  orjson still writes a plain ``Enum`` or a
+#: ``UUID`` (as its value) where the standard library would refuse it.
 _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 

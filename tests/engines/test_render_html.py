@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engines import get_engine, registry
 from engines import render_kit as kit
-from engines.playout import fill_text
+from engines.playout import choose_order
 from engines.render_kit import chip, email_problems, grid, ink_on, plainly_safe
 from engines.rng import Rng
 
@@ -32,7 +32,7 @@ def started(name: str, players: int, moves: int = 0, seed: int = 3, names: list[
     rng = Rng(seed)
     for serial in range(moves):
         seat = rng.choice(sorted(engine.to_act(state)))
-        text = fill_text(rng.choice(engine.legal_orders(state, seat)), rng, serial)
+        text = choose_order(engine, state, seat, rng, serial)
         state = engine.apply_order(state, seat, engine.parse_order(state, seat, text)).state
     return engine, state
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engines import get_engine
-from engines.playout import fill_text
+from engines.playout import choose_order
 from engines.rng import Rng
 from pbem.services.play import games
 from pbem.services.play.verify import verify
@@ -40,7 +40,7 @@ def test_a_game_against_a_bot_seat_by_email(sqlite_runtime):
             if game.status == "finished":
                 break
             assert engine.to_act(game.state) == {human}, "the bot has moved before the player is asked"
-            order = fill_text(rng.choice(engine.legal_orders(game.state, human)), rng, serial)
+            order = choose_order(engine, game.state, human, rng, serial)
             latest = box(address)[-1]  # the player answers their newest email
             reply = reply_to(latest, HUMAN, order, bottom=bool(serial % 2))
             before = len(sink.messages)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engines import get_engine
-from engines.playout import fill_text
+from engines.playout import choose_order
 from engines.rng import Rng
 from pbem.engine_output import example_from, example_order
 from pbem.services.play.orders import Verdict, receipt_headline
@@ -61,5 +61,5 @@ def test_no_example_of_a_whole_game_ends_a_phase(engine_name):
                 if any(order.split()[0] not in engine.phase_ending_verbs for order in legal):
                     assert example.split()[0] not in engine.phase_ending_verbs, (seat, legal, example)
             seat = rng.choice(acting)
-            order = fill_text(rng.choice(engine.legal_orders(state, seat)), rng, serial)
+            order = choose_order(engine, state, seat, rng, serial)
             state = engine.apply_order(state, seat, engine.parse_order(state, seat, order)).state

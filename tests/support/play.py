@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from engines import get_engine
-from engines.playout import fill_text
+from engines.playout import choose_order
 from engines.rng import Rng
 from pbem import clock
 from pbem.models import Game, OutboxMessage, Seat
@@ -51,7 +51,7 @@ def seat_ids(runtime, game_id) -> dict[str, int]:
 def legal_move(runtime, game_id, seat: str, rng: Rng, serial: int = 0) -> str:
     game = game_row(runtime, game_id)
     engine = get_engine(game.engine)
-    return fill_text(rng.choice(engine.legal_orders(game.state, seat)), rng, serial)
+    return choose_order(engine, game.state, seat, rng, serial)
 
 
 def play_one(runtime, game_id, rng: Rng, serial: int = 0, source: str = "web") -> orders.Submission | None:
