@@ -6,13 +6,14 @@ A step reads and enriches a :class:`Context`; it stops the message by raising
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import datetime as dt
+from dataclasses import dataclass, field, fields
 from email.message import Message
 
 from sqlalchemy.orm import Session
 
 from pbem.mail import authresults
-from pbem.models import InboundMessage, Seat
+from pbem.models import Seat
 from pbem.runtime import Runtime, UnitOfWork
 
 
@@ -36,6 +37,40 @@ class Hold(Stop):
     """Kept back, not applied: the seat's player is told (and the admin sees it), the sender is not."""
 
 
+@dataclass(slots=True)
+class StoredMessage:
+    """A stored message as the pipeline reads and marks it: its row's columns, read with its claim
+    and written back in one statement at the end of its unit (``runner.process``).
+
+    Not an ORM object: loading the row through the ORM and flushing it again cost a tenth of a
+    worker's calls per message (BENCHMARKS.md, "The stored message beneath the ORM"), and nothing
+    but the pipeline looks at it within the unit."""
+
+    id: int
+    raw: bytes
+    envelope_from: str | None
+    envelope_to: str | None
+    status: str
+    attempts: int
+    verdict: str | None
+    game_id: int | None
+    seat_id: int | None
+    sender: str | None
+    spf: str | None
+    dkim: str | None
+    dmarc: str | None
+    stranger_emails: int | None
+    processed_at: dt.datetime | None
+
+
+#: The columns of :class:`StoredMessage` (read with the claim).
+STORED_COLUMNS = tuple(column.name for column in fields(StoredMessage))
+#: The columns the pipeline and its runner write (``raw`` only when it is cut: see ``runner.process``).
+WRITTEN_COLUMNS = (
+    "status", "verdict", "processed_at", "game_id", "seat_id", "sender", "spf", "dkim", "dmarc", "stranger_emails",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A stored message as parsing reads it, before any unit of work (see ``pipeline.prepare``)."""
@@ -50,7 +85,7 @@ class Prepared:
 @dataclass
 class Context:
     uow: UnitOfWork
-    row: InboundMessage
+    row: StoredMessage
     prepared: Prepared | None = None
     message: Message | None = None
     sender: str | None = None

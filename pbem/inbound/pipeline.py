@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from pbem.clock import utcnow
 from pbem.inbound import server_commands
 from pbem.inbound.answered import answered_id, late_reply_warning
-from pbem.inbound.context import Context, Discard, Hold, Prepared, Reject
+from pbem.inbound.context import Context, Discard, Hold, Prepared, Reject, StoredMessage
 from pbem.inbound.refusals import known_player, reply_refusal, span, tell_held, tell_owner
 from pbem.mail import addressing, authresults, automated
 from pbem.mail.message import addresses, header, message_id, parse, safe_subject, sole_sender, structure_problem
@@ -395,7 +395,7 @@ PIPELINE: tuple[Callable[[Context], None], ...] = (
 )
 
 
-def run(uow: UnitOfWork, row: InboundMessage, steps=PIPELINE, prepared: Prepared | None = None) -> Disposition:
+def run(uow: UnitOfWork, row: StoredMessage, steps=PIPELINE, prepared: Prepared | None = None) -> Disposition:
     """Run ``steps`` on one stored message in the caller's unit of work; the caller commits.
 
     ``prepared``: the message as :func:`prepare` read it before the unit began (else read here)."""
@@ -420,7 +420,7 @@ FAILED_ANSWER = (
 )
 
 
-def answer_failure(uow: UnitOfWork, row: InboundMessage) -> bool:
+def answer_failure(uow: UnitOfWork, row: StoredMessage) -> bool:
     """A message that failed every attempt: its sender, if a player here, is told nothing was applied.
 
     Only the steps that find who wrote run again (the one that failed may be among the

@@ -24,12 +24,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Insert, select, update
+from sqlalchemy import Insert, Select, bindparam, null, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import defer
-from sqlalchemy.orm.attributes import set_committed_value
 
 from pbem.clock import utcnow
+from pbem.inbound.context import STORED_COLUMNS, WRITTEN_COLUMNS, StoredMessage
 from pbem.mail.message import clean_address, dedupe_key, stored_id, structure_problem
 from pbem.models import InboundMessage
 from pbem.runtime import Runtime
@@ -128,21 +127,42 @@ def _store_once(dialect: str) -> Insert:
     return insert(_INBOUND).on_conflict_do_nothing(index_elements=["dedupe_key"]).returning(_INBOUND.c.id)
 
 
-def _claim(session, inbound_id: int, skip_locked: bool = False, raw: bytes | None = None) -> InboundMessage | None:
+def _claim(session, inbound_id: int, skip_locked: bool = False, raw: bytes | None = None) -> StoredMessage | None:
     """The row, locked for this transaction (SQLite already holds the write lock).
 
     With ``skip_locked``, a row another worker holds right now is not waited for: None.
     With ``raw`` (its bytes, read already), they are not read again.
     """
-    query = select(InboundMessage).where(InboundMessage.id == inbound_id)
+    query = _claim_query(raw is not None, session.get_bind().dialect.name != "sqlite", skip_locked)
+    found = session.connection().execute(query, {"inbound_id": inbound_id}).one_or_none()
+    if found is None:
+        return None
+    row = StoredMessage(*found)
     if raw is not None:
-        query = query.options(defer(InboundMessage.raw))
-    if session.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(skip_locked=skip_locked)
-    row = session.scalars(query).one_or_none()
-    if row is not None and raw is not None:
-        set_committed_value(row, "raw", raw)
+        row.raw = raw
     return row
+
+
+@functools.cache
+def _claim_query(raw_in_hand: bool, row_lock: bool, skip_locked: bool) -> Select:
+    """The statement of :func:`_claim`, built once for each form (every message takes one)."""
+    columns = [_INBOUND.c[name] for name in STORED_COLUMNS]
+    if raw_in_hand:  # read already: a NULL in its place (the row's class fills it in)
+        columns[STORED_COLUMNS.index("raw")] = null().label("raw")
+    query = select(*columns).where(_INBOUND.c.id == bindparam("inbound_id"))
+    return query.with_for_update(skip_locked=skip_locked) if row_lock else query
+
+
+#: What the pipeline wrote on a stored message, in one statement (see :func:`_write`).
+_WRITE = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id"))
+
+
+def _write(session, row: StoredMessage, *, raw: bool = False) -> None:
+    """Write back what the pipeline and its runner set on ``row`` (its bytes too, with ``raw``)."""
+    values = {name: getattr(row, name) for name in WRITTEN_COLUMNS}
+    if raw:
+        values["raw"] = row.raw
+    session.connection().execute(_WRITE, {"row_id": row.id, **values})
 
 
 def process(
@@ -170,8 +190,10 @@ def process(
             row.status = outcome.status
             row.verdict = outcome.verdict[:4000]
             row.processed_at = utcnow()
-            if outcome.status == "dropped" and row.seat_id is None:  # to nobody's seat, left unanswered
+            unanswered = outcome.status == "dropped" and row.seat_id is None  # to nobody's seat
+            if unanswered:
                 row.raw = headers_only(row.raw)
+            _write(uow.session, row, raw=unanswered)
             return outcome.status
     except Exception as error:  # the transaction rolled back: nothing was applied
         if outage.unreachable(error):
@@ -222,11 +244,14 @@ def _tell_failure(runtime: Runtime, inbound_id: int, error: Exception) -> None:
     said = f"{type(error).__name__}: {error}"[:400]
     try:
         with runtime.unit() as uow:
-            row = uow.session.get(InboundMessage, inbound_id)
+            row = _claim(uow.session, inbound_id)
             engine_faults.tell_failed_message(uow, inbound_id, said, row.sender if row else None)
         with runtime.unit() as uow:
-            row = uow.session.get(InboundMessage, inbound_id)
-            if row is not None and pipeline.answer_failure(uow, row):
+            row = _claim(uow.session, inbound_id)
+            if row is None:
+                return
+            if pipeline.answer_failure(uow, row):
                 row.verdict = f"{row.verdict}; its sender was told"[:4000]
+            _write(uow.session, row)  # with what the steps that found its sender read
     except Exception:  # the log keeps it; the admin console lists the failed message anyway
         log.exception("inbound message %s failed, and telling of it failed too", inbound_id)

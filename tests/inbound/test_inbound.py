@@ -61,6 +61,7 @@ def test_process_applies_orders_once_and_records_the_verdict(runtime):
     assert log_count(runtime, game_id) == before + 1
     row = inbound_row(runtime, inbound_id)
     assert row.seat_id == seat.id and row.game_id == game_id and row.processed_at is not None
+    assert row.sender == seat.account.email and row.status == "done"  # what the pipeline set, written back
     assert row.verdict == "orders: 1 accepted, 1 refused"
     receipts = outbox(runtime, kind="receipt")
     assert len(receipts) == 1 and receipts[0].recipient == seat.account.email

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from engines.rng import Rng
 from pbem.clock import utcnow
 from pbem.config import MailLimits
-from pbem.inbound import pipeline
+from pbem.inbound import pipeline, runner
 from pbem.inbound.pipeline import Context, Discard, Reject
 from pbem.mail.message import parse
 from pbem.models import Game, InboundMessage, OutboxMessage, Seat
@@ -41,7 +41,7 @@ def context(runtime, raw: bytes = b"From: a@b.org\r\n\r\nx", **row) -> Iterator[
         stored = InboundMessage(message_id=key, raw=raw, transport="test", status="pending", **row)
         uow.session.add(stored)
         uow.session.flush()
-        yield Context(uow=uow, row=stored)
+        yield Context(uow=uow, row=runner._claim(uow.session, stored.id))  # as the runner reads it
 
 
 def seat_in(ctx: Context, seat_id: int) -> Seat:
