@@ -79,8 +79,9 @@ def header(message: Message, name: str) -> str:
     if value is None:
         return ""
     text = _eight_bit(str(value)[:MAX_HEADER_CHARS])
-    with contextlib.suppress(Exception):
-        text = str(make_header(decode_header(text)))
+    if "=?" in text:  # only an encoded word needs decoding (most headers have none: no Header built)
+        with contextlib.suppress(Exception):
+            text = str(make_header(decode_header(text)))
     return " ".join(_CONTROL.sub(" ", text).split())
 
 

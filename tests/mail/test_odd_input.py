@@ -3,6 +3,8 @@ charsets that decode to lone surrogates, raw 8-bit headers, no sender, endless l
 
 from __future__ import annotations
 
+from email.header import decode_header, make_header
+
 import pytest
 from sqlalchemy import func, select
 
@@ -63,6 +65,17 @@ def test_raw_eight_bit_subjects_are_read_as_utf8_or_windows_1252():
     assert header(parse("Subject: Re: café ☕\r\n\r\nx".encode()), "Subject") == "Re: café ☕"
     assert header(parse(b"Subject: Re: caf\xe9\r\n\r\nx"), "Subject") == "Re: café"
     assert header(parse(b"Subject: =?utf-7?Q?+2AA-?= turn\r\n\r\nx"), "Subject") == "turn"
+
+
+def test_a_header_reads_the_same_with_or_without_encoded_words_to_decode():
+    """Only a value with an encoded word is decoded: any other reads as the email package's decoding
+    would read it, its whitespace made single spaces."""
+    plain = ["Re:  KidSprout\t#2", " a  b ", "x=y ?z", "Turn 3 (day)", 'He said "hi"', "caf\u00e9 \u2615"]
+    for value in plain:
+        decoded = str(make_header(decode_header(value)))
+        assert header(parse(f"Subject: {value}\r\n\r\nx".encode()), "Subject") == " ".join(decoded.split())
+    encoded = "=?utf-8?q?caf=C3=A9?= =?utf-8?b?4piV?= turn"
+    assert header(parse(f"Subject: {encoded}\r\n\r\nx".encode()), "Subject") == "caf\u00e9\u2615 turn"
 
 
 def test_no_sender_is_refused_as_such_and_the_player_is_not_alarmed(table):
