@@ -17,6 +17,8 @@ import orjson
 from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbem.lean_cursor import LeanCursor
+
 _engines: dict[str, Engine] = {}
 
 
@@ -97,7 +99,14 @@ def sql_engine(url: str) -> Engine:
             engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **JSON_CODEC)
             _sqlite_setup(engine)
         else:
-            engine = create_engine(url, pool_recycle=1800, pool_size=10, max_overflow=20, **JSON_CODEC)
+            engine = create_engine(
+                url,
+                pool_recycle=1800,
+                pool_size=10,
+                max_overflow=20,
+                connect_args={"cursor_factory": LeanCursor},
+                **JSON_CODEC,
+            )
             _ping_after_idle(engine)
         _engines[url] = engine
     return _engines[url]
