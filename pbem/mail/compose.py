@@ -160,6 +160,7 @@ def environment(kind: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         auto_reload=False,  # the templates ship with the code: no stat of every file on every email
+        cache_size=-1,  # every template kept in a plain dict: they are few, and an include is a look-up
     )
     env.filters["wrap"] = _wrap
     env.filters["lines"] = lines
