@@ -16,7 +16,9 @@ Both paths run in this one process on a fresh PostgreSQL schema (or
   (a turn email is drawn and rendered then, from its draft), per email.
 
 Before the parts, the service path's function calls per order are counted
-(:class:`CallCount`): a figure that does not move with the machine.
+(:class:`CallCount`), and the mail path's per message as a worker runs it
+(each answer claimed as it is written and sent at once): figures that do not
+move with the machine.
 
 Each part is a set of functions, wrapped for the run; a part's CPU is this
 thread's CPU time (``time.thread_time``: the sink's thread is not counted)
@@ -185,6 +187,9 @@ class CallCount:
     into C (a JSON dump, a driver's send) like a call of Python, so it ranks changes of the Python
     path, and a time must still confirm them."""
 
+    #: The pipeline's steps as they are (the mail workload runs ``parts.steps``; empty: the pipeline's own).
+    steps: tuple = ()
+
     def __init__(self) -> None:
         self.calls = 0
 
@@ -293,6 +298,10 @@ def run(url: str, orders_count: int, messages: int, folder: Path) -> None:
         counted = CallCount()
         done = measure(counted, service_workload(runtime, orders_count))  # the path unwrapped
         print(f"\nService path: {counted.calls / done:,.0f} function calls per order")
+        sends_at_once, runtime.sends_at_once = runtime.sends_at_once, lambda: True  # as in a worker
+        done = measure(counted, mail_workload(runtime, messages + WARM_MESSAGES, games=25))
+        print(f"Mail path: {counted.calls / done:,.0f} function calls per message (as a worker runs it)")
+        runtime.sends_at_once = sends_at_once  # the parts below: each answer claimed when it is sent
         parts = Parts()
         wrap_order_path(parts)
         sa.event.listen(runtime.db.engine, "before_cursor_execute", parts.statement)

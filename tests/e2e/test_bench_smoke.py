@@ -42,6 +42,7 @@ SMOKE: dict[str, tuple[list[str], tuple[str, ...], list[str]]] = {
         ("postgres",),
         [
             r"Service path: [\d,]+ function calls per order",
+            r"Mail path: [\d,]+ function calls per message \(as a worker runs it\)",
             rf"Service path \(orders\.submit\): 20 orders, {RATE} emails queued per order",
             r"Sending the service path's emails \(outbox\.deliver\): \d+ emails",
             r"Mail path \(receive, process, deliver\): 5 orders",
