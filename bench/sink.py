@@ -3,8 +3,8 @@
 The tests' sink (``tests/support/smtp_sink.py``, aiosmtpd) keeps and parses
 every message.  In a benchmark it plays the outside world's relay, yet it runs
 on the same two cores as the path measured: it took about 0.35 ms of CPU per
-email, a twentieth of the whole mail path's (BENCHMARKS.md, "The mail path's
-harness").  This one speaks just enough SMTP for a client that sends with
+email, a twentieth of the whole mail path's (BENCHMARKS.md, under "The cost of
+an order").  This one speaks just enough SMTP for a client that sends with
 ``smtplib`` (greeting, ``EHLO``, ``MAIL``, ``RCPT``, ``DATA``, ``QUIT``), one
 thread per connection, and keeps a count.
 """

@@ -42,9 +42,9 @@ class StoredMessage:
     """A stored message as the pipeline reads and marks it: its row's columns, read with its claim
     and written back in one statement at the end of its unit (``runner.process``).
 
-    Not an ORM object: loading the row through the ORM and flushing it again cost a tenth of a
-    worker's calls per message (BENCHMARKS.md, "The stored message beneath the ORM"), and nothing
-    but the pipeline looks at it within the unit."""
+    Not an ORM object: loading the row through the ORM and flushing it again took a tenth of the
+    mail path's CPU per message (0.90 of it without, in alternated pairs: BENCHMARKS.md, under "The
+    cost of an order"), and nothing but the pipeline looks at it within the unit."""
 
     id: int
     raw: bytes

@@ -161,7 +161,7 @@ class BoundedSMTP(SMTP):
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
         """The address of a ``MAIL``/``RCPT`` argument and the parameters after it, as aiosmtpd reads
         them; the usual ``<local@domain>`` without the email package's header parser, which took an
-        eighth of the listener's CPU for it (BENCHMARKS.md, "The mail path's harness")."""
+        eighth of the listener's CPU for it (BENCHMARKS.md, under "The cost of an order")."""
         plain = _PLAIN_PATH.fullmatch(arg)
         if plain is None:
             return super()._getaddr(arg)
