@@ -11,6 +11,7 @@ thread per connection, and keeps a count.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 
@@ -23,6 +24,7 @@ class CountingSink:
         self.port = self._server.getsockname()[1]
         self._lock = threading.Lock()
         self._count = 0
+        self._open: set[socket.socket] = set()
 
     @property
     def url(self) -> str:
@@ -42,18 +44,35 @@ class CountingSink:
         from pbem.services.mailout.relay import close_kept
 
         close_kept()  # this thread's kept connection to the sink, if any
-        self._server.close()
+        with self._lock:
+            sockets = [self._server, *self._open]
+        for each in sockets:  # a shut-down socket wakes the thread blocked on it (closing alone does not)
+            with contextlib.suppress(OSError):
+                each.shutdown(socket.SHUT_RDWR)
+            each.close()
 
     def _accept(self) -> None:
         while True:
             try:
                 connection, _ = self._server.accept()
-            except OSError:  # closed: the benchmark is over
+            except OSError:  # shut down: the benchmark is over
                 return
+            with self._lock:
+                self._open.add(connection)
             threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
 
     def _serve(self, connection: socket.socket) -> None:
-        with connection, connection.makefile("rb") as reader:
+        try:
+            self._converse(connection)
+        except OSError:  # the client went away, or the sink was shut down
+            pass
+        finally:
+            with self._lock:
+                self._open.discard(connection)
+            connection.close()
+
+    def _converse(self, connection: socket.socket) -> None:
+        with connection.makefile("rb") as reader:
             connection.sendall(b"220 sink ready\r\n")
             for line in reader:
                 verb = line[:4].upper()

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbem.lean_cursor import LeanCursor
@@ -104,7 +104,7 @@ def sql_engine(url: str) -> Engine:
                 pool_recycle=1800,
                 pool_size=10,
                 max_overflow=20,
-                connect_args={"cursor_factory": LeanCursor},
+                connect_args={"cursor_factory": LeanCursor} if make_url(url).get_driver_name() == "psycopg" else {},
                 **JSON_CODEC,
             )
             _ping_after_idle(engine)

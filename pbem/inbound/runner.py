@@ -244,8 +244,8 @@ def _tell_failure(runtime: Runtime, inbound_id: int, error: Exception) -> None:
     said = f"{type(error).__name__}: {error}"[:400]
     try:
         with runtime.unit() as uow:
-            row = _claim(uow.session, inbound_id)
-            engine_faults.tell_failed_message(uow, inbound_id, said, row.sender if row else None)
+            sender = uow.session.execute(select(_INBOUND.c.sender).where(_INBOUND.c.id == inbound_id)).scalar()
+            engine_faults.tell_failed_message(uow, inbound_id, said, sender)
         with runtime.unit() as uow:
             row = _claim(uow.session, inbound_id)
             if row is None:

@@ -38,9 +38,12 @@ NO_SUCH_MAILBOX = "550 5.1.1 No such mailbox here"
 MAX_LINE_BYTES = 65_536
 #: The usual ``MAIL FROM``/``RCPT TO`` argument: ``<local@domain>``, both dot-atoms in ASCII, then
 #: perhaps its parameters (``SIZE=…``).  Read by :meth:`BoundedSMTP._getaddr` without the email
-#: package's header parser, which gives the same address for these; every other form goes to it.
+#: package's header parser, which gives the same address for these; every other form goes to it,
+#: a local part with ``=?`` too (the parser decodes what reads as an RFC 2047 encoded word there).
 _DOT_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-_PLAIN_PATH = re.compile(rf"<({_DOT_ATOM}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>(?:[ \t]+([^\s(].*))?", re.DOTALL)
+_PLAIN_PATH = re.compile(
+    rf"<(?![^@>]*=\?)({_DOT_ATOM}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>(?:[ \t]+([^\s(].*))?", re.DOTALL
+)
 
 
 class InboundHandler:

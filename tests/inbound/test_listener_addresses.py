@@ -33,6 +33,10 @@ WRITTEN = [
     "<é@b>",
     "<a@b>\nx",
     "",
+    "<=?us-ascii?q?p1x0?=@players.example> SIZE=1",
+    "<=?utf-8?q?a=40evil.com?=@example.com>",
+    "<a=?b@c.example>",
+    "<a?=b@c.example>",
 ]
 
 
@@ -45,10 +49,10 @@ def _reading(session: SMTP, argument: str) -> object:
 
 def _arguments() -> list[str]:
     rng = random.Random(7)
-    noise = ["".join(rng.choice('ab.@<>- \t(")+=é\\') for _ in range(rng.randint(1, 12))) for _ in range(4000)]
+    noise = ["".join(rng.choice('ab.@<>- \t(")+=?é\\') for _ in range(rng.randint(1, 12))) for _ in range(4000)]
     paths = [
         "<"
-        + "".join(rng.choice("ab.-+") for _ in range(rng.randint(1, 6)))
+        + "".join(rng.choice(["a", "b", ".", "-", "+", "=?", "?="]) for _ in range(rng.randint(1, 6)))
         + "@"
         + "".join(rng.choice("ab.-") for _ in range(rng.randint(1, 6)))
         + ">"
