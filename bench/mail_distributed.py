@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -72,7 +71,6 @@ def main() -> None:
     broker = redis_url()
     redis.Redis.from_url(broker).flushdb()
     with tempfile.TemporaryDirectory() as tmp, postgres_schema() as url, _sink(args.sink) as sink:
-        received = _counter(sink)
         folder = Path(tmp)
         runtime = bench_runtime(folder, url, broker_url=broker, smtp_url=sink.url)
         settings = runtime.settings
@@ -93,7 +91,7 @@ def main() -> None:
         )
         try:
             welcome = args.games * 4
-            wait_until(lambda: received() >= welcome, 120, "the welcome emails")
+            wait_until(lambda: sink.count >= welcome, 120, "the welcome emails")
             messages = build_messages(seats, args.messages, settings.mail_domain)
             base_rates = [baseline(messages) for _ in range(BASELINE_RUNS)]
             wait_until(lambda: smtp_listening(port), 30, "the SMTP listener")
@@ -102,7 +100,7 @@ def main() -> None:
             started = time.perf_counter()
             send_all(port, messages)
             accepted = time.perf_counter() - started
-            wait_until(lambda: received() >= welcome + len(messages), 600, "every receipt", interval=0.02)
+            wait_until(lambda: sink.count >= welcome + len(messages), 600, "every receipt", interval=0.02)
             seconds = time.perf_counter() - started
             spent = cpu.per_message(cpu_before, cpu.snapshot(groups), len(messages))
             left = redis.Redis.from_url(broker).llen("celery")
@@ -133,13 +131,6 @@ def main() -> None:
 
 def _sink(kind: str) -> CountingSink | SmtpSink:
     return CountingSink() if kind == "counting" else SmtpSink()
-
-
-def _counter(sink: CountingSink | SmtpSink) -> Callable[[], int]:
-    """How many emails ``sink`` has taken so far."""
-    if isinstance(sink, CountingSink):
-        return lambda: sink.count
-    return lambda: len(sink.messages)
 
 
 def _process_groups(celery: list[CeleryProcess], listener: int) -> cpu.Groups:

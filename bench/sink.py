@@ -63,9 +63,8 @@ class CountingSink:
 
     def _serve(self, connection: socket.socket) -> None:
         try:
-            self._converse(connection)
-        except OSError:  # the client went away, or the sink was shut down
-            pass
+            with contextlib.suppress(OSError):  # the client went away, or the sink was shut down
+                self._converse(connection)
         finally:
             with self._lock:
                 self._open.discard(connection)

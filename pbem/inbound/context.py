@@ -65,10 +65,10 @@ class StoredMessage:
 
 #: The columns of :class:`StoredMessage` (read with the claim).
 STORED_COLUMNS = tuple(column.name for column in fields(StoredMessage))
-#: The columns the pipeline and its runner write (``raw`` only when it is cut: see ``runner.process``).
-WRITTEN_COLUMNS = (
-    "status", "verdict", "processed_at", "game_id", "seat_id", "sender", "spf", "dkim", "dmarc", "stranger_emails",
-)  # fmt: skip
+#: The columns written back at the end of the unit: every one the value carries, so a step that sets
+#: one is never left out (a name that is not a field cannot be set: the class has slots); ``raw``
+#: only when it is cut (see ``runner.process``).
+WRITTEN_COLUMNS = tuple(name for name in STORED_COLUMNS if name not in ("id", "raw"))
 
 
 @dataclass(frozen=True)

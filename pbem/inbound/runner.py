@@ -158,7 +158,8 @@ _WRITE = update(_INBOUND).where(_INBOUND.c.id == bindparam("row_id"))
 
 
 def _write(session, row: StoredMessage, *, raw: bool = False) -> None:
-    """Write back what the pipeline and its runner set on ``row`` (its bytes too, with ``raw``)."""
+    """Write back what the pipeline and its runner set on ``row`` (its bytes too, with ``raw``): the
+    one way a claimed message's row is changed."""
     values = {name: getattr(row, name) for name in WRITTEN_COLUMNS}
     if raw:
         values["raw"] = row.raw
@@ -225,12 +226,11 @@ def _record_failure(runtime: Runtime, inbound_id: int, error: Exception) -> str:
         row = _claim(session, inbound_id)
         if row is None or row.status != "pending":
             return row.status if row else "missing"
-        attempts = row.attempts + 1
-        values: dict[str, object] = {"attempts": attempts}
-        if attempts >= MAX_ATTEMPTS:
-            values.update(status="failed", verdict=f"internal error: {type(error).__name__}", processed_at=utcnow())
-        session.execute(update(InboundMessage).where(InboundMessage.id == inbound_id).values(**values))
-        status = str(values.get("status", "pending"))
+        row.attempts += 1
+        if row.attempts >= MAX_ATTEMPTS:
+            row.status, row.verdict, row.processed_at = "failed", f"internal error: {type(error).__name__}", utcnow()
+        _write(session, row)
+        status = row.status
     if status == "failed":
         _tell_failure(runtime, inbound_id, error)
     return status

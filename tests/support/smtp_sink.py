@@ -60,6 +60,12 @@ class SmtpSink:
         return f"smtp://127.0.0.1:{self.port}"
 
     @property
+    def count(self) -> int:
+        """Messages received so far (as ``bench/sink.py``'s counting sink tells it)."""
+        with self.handler.lock:
+            return len(self.handler.messages)
+
+    @property
     def messages(self) -> list[Received]:
         with self.handler.lock:
             return list(self.handler.messages)
